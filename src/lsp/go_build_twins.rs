@@ -58,13 +58,11 @@ pub(crate) fn build_twins_note(
             if constraint.lines.is_empty() && !constraint.named_by_file_name {
                 continue;
             }
-            twins.push(format!(
-                "{}:{} (under {}; `{}` builds it)",
-                display(&path),
-                line0 + 1,
-                constraint.summary(),
-                constraint.check_command
-            ));
+            let builds = match &constraint.older_toolchain {
+                Some(release) => format!("only a Go toolchain older than {release} builds it"),
+                None => format!("`{}` builds it", constraint.check_command),
+            };
+            twins.push(format!("{}:{} (under {}; {builds})", display(&path), line0 + 1, constraint.summary()));
         }
     }
     if twins.is_empty() {

@@ -794,8 +794,9 @@ pub struct CheckerRunSummary {
     /// Go runs: whether `gopls check` type-checked those packages' files (its findings are in
     /// `results` with source `gopls check`, counted as errors); `false`: they are NOT checked.
     pub go_packages_checked_by_gopls: bool,
-    /// Go runs: the Go files build constraints exclude for the GOOS/GOARCH/tags in force (NOT
-    /// compiled), as `path (terms): check with `command``.
+    /// Go runs: the Go files build constraints exclude for the toolchain, GOOS/GOARCH and tags in
+    /// force (NOT compiled), as `path (terms): check with `command`` — or, for a file only an
+    /// older Go toolchain builds (`!go1.10`), `path: no command here compiles it: …`.
     pub go_files_excluded_by_build_constraints: Vec<String>,
     /// Go runs: the `go vet` findings (counted as warnings) of the analyzers `go test` runs
     /// before the tests, rendered as `path:line: warning message (go vet)`: while one is there

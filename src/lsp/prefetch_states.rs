@@ -144,7 +144,7 @@ fn prefetch_on(weak_server: &Weak<LanguageServer>, pid: u32, files: &[PathBuf], 
     if take_states(weak_server, epoch, end, files, true, prefetch) && dependents_cap > 0 {
         let dependents = weak_server.upgrade().and_then(|server| {
             let deadline = end.min(Instant::now() + PREFETCH_PULL_CAP);
-            crate::lsp::diagnostics_on_write::tsserver_dependents(&server, files, dependents_cap, deadline, None, &[]).ok()
+            crate::lsp::diagnostics_on_write::tsserver_dependents(&server, files, dependents_cap, deadline, None, &[], false).ok()
         });
         if let Some(dependents) = dependents {
             take_states(weak_server, epoch, end, &dependents.to_check, false, prefetch);

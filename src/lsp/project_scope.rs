@@ -314,6 +314,27 @@ fn for_each_served_file(
     true
 }
 
+/// The files of `definition`'s languages under `root` that the project compiles (the tsconfig's
+/// scope, see [`WalkScope::for_server`]) and that hold one of `words` as a whole word, in walk
+/// order: the candidate users of a member a write gave a name (a member renamed by `edit` to
+/// `getValue` is used where `getValue` is written; no server can say so before the write,
+/// trial52 F2). Empty when the walk cannot start; a walk past [`OUTSIDE_CONFIG_WALK_CAP`] files
+/// stops there.
+pub fn files_naming_words(definition: &ServerDefinition, workspace_root: &Path, root: &Path, words: &[String]) -> Vec<PathBuf> {
+    let scope = WalkScope::for_server(definition, root);
+    let mut found = Vec::new();
+    for_each_served_file(definition, workspace_root, root, &scope, true, |path, reader| {
+        if !scope.includes(path.strip_prefix(root).unwrap_or(path)) {
+            return;
+        }
+        let Ok(text) = reader.read_to_string(path) else { return };
+        if words.iter().any(|word| crate::lsp::position::contains_word(&text, word)) {
+            found.push(path.to_path_buf());
+        }
+    });
+    found
+}
+
 /// Whole-word occurrences of `word` in the files [`files_outside_config`] finds (at most
 /// [`OUTSIDE_CONFIG_WALK_CAP`] files walked): (occurrences, files holding them, in walk order).
 /// tsserver's references and renames never reach them (trial31: 33 uses of `nonoptional` in 11

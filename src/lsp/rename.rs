@@ -101,6 +101,23 @@ pub struct WorkspaceEditPlan {
     pub files: Vec<PlannedFile>,
 }
 
+impl WorkspaceEditPlan {
+    /// The Python files (`.py`, `.pyi`) the plan changes, in its order: (path, text before, text
+    /// after), lossily decoded; files created or deleted are left out.
+    pub fn python_texts(&self) -> Vec<(&Path, String, String)> {
+        self.changes
+            .iter()
+            .filter(|change| matches!(change.path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")))
+            .filter_map(|change| match (&change.expected, &change.new_content) {
+                (ExpectedState::Content(old), Some(new)) => {
+                    Some((change.path.as_path(), String::from_utf8_lossy(old).into_owned(), String::from_utf8_lossy(new).into_owned()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// Resolves `edit` (an LSP `WorkspaceEdit`) into a plan; reads files, writes nothing.
 /// `server` (when given) supplies the position encoding and the document versions to check.
 /// `documentChanges` (text document edits, plain or annotated, and create / rename / delete
@@ -605,7 +622,18 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
                 .with_hint("address the identifier itself with `symbol`"))
             }
             Ok(Some(_)) => (),
-            Err(failure) => return Err(failure.to_tool_error(server.id(), "textDocument/prepareRename")),
+            Err(failure) => {
+                let error = failure.to_tool_error(server.id(), "textDocument/prepareRename");
+                // Code rust-analyzer does not analyze (a `#[cfg]` that is off, a macro
+                // template): "No references found at position" with no word why (trial52 M7).
+                return Err(match crate::lsp::tool::rust_no_analysis_reason_at(supervisor, server, &path, resolved.line) {
+                    Some(reason) => {
+                        let message = format!("{} — {reason}; rename it by hand there, then check with the cfg on", error.message);
+                        ToolError { message, ..error }
+                    }
+                    None => error,
+                });
+            }
         }
     }
     let params = lsp_types::RenameParams {
@@ -693,6 +721,10 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // at most 15 s).
     let override_deadline =
         (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 6).min(Duration::from_secs(15))).min(deadline);
+    let left_unrenamed: &[String] = match &coverage.summary {
+        crate::lsp::output::RenameCoverageSummary::Checked(checked) => &checked.left_unrenamed,
+        _ => &[],
+    };
     let overrides = crate::lsp::rename_overrides::override_findings(
         server,
         root,
@@ -701,6 +733,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &resolved.cursor_identifier,
         &args.new_name,
         &plan,
+        left_unrenamed,
         override_deadline,
     );
     // TypeScript/JavaScript: a new name a base class or a subclass already declares as a
@@ -757,6 +790,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&coverage.warnings)
         .chain(&taken.warnings)
         .chain(&inherited.warnings)
+        .chain(&overrides.new_name_taken)
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()

@@ -64,7 +64,23 @@ pub fn inherited_member_warnings(
         let (base_path, base) = match class_at_definition(server, &current.0, extends_line0, extends_byte, deadline) {
             Ok(found) => found,
             Err(why) => {
-                not_read.push(format!("the base of `{}` ({why})", current.1.name));
+                // A built-in error class (lib.d.ts, outside the workspace): its members are known.
+                let base_name = read_parsed(server, &current.0)
+                    .and_then(|parsed| parsed.line_text(extends_line0).map(|line| identifier_at_byte(line, extends_byte)))
+                    .unwrap_or_default();
+                if let Some(members) = builtin_error_members(&base_name) {
+                    read += 1;
+                    if members.contains(&new_name) {
+                        findings.warnings.push(format!(
+                            "WARNING: the built-in base class `{base_name}` already has a member `{new_name}` (lib.d.ts: `{}`): the renamed member of `{}` now OVERRIDES it — `err.{new_name}` on an instance of `{}` (and every library that reads `{new_name}` of an error: loggers, `toString`, stack traces) reaches the renamed member, and tsc says nothing when the types are compatible; choose another name",
+                            members.join("`, `"),
+                            class.name,
+                            class.name,
+                        ));
+                    }
+                } else {
+                    not_read.push(format!("the base of `{}` ({why})", current.1.name));
+                }
                 break;
             }
         };
@@ -117,6 +133,22 @@ pub fn inherited_member_warnings(
         if not_read.is_empty() { String::new() } else { format!("; NOT read: {}", not_read.join(", ")) },
     ));
     findings
+}
+
+/// The members an instance of the built-in error class `name` has (ES2022 lib: `Error` and its
+/// standard subclasses, `AggregateError` with `errors`); `None` for other names.
+fn builtin_error_members(name: &str) -> Option<Vec<&'static str>> {
+    const ERROR: [&str; 4] = ["name", "message", "stack", "cause"];
+    match name {
+        "Error" | "EvalError" | "RangeError" | "ReferenceError" | "SyntaxError" | "TypeError" | "URIError" => Some(ERROR.to_vec()),
+        "AggregateError" => Some(ERROR.iter().copied().chain(["errors"]).collect()),
+        _ => None,
+    }
+}
+
+/// The identifier starting at byte `byte` of `line` (empty when none does).
+fn identifier_at_byte(line: &str, byte: usize) -> String {
+    line.get(byte..).unwrap_or("").chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect()
 }
 
 /// `path` read beneath the workspace and parsed.

@@ -40,6 +40,11 @@ pub struct OverrideFindings {
     /// One note per related method the plan leaves with the old name (`note: dispatch changed:
     /// …`), with its file, 1-based line and the next step; empty when there is none.
     pub dispatch_notes: Vec<String>,
+    /// One `WARNING:` line per related class (a base or a subclass, followed through the whole
+    /// hierarchy) that already declares a member named as the new name: the renamed member
+    /// would override it or be overridden by it, with no error when the types agree (cachetools
+    /// 5.5.0: `RRCache.choice` renamed to `maxsize` silently overrode `Cache.maxsize`, trial51 F3).
+    pub new_name_taken: Vec<String>,
     /// One summary line (`override check: …`) for a renamed method: the related methods found
     /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
     /// outside the workspace); `None` when the renamed symbol is no Python method.
@@ -58,7 +63,9 @@ struct RelatedMethod {
 
 /// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
 /// at 0-based `line0` of `path` (see the module docs) and says which of them `plan` leaves with
-/// the old name. Empty findings for other files, names that are not methods and name-mangled
+/// the old name. `left_unrenamed` (`path:line`, 1-based, as the grep check lists the code
+/// occurrences the rename leaves) is read for methods of the old name in classes whose base is
+/// no class name the walk can follow (`class Cache(self.Cache)`). Empty findings for other files, names that are not methods and name-mangled
 /// (`__private`) methods; `server` answers `definition` and `references` until `deadline`.
 #[allow(clippy::too_many_arguments)]
 pub fn override_findings(
@@ -69,6 +76,7 @@ pub fn override_findings(
     old_name: &str,
     new_name: &str,
     plan: &WorkspaceEditPlan,
+    left_unrenamed: &[String],
     deadline: Instant,
 ) -> OverrideFindings {
     let mut findings = OverrideFindings::default();
@@ -81,9 +89,33 @@ pub fn override_findings(
     }
     let started = Instant::now();
     let mut files = SourceCache::new(workspace_root, plan);
-    let Some(own_class) = files.parsed(path).and_then(|parsed| parsed.python_class_of_method(line0, old_name)) else {
+    // The renamed member's class: from the asked line (a `def`, a class attribute, an instance
+    // attribute `self.name = …`), else from the plan's changed lines (asked at a use).
+    let asked = files.parsed(path).and_then(|parsed| member_class_at(parsed, line0, old_name)).map(|found| (path.to_path_buf(), found));
+    let Some((path, (own_class, instance_attribute))) = asked.or_else(|| member_class_in_plan(plan, &mut files, old_name, new_name)) else {
         return findings;
     };
+    let path = path.as_path();
+    // How code reaches the member: a call for a method, a read for an attribute (an instance
+    // attribute a subclass overrides with a `@property`: pluggy's `_SubsetHookCaller._hookimpls`,
+    // trial49 F2).
+    // A property or a class attribute is read too (cachetools' `Cache.currsize`, trial51 M3).
+    let read_member = instance_attribute || {
+        let declared = own_class.methods.iter().find(|(name, _)| name == old_name).map(|(_, line0)| *line0);
+        declared.is_some_and(|line0| {
+            let is_def = files.line(path, line0).is_some_and(|line| {
+                let trimmed = line.trim_start();
+                trimmed.starts_with("def ") || trimmed.starts_with("async def ")
+            });
+            let decorators: Vec<String> = (0..line0)
+                .rev()
+                .map_while(|above| files.line(path, above).map(|line| line.trim().to_owned()).filter(|line| line.starts_with('@')))
+                .collect();
+            !is_def || decorators.iter().any(|decorator| decorator == "@property" || decorator.ends_with("cached_property"))
+        })
+    };
+    let access = |name: &str| if read_member { format!("self.{name}") } else { format!("self.{name}()") };
+    let used = if read_member { "read" } else { "called" };
     let encoding = server.position_encoding();
     let mut related: Vec<RelatedMethod> = Vec::new();
     let mut scanned = 0usize;
@@ -94,9 +126,13 @@ pub fn override_findings(
     let mut not_class_bases: Vec<String> = Vec::new();
     let mut seen: HashSet<(PathBuf, u32)> = HashSet::from([(path.to_path_buf(), own_class.name_line0)]);
 
-    // 1. Up: the bases, nearest first.
-    let mut queue: VecDeque<(PathBuf, PythonClassFacts)> = VecDeque::from([(path.to_path_buf(), own_class.clone())]);
-    while let Some((class_path, class)) = queue.pop_front() {
+    // The related classes that already declare the new name: (class, file, 0-based line, in a base).
+    let mut taken: Vec<(String, PathBuf, u32, bool)> = Vec::new();
+
+    // 1. Up: the bases, nearest first; followed past a base that declares the old name too (the
+    // flag: a class below in the chain declares it), for the new name.
+    let mut queue: VecDeque<(PathBuf, PythonClassFacts, bool)> = VecDeque::from([(path.to_path_buf(), own_class.clone(), false)]);
+    while let Some((class_path, class, old_found_below)) = queue.pop_front() {
         for base in &class.bases {
             if matches!(base.text.as_str(), "object" | "Generic" | "Protocol") || base.text.starts_with("Generic[") {
                 continue;
@@ -145,14 +181,20 @@ pub fn override_findings(
                     ));
                     continue;
                 };
-                if let Some((_, method_line)) = base_class.methods.iter().find(|(name, _)| name == old_name) {
+                if let Some((_, taken_line)) = base_class.methods.iter().find(|(name, _)| name == new_name) {
+                    taken.push((base_class.name.clone(), target_path.clone(), *taken_line, true));
+                }
+                let declares_old = base_class.methods.iter().find(|(name, _)| name == old_name);
+                if let Some((_, method_line)) = declares_old.filter(|_| !old_found_below) {
                     related.push(RelatedMethod {
                         class_name: base_class.name.clone(),
                         location: Some((target_path.clone(), *method_line)),
                         in_base: true,
                     });
-                } else if inside {
-                    queue.push_back((target_path.clone(), base_class));
+                }
+                if inside {
+                    let old_found = old_found_below || declares_old.is_some();
+                    queue.push_back((target_path.clone(), base_class, old_found));
                 } else if !base_class.bases.is_empty() {
                     outside_bases_not_followed.push(format!("`{}`", base_class.name));
                 }
@@ -160,9 +202,10 @@ pub fn override_findings(
         }
     }
 
-    // 2. Down: the subclasses, found by the references of each class name.
-    let mut queue: VecDeque<(PathBuf, PythonClassFacts)> = VecDeque::from([(path.to_path_buf(), own_class.clone())]);
-    while let Some((class_path, class)) = queue.pop_front() {
+    // 2. Down: the subclasses, found by the references of each class name; followed past a
+    // subclass that overrides the old name too, for the new name.
+    let mut queue: VecDeque<(PathBuf, PythonClassFacts, bool)> = VecDeque::from([(path.to_path_buf(), own_class.clone(), false)]);
+    while let Some((class_path, class, old_found_above)) = queue.pop_front() {
         if Instant::now() >= deadline {
             out_of_time = true;
             break;
@@ -190,15 +233,19 @@ pub fn override_findings(
                 continue;
             }
             scanned += 1;
-            if let Some((_, method_line)) = subclass.methods.iter().find(|(name, _)| name == old_name) {
+            if let Some((_, taken_line)) = subclass.methods.iter().find(|(name, _)| name == new_name) {
+                taken.push((subclass.name.clone(), reference_path.clone(), *taken_line, false));
+            }
+            let declares_old = subclass.methods.iter().find(|(name, _)| name == old_name);
+            if let Some((_, method_line)) = declares_old.filter(|_| !old_found_above) {
                 related.push(RelatedMethod {
                     class_name: subclass.name.clone(),
                     location: Some((reference_path.clone(), *method_line)),
                     in_base: false,
                 });
-            } else {
-                queue.push_back((reference_path, subclass));
             }
+            let old_found = old_found_above || declares_old.is_some();
+            queue.push_back((reference_path, subclass, old_found));
         }
     }
 
@@ -236,13 +283,18 @@ pub fn override_findings(
                 )
             };
             format!(
-                "note: dispatch changed: `{own}` overrides `{qualified}` ({shown}), which this rename does not rename: calls of `{old_name}` through the base class (`self.{old_name}()` in `{}`'s code, a variable typed as `{}`) now reach `{qualified}` instead of `{}.{new_name}` — no type error shows it; next step: {next}",
-                method.class_name, method.class_name, own_class.name
+                "note: dispatch changed: `{own}` overrides `{qualified}` ({shown}), which this rename does not rename: {} of `{old_name}` through the base class (`{}` in `{}`'s code, a variable typed as `{}`) now reach `{qualified}` instead of `{}.{new_name}` — no type error shows it; next step: {next}",
+                if read_member { "reads" } else { "calls" },
+                access(old_name),
+                method.class_name,
+                method.class_name,
+                own_class.name
             )
         } else {
             format!(
-                "note: dispatch changed: `{own}` is overridden by `{qualified}` ({shown}), which this rename does not rename: `{qualified}` no longer overrides anything, so `{new_name}` called on a `{}` instance (and `self.{new_name}()` in `{}`'s code) reaches `{}.{new_name}` instead of the override — no type error shows it; next step: rename the override too (lsp_rename file `{}` line {} symbol `{old_name}` new_name `{new_name}`), or keep the old name",
+                "note: dispatch changed: `{own}` is overridden by `{qualified}` ({shown}), which this rename does not rename: `{qualified}` no longer overrides anything, so `{new_name}` {used} on a `{}` instance (and `{}` in `{}`'s code) reaches `{}.{new_name}` instead of the override — no type error shows it; next step: rename the override too (lsp_rename file `{}` line {} symbol `{old_name}` new_name `{new_name}`), or keep the old name",
                 method.class_name,
+                access(new_name),
                 own_class.name,
                 own_class.name,
                 method_file,
@@ -250,6 +302,64 @@ pub fn override_findings(
             )
         };
         findings.dispatch_notes.push(note);
+    }
+    // 3. Classes the walks cannot reach: a `def` of the old name the rename leaves, in a class
+    // whose base is no class name — an attribute of `self`/`cls`, a call — so neither a base's
+    // definition nor a class's references lead to it: cachetools 5.5.0's test mixin subclasses
+    // `class Cache(self.Cache): def getsizeof(…)`, and renaming `Cache.getsizeof` read "none
+    // found" while 8 tests failed (trial51 F2).
+    let mut unfollowed = 0usize;
+    for entry in left_unrenamed {
+        let Some((shown_path, line)) = entry.rsplit_once(':') else { continue };
+        let Ok(line) = line.parse::<u32>() else { continue };
+        let entry_path = workspace_root.join(shown_path);
+        if !matches!(entry_path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+            continue;
+        }
+        let Some(class) = files.parsed(&entry_path).and_then(|parsed| parsed.python_class_of_method(line.saturating_sub(1), old_name))
+        else {
+            continue;
+        };
+        if seen.contains(&(entry_path.clone(), class.name_line0)) {
+            continue;
+        }
+        let dynamic: Vec<&str> = class.bases.iter().map(|base| base.text.as_str()).filter(|base| !is_class_name_expression(base)).collect();
+        if dynamic.is_empty() {
+            continue;
+        }
+        unfollowed += 1;
+        findings.dispatch_notes.push(format!(
+            "note: dispatch may change: `{}.{old_name}` ({entry}) is a member of the class `{}` at {shown_path}:{}, whose base {} is no class name the override check can follow (an attribute, a call): if that base is `{}` or one of its subclasses, `{}.{old_name}` overrides `{own}` and stops overriding it after this rename — no type error shows it; next step: read it, and if it does, rename it too (lsp_rename file `{shown_path}` line {line} symbol `{old_name}` new_name `{new_name}`)",
+            class.name,
+            class.name,
+            class.name_line0 + 1,
+            dynamic.iter().map(|base| format!("`{base}`")).collect::<Vec<_>>().join(", "),
+            own_class.name,
+            class.name,
+        ));
+    }
+    for (class_name, taken_path, taken_line, in_base) in &taken {
+        // A related class the rename itself renames a member of (an override renamed along)
+        // still declares the new name: that is the rename's own result, no conflict.
+        if files.line_changed_by_plan(taken_path, *taken_line) && files.renamed_by_plan(taken_path, *taken_line, new_name) {
+            continue;
+        }
+        let shown = if taken_path.starts_with(workspace_root) {
+            format!("{}:{}", crate::render::display_path(workspace_root, taken_path), taken_line + 1)
+        } else {
+            format!("{}, outside the workspace", ListedPath::new(workspace_root, taken_path).with_line(taken_line + 1))
+        };
+        findings.new_name_taken.push(if *in_base {
+            format!(
+                "WARNING: `{new_name}` is already a member of `{class_name}` ({shown}), a base class of `{}`: the renamed `{}.{new_name}` would override it, so code that uses `{new_name}` on a `{}` (the base class's own code too) reaches the renamed member instead — no type error shows it when the types agree; choose another name",
+                own_class.name, own_class.name, own_class.name
+            )
+        } else {
+            format!(
+                "WARNING: `{new_name}` is already a member of `{class_name}` ({shown}), a subclass of `{}`: it would override the renamed `{}.{new_name}`, so `{new_name}` used on a `{class_name}` reaches `{class_name}.{new_name}` instead — no type error shows it when the types agree; choose another name",
+                own_class.name, own_class.name
+            )
+        });
     }
     let mut summary = format!(
         "override check: `{own}` is a class member; {} searched for a member named `{old_name}` that it overrides or that overrides it (bases by definition, subclasses by references, {} ms)",
@@ -268,6 +378,22 @@ pub fn override_findings(
     }
     if !renamed_too.is_empty() {
         summary.push_str(&format!("; renamed along: {}", renamed_too.join(", ")));
+    }
+    summary.push_str(&if findings.new_name_taken.is_empty() {
+        format!("; no related class declares `{new_name}`")
+    } else {
+        format!(
+            "; {} already {} `{new_name}` (see the warnings above)",
+            crate::render::plural(findings.new_name_taken.len(), "related class"),
+            crate::render::one_or_many(findings.new_name_taken.len(), "declares", "declare")
+        )
+    });
+    if unfollowed > 0 {
+        summary.push_str(&format!(
+            "; {} with a base the check cannot follow {} `{old_name}` (see the notes above)",
+            crate::render::plural(unfollowed, "class"),
+            crate::render::one_or_many(unfollowed, "declares", "declare")
+        ));
     }
     if capped {
         summary.push_str(&format!("; NOT searched: classes past the cap of {MAX_CLASSES_SCANNED}"));
@@ -312,6 +438,54 @@ fn class_references(server: &LanguageServer, path: &Path, line0: u32, character:
 /// The texts the check reads: the plan's pre-rename text for a file it changes, else the file
 /// read beneath the workspace root, or beneath its dependency root (typeshed, site-packages)
 /// for a file outside the workspace; each parsed once.
+/// Whether a base class expression as written (`Base`, `abc.MutableMapping`, `Generic[T]`) names
+/// a class the walks can follow: a name or a dotted name (subscripts left out) that does not
+/// start at `self` or `cls`. `self.Cache`, `make_base()`, `type(x)` are not.
+fn is_class_name_expression(base: &str) -> bool {
+    let name = base.split('[').next().unwrap_or(base).trim();
+    !name.is_empty()
+        && name.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        && !matches!(name.split('.').next(), Some("self" | "cls"))
+}
+
+/// The class whose member `name` is defined at 0-based `line0` of `parsed` — a `def`, a class
+/// attribute (`false`), or an instance attribute `self.name = …` (`true`) — or `None`.
+fn member_class_at(parsed: &ParsedSource, line0: u32, name: &str) -> Option<(PythonClassFacts, bool)> {
+    parsed
+        .python_class_of_method(line0, name)
+        .map(|class| (class, false))
+        .or_else(|| parsed.python_class_of_instance_attribute(line0, name).map(|class| (class, true)))
+}
+
+/// The class of the first member definition of `name` among `plan`'s changed lines
+/// ([`member_class_at`] on each changed line of each Python file, in the plan's order), with its
+/// file.
+fn member_class_in_plan(
+    plan: &WorkspaceEditPlan,
+    files: &mut SourceCache<'_>,
+    name: &str,
+    new_name: &str,
+) -> Option<(PathBuf, (PythonClassFacts, bool))> {
+    for (path, old_text, new_text) in plan.python_texts() {
+        // A line whose definition the rename renames: the new line defines the new name (not
+        // `self.bisect_left = _list.bisect_lo`, whose attribute keeps its name: trial53 F1).
+        let renamed = ParsedSource::parse(path, &new_text);
+        let changed: Vec<u32> = old_text
+            .lines()
+            .zip(new_text.lines())
+            .enumerate()
+            .filter(|(_, (old, new))| old != new)
+            .map(|(index, _)| index as u32)
+            .filter(|&line0| renamed.as_ref().is_some_and(|renamed| member_class_at(renamed, line0, new_name).is_some()))
+            .collect();
+        let Some(parsed) = files.parsed(path) else { continue };
+        if let Some(found) = changed.into_iter().find_map(|line0| member_class_at(parsed, line0, name)) {
+            return Some((path.to_path_buf(), found));
+        }
+    }
+    None
+}
+
 struct SourceCache<'a> {
     workspace_root: &'a Path,
     plan: &'a WorkspaceEditPlan,
@@ -364,6 +538,14 @@ impl<'a> SourceCache<'a> {
 
     /// Whether the plan gives 0-based `line0` of `path` a `def new_name` or a class attribute
     /// `new_name = …` (a rename keeps the line count).
+    /// Whether `plan` changes 0-based line `line0` of `path` (its text before and after differ).
+    fn line_changed_by_plan(&self, path: &Path, line0: u32) -> bool {
+        let Some(change) = self.plan.changes.iter().find(|change| change.path == path) else { return false };
+        let (ExpectedState::Content(old), Some(new)) = (&change.expected, &change.new_content) else { return false };
+        let line = |bytes: &[u8]| String::from_utf8_lossy(bytes).split('\n').nth(line0 as usize).map(str::to_owned);
+        line(old) != line(new)
+    }
+
     fn renamed_by_plan(&self, path: &Path, line0: u32, new_name: &str) -> bool {
         let Some(change) = self.plan.changes.iter().find(|change| change.path == path) else { return false };
         let Some(new_content) = &change.new_content else { return false };

@@ -631,6 +631,11 @@ fn go_notes(
             _ => None,
         }
         .unwrap_or_default();
+        // A method or field of an unexported type is no name outside code can write
+        // (xstrings' `runeRangeMap.FromLo`, trial53 F5).
+        if owner.starts_with(|c: char| c.is_lowercase() || c == '_') {
+            continue;
+        }
         let keep = match kind {
             "type" => format!("to keep it, also add `type {old_name} = {new_name}` (a type alias) in {shown}"),
             "func" => {
@@ -897,6 +902,20 @@ mod tests {
             notes[0].contains("exported method `UUID.MarshalText` of package `uuid`") && notes[0].contains("`uuid.UUID.EncodeText`"),
             "{notes:#?}"
         );
+        // xstrings 1.3.3 (trial53 F5): a field or method of an unexported type is no name outside
+        // code can write.
+        let old = "package xstrings
+
+type runeRangeMap struct {
+	FromLo rune
+}
+
+func (m *runeRangeMap) Lookup() rune {
+	return m.FromLo
+}
+";
+        assert!(public_api_notes(&root, &plan(old, "FromLo", "Low", "translate.go"), "FromLo", "Low").is_empty());
+        assert!(public_api_notes(&root, &plan(old, "Lookup", "Find", "translate.go"), "Lookup", "Find").is_empty());
     }
 
     #[test]

@@ -131,9 +131,209 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
     if notes.is_empty() {
         notes.extend(module_notes);
     }
+    // A public member of a class the package publishes (trial49 F1).
+    for (path, old_text, new_text) in plan.python_texts() {
+        notes.extend(python_member_note(workspace_root, path, &old_text, &new_text, old_name, new_name));
+        notes.extend(python_keyword_parameter_note(workspace_root, path, &old_text, &new_text, old_name, new_name));
+    }
     // Rust library crates and Go packages (trial27b M9).
     notes.extend(crate::lsp::rename_public_api::public_api_notes(workspace_root, plan, old_name, new_name));
     notes
+}
+
+/// For a Python module's rename (`old_text` → `new_text`, which keeps the line count): a
+/// `note: public API changed: …` when the rename changes the definition of a public member —
+/// a method, a class attribute or an instance attribute (`self.name = …`), its name not starting
+/// with `_` — of a module-level public class that the package publishes (see
+/// [`python_class_publication`]). pluggy 1.5.0's `PluginManager.parse_hookimpl_opts` is the
+/// documented hook pytest's `PytestPluginManager` overrides: renaming it in pluggy left pytest's
+/// override uncalled and pytest crashed at startup, while the answer said nothing of the public
+/// API (trial49 F1). The note says how to keep the old name for callers and that a subclass
+/// outside that overrides the old name is no longer called. `None` otherwise.
+fn python_member_note(
+    workspace_root: &Path,
+    path: &Path,
+    old_text: &str,
+    new_text: &str,
+    old_name: &str,
+    new_name: &str,
+) -> Option<String> {
+    if old_name.starts_with('_') {
+        return None;
+    }
+    let (old_lines, new_lines, parsed, renamed) = renamed_module(path, old_text, new_text)?;
+    // The definition itself is renamed: the new line defines the new name the same way. A line
+    // `self.bisect_left = _list.bisect_left` whose right side alone the rename changes keeps the
+    // attribute (sortedcontainers' `SortedDict.bisect_left`, trial53 F1).
+    let defines_new_name = |index: usize| {
+        renamed.python_class_of_method(index as u32, new_name).is_some()
+            || renamed.python_class_of_instance_attribute(index as u32, new_name).is_some()
+    };
+    let changed: Vec<usize> =
+        (0..old_lines.len()).filter(|&index| old_lines[index] != new_lines[index] && defines_new_name(index)).collect();
+    // A `def` or class attribute first: it declares the member an instance attribute of the same
+    // name may shadow (cachetools' `self.getsizeof = getsizeof` beside `def getsizeof`).
+    let declarations = changed.iter().filter(|&&index| parsed.python_class_of_method(index as u32, old_name).is_some());
+    let instance_attributes = changed.iter().filter(|&&index| parsed.python_class_of_method(index as u32, old_name).is_none());
+    for &index in declarations.chain(instance_attributes) {
+        let line0 = index as u32;
+        let (class, kind) = if let Some(class) = parsed.python_class_of_method(line0, old_name) {
+            let trimmed = old_lines[index].trim_start();
+            let kind = if trimmed.starts_with("def ") || trimmed.starts_with("async def ") {
+                let decorated_property =
+                    old_lines[..index].iter().rev().map(|line| line.trim_start()).take_while(|line| line.starts_with('@')).any(|line| {
+                        line == "@property" || line.starts_with("@functools.cached_property") || line.starts_with("@cached_property")
+                    });
+                if decorated_property {
+                    "property"
+                } else {
+                    "method"
+                }
+            } else {
+                "class attribute"
+            };
+            (class, kind)
+        } else if let Some(class) = parsed.python_class_of_instance_attribute(line0, old_name) {
+            (class, "instance attribute")
+        } else {
+            continue;
+        };
+        if class.name.starts_with('_') || top_level_definition_line(&old_lines, &class.name) != Some(class.name_line0 as usize) {
+            continue;
+        }
+        let Some(published) = python_class_publication(workspace_root, path, &old_lines, &class.name) else { continue };
+        let shown = crate::render::display_path(workspace_root, path);
+        let class_name = &class.name;
+        let keep = if kind == "method" {
+            format!("to keep it for callers, also add `{old_name} = {new_name}` in the class body, and say the break in the changelog")
+        } else {
+            format!("to keep it, also add a property `{old_name}` to `{class_name}` that reads (and sets) `self.{new_name}`")
+        };
+        return Some(format!(
+            "note: public API changed: {shown}:{} declares `{old_name}`, a public {kind} of the class `{class_name}`, which {published} — this rename changes `{class_name}.{old_name}` to `{class_name}.{new_name}`: code outside this workspace that uses it breaks, and a subclass there that overrides it silently stops overriding (no error shows it); {keep}",
+            index + 1
+        ));
+    }
+    None
+}
+
+/// For a Python module's rename: a `note: public API changed: …` when the rename changes a
+/// parameter of a public function — module-level and published by its package, or a public
+/// method (or `__init__`) of a published class: callers outside the workspace that pass it by
+/// keyword (`register(p, name=…)`, `TTLCache(maxsize=2, ttl=2)`) break (trial51 M2, trial53
+/// M4: `SortedList(key=…)` renamed broke 111 tests). `None` otherwise.
+fn python_keyword_parameter_note(
+    workspace_root: &Path,
+    path: &Path,
+    old_text: &str,
+    new_text: &str,
+    old_name: &str,
+    new_name: &str,
+) -> Option<String> {
+    if matches!(old_name, "self" | "cls") || old_name.starts_with('_') {
+        return None;
+    }
+    let (old_lines, new_lines, parsed, renamed) = renamed_module(path, old_text, new_text)?;
+    for index in (0..old_lines.len()).filter(|&index| old_lines[index] != new_lines[index]) {
+        let Some((function, def_line0)) = parsed.python_function_of_parameter(index as u32, old_name) else { continue };
+        if renamed.python_function_of_parameter(index as u32, new_name).is_none() {
+            continue;
+        }
+        let public_function = !function.starts_with('_') || function == "__init__";
+        if !public_function {
+            continue;
+        }
+        let owner = match parsed.python_class_of_method(def_line0, &function) {
+            Some(class) => {
+                if class.name.starts_with('_') || top_level_definition_line(&old_lines, &class.name) != Some(class.name_line0 as usize) {
+                    continue;
+                }
+                let Some(published) = python_class_publication(workspace_root, path, &old_lines, &class.name) else { continue };
+                let callable =
+                    if function == "__init__" { format!("`{}(…)`", class.name) } else { format!("`{}.{function}`", class.name) };
+                format!("{callable}, whose class {published}")
+            }
+            None => {
+                if top_level_definition_line(&old_lines, &function) != Some(def_line0 as usize) {
+                    continue;
+                }
+                let Some(published) = python_class_publication(workspace_root, path, &old_lines, &function) else { continue };
+                format!("`{function}`, which {published}")
+            }
+        };
+        let shown = crate::render::display_path(workspace_root, path);
+        return Some(format!(
+            "note: public API changed: {shown}:{} renames the parameter `{old_name}` of {owner} — callers outside this workspace that pass it by keyword (`{old_name}=…`) break with a TypeError; to keep them working, accept both for a while (`def …({new_name}=None, *, {old_name}=None)` or `**kwargs`, with a deprecation warning), or say the break in the changelog",
+            index + 1
+        ));
+    }
+    None
+}
+
+/// A Python module before and after a rename that keeps its line count (a rename edits within
+/// lines): its lines before and after, and both texts parsed. `None` when the line counts differ
+/// or a text does not parse.
+#[allow(clippy::type_complexity)]
+fn renamed_module<'a>(
+    path: &Path,
+    old_text: &'a str,
+    new_text: &'a str,
+) -> Option<(Vec<&'a str>, Vec<&'a str>, crate::lsp::syntax::ParsedSource, crate::lsp::syntax::ParsedSource)> {
+    let old_lines: Vec<&str> = old_text.lines().collect();
+    let new_lines: Vec<&str> = new_text.lines().collect();
+    if old_lines.len() != new_lines.len() {
+        return None;
+    }
+    let parsed = crate::lsp::syntax::ParsedSource::parse(path, old_text)?;
+    let renamed = crate::lsp::syntax::ParsedSource::parse(path, new_text)?;
+    Some((old_lines, new_lines, parsed, renamed))
+}
+
+/// How the module-level class `class_name` of the module at `path` (its lines `lines`) is
+/// published, worded for a note (`the package exports as `pluggy.PluginManager` (src/pluggy/__init__.py:12)``):
+/// an enclosing package's `__init__.py` imports it by name (or star-imports the module, whose
+/// `__all__` lists it or is absent), or the module is a public module of its package
+/// ([`is_public_package_module`]) whose `__all__` lists it or is absent. `None` when none is so.
+fn python_class_publication(workspace_root: &Path, path: &Path, lines: &[&str], class_name: &str) -> Option<String> {
+    let all = all_statements(lines);
+    let listed_or_no_all = all.is_empty()
+        || all.iter().any(|statement| {
+            [format!("\"{class_name}\""), format!("'{class_name}'")].iter().any(|quoted| statement.text.contains(quoted.as_str()))
+        });
+    let mut directory = path.parent();
+    while let Some(current) = directory.filter(|current| current.starts_with(workspace_root) && is_package_directory(current)) {
+        let init = current.join("__init__.py");
+        if init != path {
+            if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &init) {
+                let init_lines: Vec<&str> = text.lines().collect();
+                let importing = import_statements(&init_lines).into_iter().find(|statement| {
+                    publishes_from_package_init(&statement.words, class_name) || publishes_explicitly(&statement.words, class_name)
+                });
+                if let Some(statement) = importing {
+                    let package = dotted_module_name(workspace_root, &init, true);
+                    return Some(format!(
+                        "the package exports as `{package}.{class_name}` ({}:{})",
+                        crate::render::display_path(workspace_root, &init),
+                        statement.lines.start + 1
+                    ));
+                }
+            }
+        }
+        directory = current.parent();
+    }
+    if !listed_or_no_all {
+        return None;
+    }
+    let is_package_init = path.file_name().is_some_and(|name| name == "__init__.py" || name == "__init__.pyi");
+    if let Some(package) = package_star_importing(workspace_root, path, is_package_init) {
+        return Some(format!("the package exports as `{package}.{class_name}` (its `__init__.py` star-imports the module)"));
+    }
+    let module = dotted_module_name(workspace_root, path, is_package_init);
+    if is_package_init {
+        return Some(format!("is public as `{module}.{class_name}` (defined in the package's `__init__.py`)"));
+    }
+    is_public_package_module(workspace_root, path, &module)
+        .then(|| format!("is public as `{module}.{class_name}` (a public module of its package)"))
 }
 
 /// The 0-based line of the module-level definition of `name` in `lines`: `def name`, `async
@@ -380,6 +580,14 @@ mod tests {
     use crate::files::FileChange;
     use std::path::PathBuf;
 
+    /// Writes `text` at `relative` beneath `root` (its folders made) and returns its path.
+    fn write_beneath(root: &Path, relative: &str, text: &str) -> PathBuf {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     fn plan(path: &str, old: &str, new: &str) -> WorkspaceEditPlan {
         WorkspaceEditPlan {
             changes: vec![FileChange {
@@ -477,12 +685,7 @@ mod tests {
         // the `__all__ = [` line.
         let workspace = tempfile::tempdir().expect("temp dir");
         let root = workspace.path();
-        let write = |relative: &str, text: &str| {
-            let path = root.join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        };
+        let write = |relative: &str, text: &str| write_beneath(root, relative, text);
         let old = "__all__ = [\n    \"col\",\n    \"counted_array\",\n]\nfrom .helpers import *\n";
         let init = write("pyparsing/__init__.py", old);
         let notes = public_name_notes(
@@ -604,5 +807,74 @@ mod tests {
         );
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("pkg/api.pyi:2 re-exports `load`") && notes[0].contains("`api.load` with `api.read`"), "{}", notes[0]);
+    }
+
+    #[test]
+    fn members_of_published_classes_get_a_note_and_others_none() {
+        let workspace = tempfile::tempdir().expect("temp dir");
+        let root = workspace.path();
+        let write = |relative: &str, text: &str| write_beneath(root, relative, text);
+        write("pkg/__init__.py", "from ._core import Engine\n");
+        let old = "__all__ = [\"Engine\"]\n\n\nclass Engine:\n    limit = 3\n\n    def __init__(self) -> None:\n        self.speed = 1\n        other.speed = 2\n\n    def start(self) -> None:\n        pass\n\n    def _stop(self) -> None:\n        pass\n\n\nclass _Helper:\n    def start(self) -> None:\n        pass\n\n\nclass Hidden:\n    def start(self) -> None:\n        pass\n";
+        let core = write("pkg/_core.py", old);
+        let note = |old_line: &str, new_line: &str, old_name: &str, new_name: &str| {
+            let new = old.replacen(old_line, new_line, 1);
+            assert_ne!(new, old, "{old_line}");
+            public_name_notes(root, &plan(core.to_str().unwrap(), old, &new), old_name, new_name)
+        };
+        let notes = note(
+            "    def start(self) -> None:\n        pass\n\n    def _stop",
+            "    def begin(self) -> None:\n        pass\n\n    def _stop",
+            "start",
+            "begin",
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("pkg/_core.py:11 declares `start`, a public method of the class `Engine`, which the package exports as `pkg.Engine` (pkg/__init__.py:1)"), "{}", notes[0]);
+        let notes = note("        self.speed = 1", "        self.velocity = 1", "speed", "velocity");
+        assert!(
+            notes.len() == 1
+                && notes[0].contains("a public instance attribute of the class `Engine`")
+                && notes[0].contains("a property `speed`"),
+            "{notes:?}"
+        );
+        // Only the right side renamed: the attribute keeps its name (trial53 F1:
+        // `self.bisect_left = _list.bisect_left` when `SortedList.bisect_left` is renamed).
+        let delegating = old.replace("        self.speed = 1\n", "        self.speed = other.speed\n");
+        std::fs::write(&core, &delegating).unwrap();
+        let only_right = delegating.replace("other.speed", "other.velocity");
+        let notes = public_name_notes(root, &plan(core.to_str().unwrap(), &delegating, &only_right), "speed", "velocity");
+        assert!(notes.is_empty(), "{notes:?}");
+        std::fs::write(&core, old).unwrap();
+        let notes = note("    limit = 3", "    cap = 3", "limit", "cap");
+        assert!(notes.len() == 1 && notes[0].contains("a public class attribute of the class `Engine`"), "{notes:?}");
+        // Not the first parameter's attribute, a private member, a private class, a class the
+        // package neither imports nor lists in `__all__` (the module is private): no note.
+        assert!(note("        other.speed = 2", "        other.velocity = 2", "speed", "velocity").is_empty());
+        assert!(note("    def _stop", "    def _halt", "_stop", "_halt").is_empty());
+        assert!(note("class _Helper:\n    def start", "class _Helper:\n    def begin", "start", "begin").is_empty());
+        assert!(note("class Hidden:\n    def start", "class Hidden:\n    def begin", "start", "begin").is_empty());
+    }
+
+    #[test]
+    fn parameters_of_published_functions_and_methods_get_a_keyword_note() {
+        let workspace = tempfile::tempdir().expect("temp dir");
+        let root = workspace.path();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/__init__.py"), "from ._core import Engine, run\n").unwrap();
+        let old = "class Engine:\n    def __init__(self, size, mode=None):\n        self.size = size\n\n\ndef run(name: str, *, verbose: bool = False) -> None:\n    pass\n\n\ndef _hidden(x):\n    return x\n";
+        let core = root.join("pkg/_core.py");
+        std::fs::write(&core, old).unwrap();
+        let note = |old_line: &str, new_line: &str, old_name: &str, new_name: &str| {
+            let new = old.replacen(old_line, new_line, 1);
+            public_name_notes(root, &plan(core.to_str().unwrap(), old, &new), old_name, new_name)
+        };
+        let notes = note("size, mode=None", "size, flavor=None", "mode", "flavor");
+        assert!(notes.len() == 1 && notes[0].contains("pkg/_core.py:2 renames the parameter `mode` of `Engine(…)`"), "{notes:?}");
+        let notes = note("verbose: bool = False", "loud: bool = False", "verbose", "loud");
+        assert!(
+            notes.len() == 1 && notes[0].contains("the parameter `verbose` of `run`, which the package exports as `pkg.run`"),
+            "{notes:?}"
+        );
+        assert!(note("def _hidden(x)", "def _hidden(y)", "x", "y").is_empty(), "a private function");
     }
 }

@@ -157,7 +157,24 @@ fn member_notes(
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let mut notes = Vec::new();
     for (index, owner, kind) in members.into_iter().take(3) {
-        let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else { continue };
+        let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else {
+            // Not exported itself, but a type of this file that extends it is: its members are
+            // that type's too (trpc 10.45.2: `RuntimeConfig.errorFormatter`, inherited by the
+            // exported `RootConfig`, is an option of `initTRPC.create`, trial54 F3).
+            let extending = parsed.typescript_declarations_extending(&owner);
+            let Some((subtype, route)) = extending
+                .iter()
+                .find_map(|subtype| route_to(workspace_root, plan, &package_dir, &entries, path, subtype).map(|route| (subtype, route)))
+            else {
+                continue;
+            };
+            let (import_path, through) = route.describe(workspace_root, &package_name);
+            notes.push(format!(
+                "note: public API changed: {shown}:{} declares `{old_name}`, a member of the {kind} `{owner}`, which the exported `{subtype}` extends — the package `{package_name}` exports `{subtype}` from `{import_path}` (through {through}) — this rename changes `{subtype}.{old_name}` to `{subtype}.{new_name}` too, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (marked `@deprecated`), or say the break in the changelog",
+                index + 1,
+            ));
+            continue;
+        };
         let (import_path, through) = route.describe(workspace_root, &package_name);
         notes.push(format!(
             "note: public API changed: {shown}:{} declares `{old_name}`, a member of the exported {kind} `{owner}`, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{old_name}` to `{owner}.{new_name}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",

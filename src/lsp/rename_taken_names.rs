@@ -422,6 +422,13 @@ fn declaration_scope(identifier: tree_sitter::Node<'_>) -> Option<(usize, NameSp
         "pair" if is_field(parent, "key", identifier) && parent.parent().is_some_and(|object| object.kind() == "object") => {
             Some((parent.parent()?.id(), NameSpace::Member, "member"))
         }
+        // A type parameter is scoped to the declaration that lists it (its body and signature):
+        // two of one name in one list are a duplicate tsc rejects (TS2300; trial54 F1: trpc's
+        // `ProcedureParams<…, TContextOut, …, TMeta>` with `TContextOut` renamed to `TMeta`).
+        "type_parameter" if is_field(parent, "name", identifier) => {
+            let list = parent.parent().filter(|list| list.kind() == "type_parameters")?;
+            Some((list.parent().unwrap_or(list).id(), NameSpace::Type, "type parameter"))
+        }
         "arrow_function" if is_field(parent, "parameter", identifier) => Some((parent.id(), NameSpace::Value, "parameter")),
         "catch_clause" if is_field(parent, "parameter", identifier) => Some((parent.id(), NameSpace::Value, "catch parameter")),
         "for_in_statement" if is_field(parent, "left", identifier) => {
@@ -495,6 +502,23 @@ mod tests {
         let found = findings("a.ts", "export function f() {}\nexport function g() {}\nf();\n", "f", "g");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `f` becomes `function g`, which line 2 already declares"), "{found:?}");
+    }
+
+    #[test]
+    fn a_type_parameter_renamed_onto_a_sibling_type_parameter_is_a_duplicate() {
+        // trpc 10.45.2 (trial54 F1): `TContextOut` renamed to `TMeta` in the same list.
+        let source = "type TMeta = { outer: true };\nexport interface ProcedureParams<TContextIn, TContextOut, TMeta> {\n  _ctx_out: TContextOut;\n  _meta: TMeta;\n}\nexport function map<TValueBefore, TError>(value: TValueBefore, error: TError): TValueBefore {\n  return value;\n}\n";
+        let found = findings("a.ts", source, "TContextOut", "TMeta");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("2: the renamed `TContextOut` becomes `type parameter TMeta`, which line 2 already declares"),
+            "{found:?}"
+        );
+        let found = findings("a.ts", source, "TValueBefore", "TError");
+        assert!(found.len() == 1 && found[0].contains("type parameter TError"), "{found:?}");
+        // A fresh name, and a type parameter shadowing an outer type of its name: nothing.
+        assert!(findings("a.ts", source, "TContextOut", "TOut").is_empty());
+        assert!(findings("a.ts", source, "TContextIn", "TOuter").is_empty());
     }
 
     #[test]

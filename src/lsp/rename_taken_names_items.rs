@@ -85,6 +85,10 @@ struct Definition {
     conditional: bool,
     /// A few words for the answer (`fn write_pessimistic`, `class Foo`).
     what: String,
+    /// Rust: a method of a trait `impl` (`impl Buf for Bytes`): the scope key its type's inherent
+    /// impls have ([`rust_item_scope`]), whose method of the same name takes precedence over it in
+    /// method calls.
+    inherent_scope_of_type: Option<String>,
 }
 
 /// The findings of one Rust or Python file, each `line: what` (1-based lines of the renamed
@@ -118,7 +122,9 @@ pub(crate) fn file_findings(
         let found =
             if rust { rust_definition(node, new).map(|(scope, space, what)| (scope, false, space, what)) } else { python_definition(node) };
         if let Some((scope, conditional, space, what)) = found {
+            let inherent_scope_of_type = if rust { rust_trait_impl_type_scope(node, new) } else { None };
             definitions.push(Definition {
+                inherent_scope_of_type,
                 conditional,
                 start: node.start_byte(),
                 line: node.start_position().row + 1,
@@ -132,6 +138,19 @@ pub(crate) fn file_findings(
     }
     definitions.sort_by_key(|definition| definition.start);
     let mut found = Vec::new();
+    // A trait method renamed to the name of an inherent method of an implementing type: no error,
+    // but method calls on that type reach the inherent method (bytes 1.7.2: `Buf::advance` renamed
+    // to `truncate`, which `Bytes`, `BytesMut` have: 28 tests failed after "no new errors",
+    // trial54 F5).
+    for renamed in definitions.iter().filter(|definition| definition.renamed) {
+        let Some(inherent_scope) = &renamed.inherent_scope_of_type else { continue };
+        let Some(inherent) = definitions.iter().find(|existing| !existing.renamed && existing.scope == *inherent_scope) else { continue };
+        let type_name = inherent_scope.rsplit(' ').next().unwrap_or("the type");
+        found.push(format!(
+            "{}: the renamed trait method `{old_name}` becomes `{}`, and `{type_name}` already has an inherent `{}` (line {}): an inherent method takes precedence in method calls, so `x.{new_name}(…)` on a `{type_name}` — the calls this rename writes too — reaches the inherent one, with no error when the signatures agree; pick another name",
+            renamed.line, renamed.what, inherent.what, inherent.line
+        ));
+    }
     for renamed in definitions.iter().filter(|definition| definition.renamed) {
         let clash = definitions.iter().find(|existing| {
             !existing.renamed
@@ -181,6 +200,21 @@ fn rust_item_scope(list: tree_sitter::Node<'_>, text: &str) -> String {
         }
     }
     list.id().to_string()
+}
+
+/// When the Rust `identifier` names a `fn` in a trait `impl`'s body (`impl Buf for Bytes`): the
+/// scope key of that type's inherent impls in the same parent (see [`rust_item_scope`]).
+fn rust_trait_impl_type_scope(identifier: tree_sitter::Node<'_>, text: &str) -> Option<String> {
+    let function = identifier.parent().filter(|parent| parent.kind() == "function_item")?;
+    function.child_by_field_name("name").filter(|name| name.id() == identifier.id())?;
+    let list = function.parent().filter(|list| list.kind() == "declaration_list")?;
+    let owner = list.parent().filter(|owner| owner.kind() == "impl_item")?;
+    owner.child_by_field_name("trait")?;
+    let implemented = owner.child_by_field_name("type")?;
+    let type_text = text.get(implemented.start_byte()..implemented.end_byte()).unwrap_or("");
+    let type_text = type_text.split('<').next().unwrap_or(type_text).trim();
+    let scope_of_impl = owner.parent().map_or(0, |parent| parent.id());
+    Some(format!("impl {scope_of_impl} {type_text}"))
 }
 
 /// When the Rust `identifier` names a definition: its scope, name space and kind word.
@@ -355,6 +389,21 @@ mod tests {
         let found = findings("a.py", source, "name", "plugin_name");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `name` becomes `parameter plugin_name`, which line 2 already defines"), "{found:?}");
+    }
+
+    #[test]
+    fn a_trait_method_renamed_to_an_inherent_method_of_its_implementing_type_is_said() {
+        // bytes 1.7.2 (trial54 F5): `Buf::advance` renamed to `truncate`, which `Bytes` has.
+        let source = "pub trait Buf {\n    fn advance(&mut self, cnt: usize);\n}\npub struct Bytes(usize);\nimpl Bytes {\n    pub fn truncate(&mut self, len: usize) {\n        self.0 = len;\n    }\n}\nimpl Buf for Bytes {\n    fn advance(&mut self, cnt: usize) {\n        self.0 -= cnt;\n    }\n}\n";
+        let found = findings("a.rs", source, "advance", "truncate");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "11: the renamed trait method `advance` becomes `fn truncate`, and `Bytes` already has an inherent `fn truncate` (line 6)"
+            ),
+            "{found:?}"
+        );
+        assert!(findings("a.rs", source, "advance", "skip").is_empty());
     }
 
     #[test]

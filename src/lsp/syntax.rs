@@ -709,6 +709,65 @@ impl ParsedSource {
         self.python_class_facts(class)
     }
 
+    /// For a Python file: the function whose parameter `name` is declared at 0-based `line0`
+    /// (plain, defaulted, typed, `*args`/`**kwargs` left out): the function's name and the
+    /// 0-based line of its name. `None` when no such parameter is on that line.
+    pub fn python_function_of_parameter(&self, line0: u32, name: &str) -> Option<(String, u32)> {
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let mut node = identifier.parent()?;
+        if matches!(node.kind(), "default_parameter" | "typed_default_parameter" | "typed_parameter") {
+            let names_it = node.child_by_field_name("name").is_some_and(|named| named.id() == identifier.id())
+                || (node.kind() == "typed_parameter" && node.named_child(0).is_some_and(|first| first.id() == identifier.id()));
+            if !names_it {
+                return None;
+            }
+            node = node.parent()?;
+        }
+        if node.kind() != "parameters" {
+            return None;
+        }
+        let function = node.parent().filter(|function| function.kind() == "function_definition")?;
+        let function_name = function.child_by_field_name("name")?;
+        Some((self.source.get(function_name.start_byte()..function_name.end_byte())?.to_owned(), function_name.start_position().row as u32))
+    }
+
+    /// For a Python file: the class whose method assigns the instance attribute `name` at 0-based
+    /// `line0` (`self.name = …`, `self.name: T = …`, the object being the method's first
+    /// parameter, decorated methods too). `None` when no such assignment is on that line or its
+    /// function is no method of a class.
+    pub fn python_class_of_instance_attribute(&self, line0: u32, name: &str) -> Option<PythonClassFacts> {
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let attribute = identifier.parent().filter(|node| node.kind() == "attribute")?;
+        attribute.child_by_field_name("attribute").filter(|part| part.id() == identifier.id())?;
+        let object = attribute.child_by_field_name("object").filter(|object| object.kind() == "identifier")?;
+        let assignment = attribute.parent().filter(|node| node.kind() == "assignment")?;
+        assignment.child_by_field_name("left").filter(|left| left.id() == attribute.id())?;
+        let mut node = assignment;
+        let function = loop {
+            node = node.parent()?;
+            match node.kind() {
+                "function_definition" => break node,
+                "class_definition" | "lambda" => return None,
+                _ => {}
+            }
+        };
+        // The object is the method's first parameter (`self` by convention).
+        let parameters = function.child_by_field_name("parameters")?;
+        let mut cursor = parameters.walk();
+        let first = parameters.named_children(&mut cursor).next()?;
+        let first_name = if first.kind() == "identifier" { first } else { first.child_by_field_name("name").unwrap_or(first) };
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("");
+        if text(first_name) != text(object) {
+            return None;
+        }
+        let mut outer = function.parent()?;
+        if outer.kind() == "decorated_definition" {
+            outer = outer.parent()?;
+        }
+        let class = outer.parent().filter(|node| outer.kind() == "block" && node.kind() == "class_definition")?;
+        self.python_class_facts(class)
+    }
+
     /// For a Python file: the class whose name starts at 0-based `line0` (the start of the
     /// location `textDocument/definition` gives for a class), at any depth. `None` when no class
     /// is named on that line.
@@ -1241,6 +1300,74 @@ impl ParsedSource {
             }
         }
     }
+
+    /// For a TypeScript/JavaScript file: whether the name starting at 0-based `line0`, byte column
+    /// `byte_column` is an optional parameter's (`value?: any` in a parameter list), not a
+    /// property's. `false` for other places and grammars.
+    pub fn typescript_names_optional_parameter(&self, line0: u32, byte_column: usize) -> bool {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx) {
+            return false;
+        }
+        let Some(start) = self.byte_offset(line0, byte_column) else { return false };
+        let Some(node) = self.root.root().get_inner_node().descendant_for_byte_range(start, start) else { return false };
+        let mut current = Some(node);
+        // The identifier's pattern, then the parameter (at most two levels up).
+        for _ in 0..3 {
+            match current {
+                Some(node) if node.kind() == "optional_parameter" || node.kind() == "required_parameter" => return true,
+                Some(node) => current = node.parent(),
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// For a TypeScript/JavaScript file: whether 0-based `line0` lies wholly inside the body of a
+    /// function, method or accessor whose type does not depend on its body — one with a written
+    /// return type, a constructor, a setter — strictly between the body's braces (at any depth:
+    /// a local arrow function inside such a body counts). A change there cannot change what the
+    /// module exports (its declaration emit), so files that reach the module only through an
+    /// importer cannot break by it. `false` for other lines, other grammars and a blank line.
+    pub fn typescript_line_inside_typed_body(&self, line0: u32) -> bool {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return false;
+        }
+        let Some(line) = self.line_text(line0) else { return false };
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return false;
+        }
+        let Some(start) = self.byte_offset(line0, line.len() - line.trim_start().len()) else { return false };
+        let end = start + trimmed.len();
+        let Some(mut node) = self.root.root().get_inner_node().descendant_for_byte_range(start, end) else { return false };
+        loop {
+            if node.kind() == "statement_block" && node.start_byte() < start && end < node.end_byte() {
+                if let Some(function) = node.parent() {
+                    let is_function = matches!(
+                        function.kind(),
+                        "function_declaration"
+                            | "function_expression"
+                            | "function"
+                            | "arrow_function"
+                            | "method_definition"
+                            | "generator_function_declaration"
+                    );
+                    let typed = function.child_by_field_name("return_type").is_some();
+                    let name = function.child_by_field_name("name").and_then(|name| self.source.get(name.start_byte()..name.end_byte()));
+                    let mut cursor = function.walk();
+                    let setter =
+                        function.kind() == "method_definition" && function.children(&mut cursor).any(|child| child.kind() == "set");
+                    if is_function && (typed || setter || name == Some("constructor")) {
+                        return true;
+                    }
+                }
+            }
+            match node.parent() {
+                Some(parent) => node = parent,
+                None => return false,
+            }
+        }
+    }
 }
 
 /// A TypeScript/JavaScript class as [`ParsedSource::typescript_class_of_member`] and
@@ -1270,6 +1397,12 @@ impl ParsedSource {
         }
         let identifier = self.identifier_at(line0, 0, name)?;
         let member = identifier.parent()?;
+        // A constructor's parameter property (`constructor(public field: string)`) is a member
+        // of its class too (trial54 F2: trpc's `MaxPartSizeExceededError.field` renamed to
+        // `message`, which `Error` has).
+        if let Some(class) = parameter_property_class(member, identifier) {
+            return self.typescript_class_facts(class);
+        }
         let is_member = matches!(
             member.kind(),
             "method_definition" | "public_field_definition" | "abstract_method_signature" | "method_signature" | "field_definition"
@@ -1378,6 +1511,20 @@ impl ParsedSource {
         let mut members = Vec::new();
         let mut cursor = body.walk();
         for member in body.named_children(&mut cursor) {
+            // The constructor's parameter properties are members too.
+            if member.kind() == "method_definition" && member.child_by_field_name("name").and_then(text).as_deref() == Some("constructor") {
+                if let Some(parameters) = member.child_by_field_name("parameters") {
+                    let mut inner = parameters.walk();
+                    for parameter in parameters.named_children(&mut inner) {
+                        let Some(pattern) = parameter.child_by_field_name("pattern") else { continue };
+                        if parameter_property_class(parameter, pattern).is_some() {
+                            if let (Some(member_text), Ok(row)) = (text(pattern), u32::try_from(pattern.start_position().row)) {
+                                members.push((member_text, row));
+                            }
+                        }
+                    }
+                }
+            }
             let Some(member_name) = member.child_by_field_name("name").or_else(|| member.child_by_field_name("property")) else { continue };
             if !matches!(member_name.kind(), "property_identifier" | "private_property_identifier" | "identifier") {
                 continue;
@@ -1395,6 +1542,27 @@ impl ParsedSource {
             members,
         })
     }
+}
+
+/// When `parameter` is a constructor's parameter property whose name is `identifier`
+/// (`constructor(public field: string)`, `readonly`, `private`, `protected` too): the class
+/// (`class_declaration` …) whose member it declares.
+fn parameter_property_class<'t>(parameter: tree_sitter::Node<'t>, identifier: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+    if !matches!(parameter.kind(), "required_parameter" | "optional_parameter") {
+        return None;
+    }
+    parameter.child_by_field_name("pattern").filter(|pattern| pattern.id() == identifier.id())?;
+    let mut cursor = parameter.walk();
+    let is_property =
+        parameter.children(&mut cursor).any(|child| matches!(child.kind(), "accessibility_modifier" | "readonly" | "override_modifier"));
+    if !is_property {
+        return None;
+    }
+    let constructor = parameter.parent().filter(|list| list.kind() == "formal_parameters")?.parent()?;
+    if constructor.kind() != "method_definition" {
+        return None;
+    }
+    constructor.parent().filter(|body| body.kind() == "class_body")?.parent()
 }
 
 impl ParsedSource {
@@ -1490,6 +1658,62 @@ impl ParsedSource {
             "pair" if is_index("key") => Some("object key"),
             "property_signature" | "public_field_definition" | "method_definition" => Some("property name"),
             _ => None,
+        }
+    }
+}
+
+impl ParsedSource {
+    /// For a TypeScript/JavaScript file: the names of the interfaces and classes it declares whose
+    /// `extends` (or `implements`) clause names `base` as a word (`interface RootConfig<T>
+    /// extends RuntimeConfig<T>`), in source order: their instances carry `base`'s members.
+    pub fn typescript_declarations_extending(&self, base: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut stack = vec![self.root.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            let mut cursor = node.walk();
+            let children: Vec<tree_sitter::Node<'_>> = node.named_children(&mut cursor).collect();
+            if matches!(node.kind(), "interface_declaration" | "class_declaration" | "abstract_class_declaration") {
+                let clause = children.iter().find(|child| matches!(child.kind(), "extends_type_clause" | "class_heritage"));
+                let names_base = clause
+                    .and_then(|clause| self.source.get(clause.start_byte()..clause.end_byte()))
+                    .is_some_and(|text| !crate::lsp::rename_coverage::word_positions(text, base).is_empty());
+                let name = node.child_by_field_name("name").and_then(|name| self.source.get(name.start_byte()..name.end_byte()));
+                if let (true, Some(name)) = (names_base, name) {
+                    if name != base {
+                        found.push(name.to_owned());
+                    }
+                }
+            }
+            stack.extend(children.into_iter().rev());
+        }
+        found
+    }
+}
+
+impl ParsedSource {
+    /// For a TypeScript/JavaScript position (0-based `line0`, byte column `byte_column`): whether
+    /// `name` is a type parameter of a declaration enclosing it (`function f<TParams>(…)`,
+    /// `type T<TParams extends …> = …`): a key indexed off it (`TParams['_ctx_out']`) may name a
+    /// member of the type it is constrained to (trial54 F6).
+    pub fn typescript_type_parameter_in_scope(&self, line0: u32, byte_column: usize, name: &str) -> bool {
+        let Some(mut node) = self.typescript_node_at(line0, byte_column) else { return false };
+        loop {
+            let mut cursor = node.walk();
+            let lists: Vec<tree_sitter::Node<'_>> =
+                node.named_children(&mut cursor).filter(|child| child.kind() == "type_parameters").collect();
+            for list in lists {
+                let mut inner = list.walk();
+                let declares = list.named_children(&mut inner).any(|parameter| {
+                    parameter.child_by_field_name("name").and_then(|n| self.source.get(n.start_byte()..n.end_byte())) == Some(name)
+                });
+                if declares {
+                    return true;
+                }
+            }
+            match node.parent() {
+                Some(parent) => node = parent,
+                None => return false,
+            }
         }
     }
 }
@@ -2069,6 +2293,53 @@ mod tests {
         assert_eq!(parsed.typescript_member_declared_at(9), Some(("hash".to_owned(), 9, 2)));
         assert_eq!(parsed.typescript_member_declared_at(0), None, "the class line");
         assert_eq!(parsed.typescript_member_declared_at(12), None, "a local object");
+    }
+
+    #[test]
+    fn declarations_extending_a_type_are_found_by_their_clauses() {
+        let source = "export interface RuntimeConfig<T> {\n  errorFormatter: T;\n}\nexport interface RootConfig<T>\n  extends RuntimeConfig<T> {\n  $types: T;\n}\nclass Impl implements RuntimeConfig<number> {\n  errorFormatter = 1;\n}\ninterface Unrelated extends RuntimeConfigs {}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.typescript_declarations_extending("RuntimeConfig"), vec!["RootConfig".to_owned(), "Impl".to_owned()]);
+    }
+
+    #[test]
+    fn a_type_parameter_in_scope_is_found_from_a_key_indexed_off_it() {
+        let source = "export type Ctx<TParams extends Params> = TParams['_ctx_out'];\ntype Other = Params['_ctx_out'];\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let at = source.find("'_ctx_out'").unwrap() + 1;
+        assert!(parsed.typescript_type_parameter_in_scope(0, at, "TParams"));
+        assert!(!parsed.typescript_type_parameter_in_scope(0, at, "Params"));
+        assert!(!parsed.typescript_type_parameter_in_scope(1, 22, "TParams"), "another declaration");
+    }
+
+    #[test]
+    fn a_constructor_parameter_property_is_a_member_of_its_class() {
+        let source = "export class MaxPart extends Error {\n  constructor(public field: string, plain: number, readonly limit = 1) {\n    super(field + plain);\n  }\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let class = parsed.typescript_class_of_member(1, "field").expect("a parameter property is a member");
+        assert_eq!(class.name, "MaxPart");
+        let members: Vec<&str> = class.members.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(members, vec!["field", "limit", "constructor"], "{members:?}");
+        assert!(parsed.typescript_class_of_member(1, "plain").is_none(), "a plain parameter is no member");
+    }
+
+    #[test]
+    fn an_optional_parameter_is_told_from_an_optional_property() {
+        let source = "export function should(filterFn?: string, value?: any): boolean {\n  return !value\n}\ninterface Filter {\n  value?: unknown\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert!(parsed.typescript_names_optional_parameter(0, source.find("value?").unwrap()));
+        assert!(!parsed.typescript_names_optional_parameter(4, 2), "a property signature");
+    }
+
+    #[test]
+    fn typescript_lines_inside_bodies_whose_type_does_not_depend_on_them() {
+        let source = "export class Store {\n  destroy(): void {\n    this.clear()\n    const f = () => {\n      return 1\n    }\n  }\n  clear() {\n    return 1\n  }\n  constructor() {\n    this.x = 1\n  }\n  set value(v: number) {\n    this.x = v\n  }\n  x = 0\n}\nexport const make = () => {\n  return 2\n}\nexport function typed(): number {\n  return 3\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let inside: Vec<u32> = (0..24).filter(|&line0| parsed.typescript_line_inside_typed_body(line0)).collect();
+        // destroy's body (a local arrow function in it too), the constructor's, the setter's,
+        // typed()'s; not clear() (inferred return type), not make (an untyped arrow), not the
+        // signature or closing lines, not the field.
+        assert_eq!(inside, vec![2, 3, 4, 5, 11, 14, 22], "{source}");
     }
 
     #[test]

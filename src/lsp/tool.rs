@@ -383,29 +383,36 @@ impl Query<'_> {
     /// published none for the file (`#[cfg(unix)]` is on, and its marks say so). `None` for
     /// other servers and files, and when none of these holds.
     fn rust_no_analysis_reason(&self) -> Option<String> {
-        if self.server.id() != "rust-analyzer" || self.path.extension().is_none_or(|ext| ext != "rs") {
-            return None;
+        rust_no_analysis_reason_at(self.supervisor, self.server, &self.path, self.resolved.line)
+    }
+}
+
+/// [`Query::rust_no_analysis_reason`] for `path` (absolute) at 1-based `line`: why
+/// rust-analyzer has no answer there when the code's place is the reason (inactive code, a
+/// `macro_rules!` template, a `#[cfg]` off by default). Also used by `lsp_rename`, whose
+/// `prepareRename` fails with "No references found" in such code (trial52 M7).
+pub(crate) fn rust_no_analysis_reason_at(supervisor: &LspSupervisor, server: &LanguageServer, path: &Path, line: u32) -> Option<String> {
+    if server.id() != "rust-analyzer" || path.extension().is_none_or(|ext| ext != "rs") {
+        return None;
+    }
+    let published = server.published_diagnostics(path);
+    let covering = published.as_ref().and_then(|published| {
+        crate::lsp::inactive::inactive_ranges(&published.diagnostics)
+            .into_iter()
+            .find(|range| (range.start_line..=range.end_line).contains(&line))
+    });
+    let shown = |path: &Path, line0: u32| format!("{}:{}", supervisor.display_path(path), line0 + 1);
+    let place = crate::lsp::inactive::rust_unresolved_place(supervisor.workspace_root(), path, line - 1, &shown);
+    match (place, covering) {
+        (Some(place), covering) if place.in_macro_template || covering.is_some() || published.is_none() => {
+            Some(format!("line {line} is {}", place.lookup_reason))
         }
-        let line = self.resolved.line;
-        let published = self.server.published_diagnostics(&self.path);
-        let covering = published.as_ref().and_then(|published| {
-            crate::lsp::inactive::inactive_ranges(&published.diagnostics)
-                .into_iter()
-                .find(|range| (range.start_line..=range.end_line).contains(&line))
-        });
-        let shown = |path: &Path, line0: u32| format!("{}:{}", self.supervisor.display_path(path), line0 + 1);
-        let place = crate::lsp::inactive::rust_unresolved_place(self.supervisor.workspace_root(), &self.path, line - 1, &shown);
-        match (place, covering) {
-            (Some(place), covering) if place.in_macro_template || covering.is_some() || published.is_none() => {
-                Some(format!("line {line} is {}", place.lookup_reason))
-            }
-            (_, Some(range)) => Some(format!(
-                "line {line} is code rust-analyzer marks inactive (\"{}\"): it does not analyze it, so it has no answer there — {}",
-                range.message,
-                crate::lsp::inactive::how_to_check(&range.message)
-            )),
-            _ => None,
-        }
+        (_, Some(range)) => Some(format!(
+            "line {line} is code rust-analyzer marks inactive (\"{}\"): it does not analyze it, so it has no answer there — {}",
+            range.message,
+            crate::lsp::inactive::how_to_check(&range.message)
+        )),
+        _ => None,
     }
 }
 
@@ -1905,7 +1912,11 @@ fn string_keys_not_listed(
         let source = parsed.entry(hit.path.clone()).or_insert_with(|| parse(&hit.path));
         let Some(source) = source.as_ref() else { continue };
         let Some(role) = source.string_property_key_role(hit.line, hit.byte_start, name.len()) else { continue };
-        if source.string_key_base_type_name(hit.line, hit.byte_start).is_some_and(|base| !owners.is_empty() && !owners.contains(&base)) {
+        // A key over another named type names another property; over a type parameter
+        // (`TParams['_ctx_out']`, TParams constrained to the owner) it may name this one.
+        if source.string_key_base_type_name(hit.line, hit.byte_start).is_some_and(|base| {
+            !owners.is_empty() && !owners.contains(&base) && !source.typescript_type_parameter_in_scope(hit.line, hit.byte_start, &base)
+        }) {
             continue;
         }
         keys.push(format!(

@@ -364,6 +364,43 @@ fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
     assert!(go_test("./lib").status.success());
 }
 
+/// trial51 F1: a package whose own code compiles but whose test variant does not (a parameter
+/// added to a test helper, go-humanize's `testList.validate`): go vet prints the compiler's
+/// errors under a `# path [path.test]` header, at most 10. They are errors, all of them are
+/// counted (the compile-only `go test`), and the packages importing the package are not called
+/// "never compiled". Ground truth: `go test -gcflags=-e` of the package.
+#[test]
+fn go_test_variant_compile_errors_are_errors_and_all_counted() {
+    if support::require_binary("go_test_variant_compile_errors_are_errors_and_all_counted", "go").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("go.mod", "module example.com/helpers\n\ngo 1.19\n"),
+        ("lib.go", "package helpers\n\n// Double doubles.\nfunc Double(x int) int { return 2 * x }\n"),
+        ("helper_test.go", "package helpers\n\nimport \"testing\"\n\ntype testList []int\n\nfunc (tl testList) validate(t *testing.T, strict bool) {}\n"),
+        ("calls_test.go", "package helpers\n\nimport \"testing\"\n\nfunc TestAll(t *testing.T) {\n    testList{0}.validate(t)\n    testList{1}.validate(t)\n    testList{2}.validate(t)\n    testList{3}.validate(t)\n    testList{4}.validate(t)\n    testList{5}.validate(t)\n    testList{6}.validate(t)\n    testList{7}.validate(t)\n    testList{8}.validate(t)\n    testList{9}.validate(t)\n    testList{10}.validate(t)\n    testList{11}.validate(t)\n}\n"),
+        ("sub/sub.go", "package sub\n\nimport \"example.com/helpers\"\n\n// Quad quadruples.\nfunc Quad(x int) int { return helpers.Double(helpers.Double(x)) }\n"),
+    ]);
+    let output = std::process::Command::new("go")
+        .args(["test", "-gcflags=-e", "-count=1", "-run=^$", "."])
+        .current_dir(workspace.path())
+        .output()
+        .expect("go test");
+    let truth = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .chain(String::from_utf8_lossy(&output.stderr).lines())
+        .filter(|line| line.contains("not enough arguments"))
+        .count();
+    assert_eq!(truth, 12, "{output:?}");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert!(text.starts_with("project check: 12 errors, 0 warnings, 0 other"), "{text}");
+    let rows = records(&structured);
+    assert_eq!(rows.len(), 12, "{text}");
+    assert!(rows.iter().all(|row| row.0 == "calls_test.go" && row.2 == "error"), "{text}");
+    assert!(!text.contains("never compiled"), "sub compiles: {text}");
+}
+
 /// A `main` package in a git checkout: `go build` would stamp it with its VCS status by running
 /// git, which the file-access confinement keeps from what it reads ("error obtaining VCS status",
 /// trial27b M5: the check read INCOMPLETE). The check passes `-buildvcs=false` and is complete.
@@ -566,7 +603,7 @@ fn go_packages_importing_a_failed_package_are_type_checked_by_gopls_and_constrai
     assert_eq!(run_summary["go_packages_checked_by_gopls"], json!(true), "{run_summary}");
     // The constrained file: named in the headline with the command that compiles it.
     assert!(
-        text.contains("NOT checked: 1 Go file is excluded by build constraints for the GOOS/GOARCH/tags in force and was NOT compiled: a/a_appengine.go (appengine) — check with `go vet -tags=appengine ./a`"),
+        text.contains("NOT checked: 1 Go file is excluded by build constraints for the toolchain, GOOS/GOARCH and tags in force and was NOT compiled: a/a_appengine.go (appengine) — check with `go vet -tags=appengine ./a`"),
         "{text}"
     );
     assert_eq!(

@@ -653,10 +653,11 @@ fn every_write_says_how_many_errors_already_present_remain() {
     assert!(dow.contains("\n3 errors already present before this write remain (not introduced by it): bytes.go (2), int.go (1)"), "{text}");
 }
 
-/// trial22 M7: a type's edit breaks a file that reaches the type only through another module
-/// (`app.ts` calls `run` of `lib.ts`, which imports `Maker`); the written file and its importers
-/// are checked, that file is not, and the headline says its count is the checked files', not
-/// the project's (it read "12 new errors in 1 file" while tsc found 20 in 2).
+/// trial22 M7: a type's edit breaks a file that reaches the type only through other modules
+/// (`main.ts` calls `m` of `app.ts`, whose type comes from `maker` of `lib.ts`, which imports
+/// `Maker`); the written file, its importers and theirs are checked (as tsc's builder re-checks
+/// them, trial50 F1), the file farther away is not, and the headline says its count is the
+/// checked files', not the project's (it read "12 new errors in 1 file" while tsc found 20 in 2).
 #[test]
 fn typescript_headline_of_a_partial_check_carries_its_scope() {
     if support::require_binary("typescript_headline_of_a_partial_check_carries_its_scope", "typescript-language-server").is_none() {
@@ -666,23 +667,26 @@ fn typescript_headline_of_a_partial_check_carries_its_scope() {
         ("package.json", "{\"name\": \"scope\", \"version\": \"1.0.0\"}\n"),
         ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
         ("src/types.ts", "export type Maker = () => number;\n"),
-        ("src/lib.ts", "import type { Maker } from \"./types\";\nexport function run(make: Maker): number {\n  return make();\n}\n"),
-        ("src/app.ts", "import { run } from \"./lib\";\nexport const n: number = run(() => 1);\n"),
+        ("src/lib.ts", "import type { Maker } from \"./types\";\nexport function run(make: Maker): number {\n  return make();\n}\nexport function maker(): Maker {\n  return () => 1;\n}\n"),
+        ("src/app.ts", "import { maker } from \"./lib\";\nexport const m = maker();\n"),
+        ("src/main.ts", "import { m } from \"./app\";\nexport const k: number = m();\n"),
     ]);
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = write(&run, "src/types.ts", "export type Maker = () => string;\n");
     let dow = block(&text);
-    // lib.ts (an importer) breaks and is checked; app.ts breaks too (`() => 1` is no Maker now)
-    // but imports only lib.ts, so it is not checked and not listed.
-    assert!(dow.contains("src/lib.ts: new diagnostics introduced by this write (1, "), "{text}");
-    assert!(!dow.contains("src/app.ts:"), "app.ts is not among the checked files:\n{text}");
+    // lib.ts (an importer) breaks and is checked; app.ts (an importer's importer) is checked and
+    // does not break; main.ts breaks (`m()` is a string now) but is three imports away, so it is
+    // not checked and not listed.
+    assert!(dow.contains("src/lib.ts: new diagnostics introduced by this write (2, "), "{text}");
+    assert!(dow.contains("src/app.ts") && !dow.contains("src/app.ts:"), "app.ts is checked and clean:\n{text}");
+    assert!(!dow.contains("src/main.ts"), "main.ts is not among the checked files:\n{text}");
     let headline = dow.lines().find(|line| line.starts_with("this write introduced")).unwrap_or_else(|| panic!("no headline in:\n{text}"));
     assert!(
-        headline.starts_with("this write introduced 1 new error in 1 file (listed below) — counted in the 2 files checked only, NOT the whole project: files that use the changed code through another module were not checked; for the whole count, call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"),
+        headline.starts_with("this write introduced 2 new errors in 1 file (listed below) — counted in the 3 files checked only, NOT the whole project: files that use the changed code through another module were not checked; for the whole count, call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"),
         "{headline}"
     );
-    // The whole project's check finds app.ts's error too: the headline's warning was needed.
+    // The whole project's check finds main.ts's error too: the headline's warning was needed.
     let result = run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "*"}));
     let project = result.joined_text();
-    assert!(project.contains("src/app.ts:2") && project.contains("src/lib.ts:3"), "{project}");
+    assert!(project.contains("src/main.ts:2") && project.contains("src/lib.ts:3"), "{project}");
 }

@@ -337,7 +337,7 @@ fn go_rename_names_the_build_constraint_of_a_twin_definition_it_did_not_reach() 
     );
     assert!(read(dir.path(), "conv/safe.go").contains("func ToText("), "{text}");
     assert!(
-        text.contains("conv/safe.go:5: func ToText(b []byte) string {   (in a file gopls does not build: its build constraint `//go:build appengine` excludes it under the GOOS/GOARCH/tags in force, so the rename did not reach it and that build now breaks if this is the renamed symbol — check with `go vet -tags=appengine ./conv`)"),
+        text.contains("conv/safe.go:5: func ToText(b []byte) string {   (in a file gopls does not build: its build constraint `//go:build appengine` excludes it under the toolchain, GOOS/GOARCH and tags in force, so the rename did not reach it and that build now breaks if this is the renamed symbol — check with `go vet -tags=appengine ./conv`)"),
         "{text}"
     );
     assert!(!text.contains("(no definition)"), "{text}");

@@ -156,7 +156,7 @@ fn a_rename_preview_warns_of_a_string_key_over_the_members_own_type() {
 }
 
 /// M1: a required parameter added to a class method: the files that call it through another
-/// module's accessor (`client.getCache().build(…)`) never import the written file; they are
+/// module's accessor (`hub().getCache().build(…)`) never import the written file; they are
 /// found by the member's references and checked, so the write reports tsc's count.
 #[test]
 fn a_changed_member_is_checked_in_the_files_that_use_it_without_importing_its_file() {
@@ -169,9 +169,12 @@ fn a_changed_member_is_checked_in_the_files_that_use_it_without_importing_its_fi
         ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
         ("src/cache.ts", "export class Cache {\n  build(\n    key: string,\n  ): string {\n    return key;\n  }\n}\n"),
         ("src/client.ts", "import { Cache } from './cache';\n\nexport class Client {\n  #cache = new Cache();\n  getCache(): Cache {\n    return this.#cache;\n  }\n}\n"),
+        // observer.ts reaches the class through two modules (hub.ts, client.ts): farther than
+        // the importers of importers the importer walk checks.
+        ("src/hub.ts", "import { Client } from './client';\n\nexport function hub(): Client {\n  return new Client();\n}\n"),
         (
             "src/observer.ts",
-            "import type { Client } from './client';\n\nexport function observe(client: Client): string {\n  return client.getCache().build('a') + client.getCache().build('b');\n}\n",
+            "import { hub } from './hub';\n\nexport function observe(): string {\n  return hub().getCache().build('a') + hub().getCache().build('b');\n}\n",
         ),
     ]);
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));

@@ -38,9 +38,11 @@ fn a_clean_partial_check_leads_with_not_the_whole_project() {
     let dir = project(&[
         ("src/retry.ts", "export async function asyncRetry(): Promise<number> {\n  return 1;\n}\n"),
         ("src/factory.ts", "import { asyncRetry } from './retry';\n\nexport const retried = asyncRetry();\n"),
+        // main.ts is three imports away: farther than the importers of importers the check reads.
+        ("src/wrap.ts", "import { retried } from './factory';\n\nexport const wrapped = retried;\n"),
         (
             "src/main.ts",
-            "import { retried } from './factory';\n\nexport async function total(): Promise<number> {\n  return (await retried) + 1;\n}\n",
+            "import { wrapped } from './wrap';\n\nexport async function total(): Promise<number> {\n  return (await wrapped) + 1;\n}\n",
         ),
     ]);
     let run = support::lsp_run_allowing_writes(dir.path());
@@ -53,7 +55,7 @@ fn a_clean_partial_check_leads_with_not_the_whole_project() {
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    // Ground truth: main.ts breaks, two hops from the written file.
+    // Ground truth: main.ts breaks, three hops from the written file.
     let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("src/main.ts(4,")), "{truth:?}");
     assert!(!text.contains("src/main.ts:4: error"), "main.ts is checked now: is the fixture still F1's?\n{text}");

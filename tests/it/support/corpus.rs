@@ -16,6 +16,7 @@ const PROJECTS: &[(&str, &str)] = &[
     ("python-dateutil", "python/python-dateutil-2.9.0.post0"),
     ("semver", "rust/semver-1.0.26"),
     ("redux", "typescript/redux-5.0.1"),
+    ("table-core", "typescript/table-core-8.20.5"),
     ("go-cmp", "go/go-cmp-0.5.9"),
 ];
 
@@ -32,7 +33,7 @@ pub fn cached_path(name: &str) -> PathBuf {
 }
 
 /// A fresh copy of the cached project `name` (one of `python-dateutil`, `semver`, `redux`,
-/// `go-cmp`) in a new temp dir whose root is the project's root. Symlinks are copied as symlinks;
+/// `table-core`, `go-cmp`) in a new temp dir whose root is the project's root. Symlinks are copied as symlinks;
 /// a Python project's `.venv` is relocated to the copy (its scripts and its editable install's
 /// `.pth` named the cache's absolute path), so the copy's own code is what its interpreter imports.
 ///

@@ -314,6 +314,51 @@ pub fn tsc_errors(dir: &std::path::Path) -> Vec<String> {
     String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
 }
 
+/// `file:line: error[code]` of every error [`tsc_errors`] reports in `dir`
+/// (`src/scheduler.ts(5,14): error TS2345: …` → `src/scheduler.ts:5: error[2345]`), the shape a
+/// diagnostics block lists them in.
+pub fn tsc_error_locations(dir: &std::path::Path) -> Vec<String> {
+    tsc_errors(dir)
+        .iter()
+        .map(|line| {
+            let (file, rest) = line.split_once('(').expect("tsc line has a position");
+            let line_number = rest.split(',').next().expect("tsc line has a line");
+            let code = rest.split("error TS").nth(1).and_then(|rest| rest.split(':').next()).expect("tsc line has a code");
+            format!("{file}:{line_number}: error[{code}]")
+        })
+        .collect()
+}
+
+/// Asserts that the diagnostics-on-write block of `text` says this write introduced exactly as
+/// many errors as tsc reports in `dir` now, naming each ([`tsc_error_locations`]), and that tsc
+/// reports some; returns the block for further checks.
+pub fn assert_block_names_every_tsc_error<'t>(text: &'t str, dir: &std::path::Path) -> &'t str {
+    let errors = tsc_error_locations(dir);
+    assert!(!errors.is_empty(), "the write should break the build: tsc is clean\n{text}");
+    let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    let count = if errors.len() == 1 { "1 new error ".to_owned() } else { format!("{} new errors ", errors.len()) };
+    assert!(block.contains(&format!("this write introduced {count}")), "tsc: {errors:?}\n{text}");
+    for error in &errors {
+        assert!(block.contains(error.as_str()), "tsc's {error} not named as new:\n{text}");
+    }
+    block
+}
+
+/// What `python3 -c code` printed in `dir`: its stdout (trimmed), then the last line of its
+/// stderr (an exception's name and message), for ground truth checks of Python renames.
+pub fn python_prints(dir: &std::path::Path, code: &str) -> String {
+    let output = std::process::Command::new("python3").args(["-c", code]).current_dir(dir).output().expect("run python3");
+    format!("{}{}", String::from_utf8_lossy(&output.stdout).trim(), String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or(""))
+}
+
+/// Calls `tool` as the main caller and returns its text, failing the test when it is an error.
+pub fn call_ok(run: &runbound::Run, tool: &str, args: serde_json::Value) -> String {
+    let result = run.call(runbound::Caller::Main, tool, args.clone());
+    let text = result.joined_text();
+    assert!(!result.is_error, "{tool} {args} failed:\n{text}");
+    text
+}
+
 /// The number `lsp code_actions` gives the action titled `title` in its `listing` (`3. Title
 /// [kind] — …`), or `None` when it is not listed.
 pub fn code_action_number(listing: &str, title: &str) -> Option<u64> {
