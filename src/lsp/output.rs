@@ -877,9 +877,10 @@ pub struct RenameApplied {
     /// each a note naming the file, 1-based line, old and new public name and how to keep the
     /// old one; empty when none.
     pub public_name_changes: Vec<String>,
-    /// Python: methods of the same name in base classes or subclasses that the rename left with
-    /// the old name, so dispatch changed (a note each with file, 1-based line and the next step);
-    /// empty when none.
+    /// Python: a `WARNING:` line for renamed uses on a receiver typed as a union with a base
+    /// class that keeps the old name (`AttributeError` at run time), then methods of the same
+    /// name in base classes or subclasses that the rename left with the old name, so dispatch
+    /// changed (a note each with file, 1-based line and the next step); empty when none.
     pub dispatch_changes: Vec<String>,
     /// Python: the override check's summary (classes searched, related methods found, what was
     /// not searched); absent when the renamed symbol is no method.

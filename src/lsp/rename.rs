@@ -791,6 +791,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&taken.warnings)
         .chain(&inherited.warnings)
         .chain(&overrides.new_name_taken)
+        .chain(&overrides.union_receiver_warnings)
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()
@@ -858,7 +859,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             coverage: coverage.summary.clone(),
             name_conflicts: taken.warnings.clone(),
             public_name_changes: public_name_notes.clone(),
-            dispatch_changes: overrides.dispatch_notes.clone(),
+            dispatch_changes: overrides.union_receiver_warnings.iter().chain(&overrides.dispatch_notes).cloned().collect(),
             override_check: overrides.summary.clone(),
             warnings: top_warnings,
             preview_hunks_shown: staged.preview.shown,
@@ -906,7 +907,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         coverage: coverage.summary,
         name_conflicts: taken.warnings,
         public_name_changes: public_name_notes,
-        dispatch_changes: overrides.dispatch_notes,
+        dispatch_changes: overrides.union_receiver_warnings.into_iter().chain(overrides.dispatch_notes).collect(),
         override_check: overrides.summary,
         warnings: top_warnings,
     });

@@ -366,6 +366,21 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
     targets
 }
 
+/// The hover text (markdown) at 0-based (`line`, `character`) of `path`, as the server knows the
+/// file now; `None` when the server offers no hover, answers nothing or fails before `deadline`.
+pub(crate) fn hover_text(server: &LanguageServer, path: &Path, line: u32, character: u32, deadline: Instant) -> Option<String> {
+    use lsp_types::request::Request as _;
+    if !server.supports(lsp_types::request::HoverRequest::METHOD) || server.sync_document(path).is_err() {
+        return None;
+    }
+    let params = lsp_types::HoverParams {
+        text_document_position_params: text_document_position(path, line, character),
+        work_done_progress_params: Default::default(),
+    };
+    let hover = server.request::<lsp_types::request::HoverRequest>(params, deadline).ok()??;
+    Some(crate::lsp::tool::hover_contents_text(hover.contents))
+}
+
 /// The targets of `textDocument/implementation` at (`line`, `character`) of `path`: for gopls,
 /// the concrete methods implementing an interface method, or the interface methods a concrete
 /// method implements. Empty when the server does not offer it, answers nothing, or fails.

@@ -19,6 +19,14 @@
 //! at most [`MAX_CLASSES_SCANNED`] classes and within the deadline, and says which of them the
 //! rename's plan leaves with the old name (a note per method, with the next step) and what was
 //! not searched.
+//!
+//! pyright also renames a use whose receiver it types as a union of the renamed member's class
+//! and a base that keeps the old name: sortedcontainers 2.4.0's `SortedList.__new__` returns a
+//! `SortedKeyList` when given a key, so `SortedList([3, 1])` is `SortedList | SortedKeyList`,
+//! and renaming `SortedKeyList.key` rewrote `plain.key` to `plain.key_function`, which raises
+//! `AttributeError` on a plain `SortedList` — pyright reports nothing (trial53 F2). Each renamed
+//! `receiver.name` use is hovered (at most [`MAX_RECEIVERS_HOVERED`]) and one with such a union
+//! is a WARNING.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -34,12 +42,20 @@ use crate::lsp::syntax::{ParsedSource, PythonClassFacts};
 /// counted) whose bodies the override check reads; the rest is said not searched.
 pub const MAX_CLASSES_SCANNED: usize = 64;
 
+/// The most renamed `receiver.name` uses whose receiver the override check hovers for a union
+/// type (see the module docs); the rest is said not checked.
+pub const MAX_RECEIVERS_HOVERED: usize = 60;
+
 /// What [`override_findings`] found.
 #[derive(Debug, Clone, Default)]
 pub struct OverrideFindings {
     /// One note per related method the plan leaves with the old name (`note: dispatch changed:
     /// …`), with its file, 1-based line and the next step; empty when there is none.
     pub dispatch_notes: Vec<String>,
+    /// One `WARNING:` line naming the renamed uses (`path:line`, 1-based, at most 5 shown) whose
+    /// receiver the server types as a union with a base class that keeps the old name:
+    /// `AttributeError` at run time when it holds that base (trial53 F2); empty when none.
+    pub union_receiver_warnings: Vec<String>,
     /// One `WARNING:` line per related class (a base or a subclass, followed through the whole
     /// hierarchy) that already declares a member named as the new name: the renamed member
     /// would override it or be overridden by it, with no error when the types agree (cachetools
@@ -303,6 +319,19 @@ pub fn override_findings(
         };
         findings.dispatch_notes.push(note);
     }
+    // Renamed uses on a receiver typed as a union with a base that keeps the old name.
+    let kept_bases: Vec<&str> = related
+        .iter()
+        .filter(|method| method.in_base)
+        .filter(|method| !method.location.as_ref().is_some_and(|(path, line0)| files.renamed_by_plan(path, *line0, new_name)))
+        .map(|method| method.class_name.as_str())
+        .collect();
+    let receivers = if kept_bases.is_empty() {
+        ReceiverCheck::default()
+    } else {
+        union_receivers(server, workspace_root, plan, old_name, new_name, &kept_bases, deadline)
+    };
+    findings.union_receiver_warnings.extend(receivers.warning(server.id(), old_name, new_name, &kept_bases));
     // 3. Classes the walks cannot reach: a `def` of the old name the rename leaves, in a class
     // whose base is no class name — an attribute of `self`/`cls`, a call — so neither a base's
     // definition nor a class's references lead to it: cachetools 5.5.0's test mixin subclasses
@@ -394,6 +423,9 @@ pub fn override_findings(
             crate::render::plural(unfollowed, "class"),
             crate::render::one_or_many(unfollowed, "declares", "declare")
         ));
+    }
+    if let Some(sentence) = receivers.summary(old_name) {
+        summary.push_str(&sentence);
     }
     if capped {
         summary.push_str(&format!("; NOT searched: classes past the cap of {MAX_CLASSES_SCANNED}"));
@@ -536,8 +568,6 @@ impl<'a> SourceCache<'a> {
         self.parsed[path].as_ref()
     }
 
-    /// Whether the plan gives 0-based `line0` of `path` a `def new_name` or a class attribute
-    /// `new_name = …` (a rename keeps the line count).
     /// Whether `plan` changes 0-based line `line0` of `path` (its text before and after differ).
     fn line_changed_by_plan(&self, path: &Path, line0: u32) -> bool {
         let Some(change) = self.plan.changes.iter().find(|change| change.path == path) else { return false };
@@ -546,6 +576,8 @@ impl<'a> SourceCache<'a> {
         line(old) != line(new)
     }
 
+    /// Whether the plan gives 0-based `line0` of `path` a `def new_name` or a class attribute
+    /// `new_name = …` (a rename keeps the line count).
     fn renamed_by_plan(&self, path: &Path, line0: u32, new_name: &str) -> bool {
         let Some(change) = self.plan.changes.iter().find(|change| change.path == path) else { return false };
         let Some(new_content) = &change.new_content else { return false };
@@ -556,6 +588,171 @@ impl<'a> SourceCache<'a> {
                 .any(|&at| line[..at].trim_end().ends_with("def") || line[..at].trim().is_empty())
         })
     }
+}
+
+/// What [`union_receivers`] found.
+#[derive(Debug, Default)]
+struct ReceiverCheck {
+    /// The renamed uses whose receiver's hovered type is a union naming a kept base:
+    /// (`path:line`, 1-based, the receiver's text, its type as hovered).
+    union_uses: Vec<(String, String, String)>,
+    /// Renamed `receiver.name` uses hovered.
+    hovered: usize,
+    /// Renamed uses not hovered: a receiver that is no name (a call, a subscript), the cap, the
+    /// deadline, or a server that gave no hover.
+    not_hovered: usize,
+}
+
+impl ReceiverCheck {
+    /// The top `WARNING:` line, `None` when no use was found.
+    fn warning(&self, server_name: &str, old_name: &str, new_name: &str, kept_bases: &[&str]) -> Option<String> {
+        if self.union_uses.is_empty() {
+            return None;
+        }
+        const SHOWN: usize = 5;
+        let shown: Vec<String> =
+            self.union_uses.iter().take(SHOWN).map(|(at, receiver, type_text)| format!("{at} (`{receiver}`: `{type_text}`)")).collect();
+        let more = self.union_uses.len().saturating_sub(SHOWN);
+        let bases = kept_bases.iter().map(|base| format!("`{base}`")).collect::<Vec<_>>().join(", ");
+        Some(format!(
+            "WARNING: {} this rename changes from `.{old_name}` to `.{new_name}` {} on a receiver {server_name} types as a union that includes {bases}, which keeps `{old_name}` (not renamed): {}{}; when such a receiver holds a {bases} instance, `.{new_name}` raises AttributeError at run time, and {server_name} reports no error for it; next step: keep `.{old_name}` on those lines (edit them back after the rename), or rename the base member too",
+            crate::render::plural(self.union_uses.len(), "use"),
+            crate::render::one_or_many(self.union_uses.len(), "is", "are"),
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
+        ))
+    }
+
+    /// The part of the `override check:` summary line, `None` when nothing was asked.
+    fn summary(&self, old_name: &str) -> Option<String> {
+        if self.hovered == 0 && self.not_hovered == 0 {
+            return None;
+        }
+        let mut sentence = format!(
+            "; receivers of the renamed `.{old_name}` uses hovered for a union with a base that keeps the name: {}, {} such",
+            self.hovered,
+            self.union_uses.len()
+        );
+        if self.not_hovered > 0 {
+            sentence.push_str(&format!(
+                " ({} not checked: a receiver that is no plain name, the cap of {MAX_RECEIVERS_HOVERED}, the time budget or no hover)",
+                self.not_hovered
+            ));
+        }
+        Some(sentence)
+    }
+}
+
+/// The renamed `receiver.old_name` uses of `plan` (Python files; `self`/`cls` receivers are the
+/// class's own) whose receiver `server` hovers as a union type naming one of `kept_bases` (see
+/// the module docs). Asked on the text before the write, until `deadline`.
+fn union_receivers(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    old_name: &str,
+    new_name: &str,
+    kept_bases: &[&str],
+    deadline: Instant,
+) -> ReceiverCheck {
+    let mut check = ReceiverCheck::default();
+    let encoding = server.position_encoding();
+    for (path, before, after) in plan.python_texts() {
+        for (line0, (old_line, new_line)) in before.split('\n').zip(after.split('\n')).enumerate() {
+            if old_line == new_line {
+                continue;
+            }
+            for at in renamed_member_uses(old_line, new_line, old_name, new_name) {
+                let receiver_end = at - 1;
+                let receiver_start = old_line[..receiver_end]
+                    .char_indices()
+                    .rev()
+                    .take_while(|(_, c)| crate::lsp::position::is_identifier_char(*c))
+                    .last()
+                    .map_or(receiver_end, |(index, _)| index);
+                let receiver = &old_line[receiver_start..receiver_end];
+                if matches!(receiver, "self" | "cls") {
+                    continue;
+                }
+                if receiver.is_empty() || check.hovered >= MAX_RECEIVERS_HOVERED || Instant::now() >= deadline {
+                    check.not_hovered += 1;
+                    continue;
+                }
+                let character = encoding.column_from_byte(old_line, receiver_start);
+                let Some(hover) = crate::lsp::rename_coverage::hover_text(server, path, line0 as u32, character, deadline) else {
+                    check.not_hovered += 1;
+                    continue;
+                };
+                check.hovered += 1;
+                if let Some(type_text) = hovered_type(&hover).filter(|type_text| union_names_any(type_text, kept_bases)) {
+                    check.union_uses.push((
+                        format!("{}:{}", crate::render::display_path(workspace_root, path), line0 + 1),
+                        receiver.to_owned(),
+                        type_text,
+                    ));
+                }
+            }
+        }
+    }
+    check
+}
+
+/// The byte offsets in `old_line` of the `.old_name` member uses that `new_line` (the same line
+/// after a rename that changes only identifiers) has as `.new_name`: the offset of the name,
+/// after the dot.
+fn renamed_member_uses(old_line: &str, new_line: &str, old_name: &str, new_name: &str) -> Vec<usize> {
+    let mut uses = Vec::new();
+    let mut shift: isize = 0;
+    for at in crate::lsp::rename_coverage::word_positions(old_line, old_name) {
+        let in_new = at as isize + shift;
+        let renamed = usize::try_from(in_new).ok().and_then(|in_new| new_line.get(in_new..)).is_some_and(|rest| {
+            rest.starts_with(new_name) && !rest[new_name.len()..].starts_with(crate::lsp::position::is_identifier_char)
+        });
+        if !renamed {
+            continue;
+        }
+        shift += new_name.len() as isize - old_name.len() as isize;
+        if old_line[..at].ends_with('.') {
+            uses.push(at);
+        }
+    }
+    uses
+}
+
+/// The type of a Python hover's first code line (`(variable) plain: SortedList | SortedKeyList`
+/// → `SortedList | SortedKeyList`); `None` when the hover has no `name: type` line.
+fn hovered_type(hover: &str) -> Option<String> {
+    let line = hover.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with("```"))?;
+    let declaration = line.strip_prefix('(').and_then(|rest| rest.split_once(") ")).map_or(line, |(_, rest)| rest);
+    let (_, type_text) = declaration.split_once(": ")?;
+    Some(type_text.trim().to_owned())
+}
+
+/// Whether `type_text` is a union (`A | B`, top level) one of whose members is a class in `names`
+/// (`Self@A`, `module.A`, `A[int]` count as `A`).
+fn union_names_any(type_text: &str, names: &[&str]) -> bool {
+    let mut members = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (index, c) in type_text.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            '|' if depth == 0 => {
+                members.push(&type_text[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    members.push(&type_text[start..]);
+    members.len() > 1
+        && members.iter().any(|member| {
+            let member = member.trim();
+            let member = member.strip_prefix("Self@").unwrap_or(member);
+            let bare = member.split('[').next().unwrap_or(member);
+            let bare = bare.rsplit('.').next().unwrap_or(bare);
+            names.contains(&bare)
+        })
 }
 
 /// The methods of the `collections.abc` class (also reached as `typing.X`) the base expression
@@ -646,4 +843,45 @@ fn abc_methods(base: &str) -> Option<(&'static str, Vec<&'static str>)> {
     .into_iter()
     .find(|known| *known == name)?;
     Some((static_name, parts.iter().flat_map(|part| part.iter().copied()).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renamed_member_uses_are_the_dotted_occurrences_the_new_line_renames() {
+        let old_line = "    assert plain.key is None and key(plain.key)";
+        let new_line = "    assert plain.key_function is None and key(plain.key_function)";
+        let uses = renamed_member_uses(old_line, new_line, "key", "key_function");
+        assert_eq!(uses, vec![17, 43], "{uses:?}");
+        assert!(uses.iter().all(|&at| &old_line[at..at + 3] == "key" && old_line[..at].ends_with('.')));
+        // An occurrence the rename left (another symbol) is not one, and shifts nothing.
+        let new_line = "    assert plain.key is None and key(plain.key_function)";
+        assert_eq!(renamed_member_uses(old_line, new_line, "key", "key_function"), vec![43]);
+        // A bare name renamed is no member use.
+        assert!(renamed_member_uses("key = 1", "key_function = 1", "key", "key_function").is_empty());
+    }
+
+    #[test]
+    fn hovered_type_reads_pyright_and_basedpyright_declarations() {
+        let hover = "```python\n(variable) plain: SortedList | SortedKeyList\n```";
+        assert_eq!(hovered_type(hover).as_deref(), Some("SortedList | SortedKeyList"));
+        assert_eq!(hovered_type("```python\n(parameter) items: list[int]\n```").as_deref(), Some("list[int]"));
+        assert_eq!(hovered_type("```python\nclass SortedList()\n```"), None);
+    }
+
+    #[test]
+    fn only_a_union_naming_a_kept_base_counts() {
+        let bases = ["SortedList"];
+        assert!(union_names_any("SortedList | SortedKeyList", &bases));
+        assert!(union_names_any("Self@SortedList | SortedKeyList", &bases));
+        assert!(union_names_any("sortedcontainers.sortedlist.SortedList[int] | None", &bases));
+        // Not a union: pyright resolved the use to the base itself, or to the subclass alone.
+        assert!(!union_names_any("SortedList", &bases));
+        assert!(!union_names_any("SortedKeyList", &bases));
+        // A union inside a type argument is no union of the receiver.
+        assert!(!union_names_any("list[SortedList | SortedKeyList]", &bases));
+        assert!(!union_names_any("SortedKeyList | None", &bases));
+    }
 }

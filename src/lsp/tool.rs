@@ -1450,20 +1450,25 @@ fn hover_defined_outside(supervisor: &LspSupervisor, defined: &Result<Vec<(Strin
     })
 }
 
-fn render_hover(query: &Query<'_>, answer: Option<lsp_types::Hover>) -> (String, Vec<HoverEntry>) {
-    let Some(hover) = answer else {
-        return (query.empty_answer("hover information", "null"), Vec::new());
-    };
+/// A hover's contents as one markdown text: a language string becomes a fenced code block,
+/// several parts are joined by blank lines.
+pub(crate) fn hover_contents_text(contents: lsp_types::HoverContents) -> String {
     let marked = |marked: lsp_types::MarkedString| match marked {
         lsp_types::MarkedString::String(text) => text,
         lsp_types::MarkedString::LanguageString(code) => format!("```{}\n{}\n```", code.language, code.value),
     };
-    let text = match hover.contents {
+    match contents {
         lsp_types::HoverContents::Scalar(item) => marked(item),
         lsp_types::HoverContents::Array(items) => items.into_iter().map(marked).collect::<Vec<_>>().join("\n\n"),
         lsp_types::HoverContents::Markup(markup) => markup.value,
+    }
+}
+
+fn render_hover(query: &Query<'_>, answer: Option<lsp_types::Hover>) -> (String, Vec<HoverEntry>) {
+    let Some(hover) = answer else {
+        return (query.empty_answer("hover information", "null"), Vec::new());
     };
-    let text = decode_entities_outside_code(text.trim());
+    let text = decode_entities_outside_code(hover_contents_text(hover.contents).trim());
     if text.is_empty() {
         return (query.empty_answer("hover information", "an empty hover"), Vec::new());
     }
