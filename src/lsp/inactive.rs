@@ -26,6 +26,11 @@ pub fn is_inactive_marker(diagnostic: &Diagnostic) -> bool {
     matches!(code_text(diagnostic).as_str(), "inactive-code" | "unlinked-file")
 }
 
+/// Whether `diagnostic` is rust-analyzer's `unlinked-file` (the file is in no crate's module tree).
+pub(crate) fn is_unlinked_file(diagnostic: &Diagnostic) -> bool {
+    code_text(diagnostic) == "unlinked-file"
+}
+
 /// One range rust-analyzer says is inactive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InactiveRange {
@@ -419,6 +424,106 @@ fn with_module_declaration<R>(
         }
     }
     None
+}
+
+/// Why the Rust file `path` is in no crate's module tree, by its package's sources alone: it is
+/// no target root cargo finds (`src/lib.rs`, `src/main.rs`, `build.rs`, `src/bin/`, `tests/`,
+/// `examples/`, `benches/` — a file or a folder's `main.rs` — or a path `Cargo.toml` names), no
+/// parent module file declares it (`mod name;`, `#[path]`), and no `.rs` file of the package
+/// has a `mod name` or names its file in a string (an inline module's `mod name;`, an
+/// `include!`): cargo check and rust-analyzer compile none of it. A file written with a type
+/// error and no `mod` read "no new errors" while rust-analyzer was still indexing (the
+/// `unlinked-file` diagnostic comes from its own analysis only), and so did a module moved to a
+/// new name with `apply_patch` (trial52 M8). The sentence names the file, the parent module
+/// files read and the next step; `None` when the file may be compiled (or `path` is outside a
+/// package, is no `.rs` file, or the package's files could not all be read).
+pub(crate) fn unlinked_rust_file(workspace_root: &std::path::Path, path: &std::path::Path, server_id: &str) -> Option<String> {
+    if path.extension().is_none_or(|extension| extension != "rs") {
+        return None;
+    }
+    let package = crate::lsp::cfg_off_modules::package_root(workspace_root, path)?;
+    let relative = path.strip_prefix(&package).ok()?;
+    let parts: Vec<&str> = relative.iter().filter_map(|part| part.to_str()).collect();
+    let target_root = match parts.as_slice() {
+        ["build.rs"] | ["src", "lib.rs" | "main.rs"] => true,
+        ["src", "bin", _] | ["tests" | "examples" | "benches", _] => true,
+        ["src", "bin", _, "main.rs"] | ["tests" | "examples" | "benches", _, "main.rs"] => true,
+        _ => false,
+    };
+    if target_root {
+        return None;
+    }
+    let manifest = crate::files::read_workspace_file_to_string(workspace_root, &package.join("Cargo.toml")).ok()?;
+    let relative_text = parts.join("/");
+    if manifest.contains(&relative_text) {
+        return None;
+    }
+    if with_module_declaration(workspace_root, path, |_, _, _, _| ()).is_some() {
+        return None;
+    }
+    let file_name = path.file_name()?.to_str()?.to_owned();
+    let module_name =
+        if file_name == "mod.rs" { path.parent()?.file_name()?.to_str()?.to_owned() } else { path.file_stem()?.to_str()?.to_owned() };
+    // The folders holding the file, below the package root and two deep at least (`tests/ui`):
+    // a string naming one may be a glob a harness compiles (trybuild's `tests/ui/*.rs`) or a
+    // macro that declares a folder's files (`automod::dir!("tests/regression")`).
+    let folders: Vec<String> = relative
+        .parent()
+        .into_iter()
+        .flat_map(std::path::Path::ancestors)
+        .filter(|folder| folder.components().count() >= 2)
+        .filter_map(|folder| folder.to_str().map(|folder| format!("\"{folder}")))
+        .collect();
+    let mut declared_somewhere = false;
+    let mut files_read = 0usize;
+    crate::lsp::rename_coverage::for_each_text_file_beneath(
+        workspace_root,
+        &package,
+        |candidate| candidate != path && candidate.extension().is_some_and(|extension| extension == "rs"),
+        |_, text| {
+            files_read += 1;
+            if declared_somewhere {
+                return;
+            }
+            let names_module = crate::lsp::rename_coverage::word_positions(text, &module_name).into_iter().any(|at| {
+                // `mod name`, `mod r#name` (zerocopy's `mod r#ref;`), or the name inside a macro
+                // call on its line, which may declare it (safe_arch's `submodule!(pub fma)`).
+                let before = text[..at].strip_suffix("r#").unwrap_or(&text[..at]).trim_end();
+                let line_before = &text[text[..at].rfind('\n').map_or(0, |newline| newline + 1)..at];
+                (before.ends_with("mod") && !before[..before.len() - 3].ends_with(crate::lsp::position::is_identifier_char))
+                    || line_before.contains("!(")
+                    || line_before.contains("!{")
+                    || line_before.contains("![")
+            });
+            declared_somewhere =
+                names_module || text.contains(&format!("{file_name}\"")) || folders.iter().any(|folder| text.contains(folder.as_str()));
+        },
+    );
+    if declared_somewhere || files_read >= crate::lsp::rename_coverage::MAX_FILES {
+        return None;
+    }
+    let parent = path.parent()?;
+    let declaring: Vec<String> = ["lib.rs", "main.rs", "mod.rs"]
+        .iter()
+        .map(|file| parent.join(file))
+        .chain(parent.file_name().and_then(|name| Some(parent.parent()?.join(format!("{}.rs", name.to_str()?)))))
+        .filter(|candidate| candidate != path && candidate.is_file())
+        .map(|candidate| candidate.strip_prefix(workspace_root).unwrap_or(&candidate).display().to_string())
+        .collect();
+    let next = match declaring.first() {
+        // zerocopy's `tests/ui/*.rs`: compile tests trybuild builds one by one under cargo test.
+        _ if relative.starts_with("tests") && manifest.contains("trybuild") => {
+            "if it is a compile test the package's trybuild harness builds, run `cargo test` to check it; else declare it with a `mod` in its parent module".to_owned()
+        }
+        Some(first) => format!("add `mod {module_name};` (or `pub mod {module_name};`) to {first}"),
+        None => format!("declare it with `mod {module_name};` in its parent module"),
+    };
+    let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
+    Some(format!(
+        "all of {shown} is not part of any crate's module tree: no `mod {module_name};` declares it ({} of the package read{}) and it is no target cargo builds, so neither {server_id} nor cargo check compiles it and no error in it is reported; next step: {next}, or remove the file if it is left over",
+        crate::render::plural(files_read, "other .rs file"),
+        if declaring.is_empty() { String::new() } else { format!("; its parent module would be {}", declaring.join(" or ")) },
+    ))
 }
 
 /// The FILE of a `#[path = "FILE"]` attribute on `item` (among the attributes right before it).
@@ -1322,6 +1427,51 @@ mod tests {
         assert_eq!(target_for_cfg("#[cfg(feature = \"serde\")]"), None);
         let next = how_to_check("code is inactive due to #[cfg] directives: target_arch = \"aarch64\" is disabled");
         assert!(next.contains("cargo check --target aarch64-unknown-linux-gnu") && next.contains("rust-analyzer.cargo.target"), "{next}");
+    }
+
+    #[test]
+    fn a_rust_file_no_module_declares_is_unlinked_and_every_declared_shape_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let files = [
+            ("Cargo.toml", "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\n\n[[bin]]\nname = \"tool\"\npath = \"tools/tool.rs\"\n"),
+            ("src/lib.rs", "mod plain;\npub mod nested;\nmod r#ref;\n#[path = \"elsewhere/imp.rs\"]\nmod imp;\nmod inline {\n    pub mod inner;\n}\nsubmodule!(pub generated);\n"),
+            ("src/plain.rs", ""),
+            ("src/nested.rs", "mod deeper;\n"),
+            ("src/nested/deeper.rs", ""),
+            ("src/ref.rs", ""),
+            ("src/elsewhere/imp.rs", ""),
+            ("src/inline/inner.rs", ""),
+            ("src/generated.rs", ""),
+            ("src/bin/cli.rs", ""),
+            ("tests/integration.rs", "mod regression {\n    automod::dir!(\"tests/regression\");\n}\n"),
+            ("tests/regression/issue1.rs", ""),
+            ("tools/tool.rs", ""),
+            ("build.rs", ""),
+            ("src/orphan.rs", "pub fn broken() -> u32 { \"text\" }\n"),
+            ("src/nested/stray.rs", ""),
+        ];
+        for (file, text) in files {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), text).unwrap();
+        }
+        let unlinked: Vec<&str> = files
+            .iter()
+            .map(|(file, _)| *file)
+            .filter(|file| unlinked_rust_file(&root, &root.join(file), "rust-analyzer").is_some())
+            .collect();
+        assert_eq!(unlinked, vec!["src/orphan.rs", "src/nested/stray.rs"]);
+        let sentence = unlinked_rust_file(&root, &root.join("src/orphan.rs"), "rust-analyzer").unwrap();
+        assert!(
+            sentence.starts_with("all of src/orphan.rs is not part of any crate's module tree: no `mod orphan;` declares it"),
+            "{sentence}"
+        );
+        assert!(sentence.contains("next step: add `mod orphan;` (or `pub mod orphan;`) to src/lib.rs"), "{sentence}");
+        let stray = unlinked_rust_file(&root, &root.join("src/nested/stray.rs"), "rust-analyzer").unwrap();
+        assert!(stray.contains("its parent module would be src/nested.rs"), "{stray}");
+        // Once declared, it is linked.
+        std::fs::write(root.join("src/lib.rs"), "mod orphan;\n").unwrap();
+        assert!(unlinked_rust_file(&root, &root.join("src/orphan.rs"), "rust-analyzer").is_none());
     }
 
     #[test]

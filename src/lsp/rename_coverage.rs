@@ -193,7 +193,12 @@ fn test_data_line(found: &[(PathBuf, usize)], shown: &dyn Fn(&Path) -> String) -
 /// beneath the workspace root with no symlink followed (issue 13 §1): hidden files walked, the
 /// usual build and environment folders (`node_modules`, `target`, `.git`, virtual environments,
 /// `__pycache__`) not, at most [`MAX_FILES`] entries.
-fn for_each_text_file_beneath(workspace_root: &Path, root: &Path, wanted: impl Fn(&Path) -> bool, mut visit: impl FnMut(&Path, &str)) {
+pub(crate) fn for_each_text_file_beneath(
+    workspace_root: &Path,
+    root: &Path,
+    wanted: impl Fn(&Path) -> bool,
+    mut visit: impl FnMut(&Path, &str),
+) {
     let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return };
     let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return };
     let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();

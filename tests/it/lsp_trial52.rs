@@ -7,7 +7,12 @@
 //! - F2: an `edit` that gives a member back a name (`getVal` → `getValue`, with another
 //!   parameter type): the users of the new name were not checked (9 of tsc's 41 errors).
 //!
-//! Ground truth: `tsc --noEmit` on the written project, error by error.
+//! - M8: a Rust module moved (`apply_patch` Move to) to a name no `mod` declares, and a new file
+//!   written with a type error and no `mod`: the moved or written file read "no new errors"
+//!   while nothing compiles it.
+//!
+//! Ground truth: `tsc --noEmit` on the written project, error by error; `cargo check` and
+//! `rustc` for the Rust module tree.
 
 use crate::support;
 
@@ -102,4 +107,47 @@ fn a_rename_in_code_behind_an_off_feature_says_why_it_cannot_be_done() {
         return;
     }
     assert!(text.contains("#[cfg(feature = \"drain\")]") && text.contains("\"features\": [\"drain\"]"), "{text}");
+}
+
+/// M8: a file no `mod` declares is said not checked, with the `mod` to add; the rest of the
+/// crate is still checked (the moved module's old `mod` line is a new error). Ground truth:
+/// `cargo check` passes with the orphan's type error in it, and fails once it is declared.
+#[test]
+fn a_rust_file_no_module_declares_is_said_not_checked() {
+    let test = "lsp_trial52::a_rust_file_no_module_declares_is_said_not_checked";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"orphans\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", "mod helpers;\n\npub fn total(values: &[u32]) -> u32 {\n    helpers::sum(values)\n}\n"),
+        ("src/helpers.rs", "pub fn sum(values: &[u32]) -> u32 {\n    values.iter().sum()\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "write",
+        json!({"path": "src/orphan.rs", "content": "pub fn broken() -> u32 {\n    let x: u32 = \"text\";\n    x\n}\n"}),
+    );
+    let cargo_check =
+        || std::process::Command::new("cargo").args(["check", "--quiet"]).current_dir(dir.path()).output().unwrap().status.success();
+    assert!(cargo_check(), "cargo check compiles no orphan (the case this test covers)");
+    assert!(
+        text.contains(
+            "src/orphan.rs: NOT checked: all of src/orphan.rs is not part of any crate's module tree: no `mod orphan;` declares it"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("next step: add `mod orphan;` (or `pub mod orphan;`) to src/lib.rs"), "{text}");
+    assert!(!text.contains("no new errors in src/orphan.rs"), "{text}");
+    // The move: the new file is not checked, the old `mod` line's error is new.
+    let patch = "*** Begin Patch\n*** Update File: src/helpers.rs\n*** Move to: src/util.rs\n@@\n pub fn sum(values: &[u32]) -> u32 {\n-    values.iter().sum()\n+    let y: u32 = \"no\";\n+    values.iter().sum::<u32>() + y\n }\n*** End Patch";
+    let text = support::call_ok(&run, "apply_patch", json!({"patch": patch}));
+    assert!(text.contains("src/util.rs: NOT checked: all of src/util.rs is not part of any crate's module tree"), "{text}");
+    assert!(text.contains("src/lib.rs:1: error[E0583]"), "{text}");
+    assert!(text.contains("; NOT checked: src/util.rs (is not built by rust-analyzer"), "{text}");
+    assert!(!text.contains("nothing is known about errors after this write"), "{text}");
+    // Declared, the orphan's error is the compiler's.
+    std::fs::write(dir.path().join("src/lib.rs"), "mod orphan;\n").unwrap();
+    assert!(!cargo_check(), "declared, the orphan's type error fails cargo check");
 }
