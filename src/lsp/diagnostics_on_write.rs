@@ -5647,10 +5647,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         if written_text.is_empty() {
             let (verb, pronoun) =
                 if not_built.len() == 1 && !not_built[0].starts_with("the written lines of ") { ("is", "it") } else { ("are", "them") };
-            if dependents_checked > 0 || project_wide {
-                // The rest was checked (cargo check of the workspace, importers): its errors are
-                // listed above, only the written files are not (a module moved to a name no
-                // `mod` declares broke its old `mod` line, trial52 M8).
+            if dependents_checked > 0 || (project_wide && any_rust(&check.written)) {
+                // The rest was checked (cargo check of the whole workspace, importers): its
+                // errors are listed above, only the written files are not (a module moved to a
+                // name no `mod` declares broke its old `mod` line, trial52 M8). gopls's project
+                // scope is the written file's packages: nothing, when it builds none of them.
                 tail.push(format!(
                     "{checked_line}; NOT checked: {} ({verb} not built by {server_id} in its current configuration, see above)",
                     not_built.join(", ")
