@@ -5647,11 +5647,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         if written_text.is_empty() {
             let (verb, pronoun) =
                 if not_built.len() == 1 && !not_built[0].starts_with("the written lines of ") { ("is", "it") } else { ("are", "them") };
-            if dependents_checked > 0 || (project_wide && any_rust(&check.written)) {
+            if dependents_checked > 0 || (project_wide && any_rust(&check.written) && files_checked_here > 0) {
                 // The rest was checked (cargo check of the whole workspace, importers): its
                 // errors are listed above, only the written files are not (a module moved to a
-                // name no `mod` declares broke its old `mod` line, trial52 M8). gopls's project
-                // scope is the written file's packages: nothing, when it builds none of them.
+                // name no `mod` declares broke its old `mod` line, trial52 M8) — when some other
+                // file's diagnostics came. gopls's project scope is the written file's packages:
+                // nothing, when it builds none of them.
                 tail.push(format!(
                     "{checked_line}; NOT checked: {} ({verb} not built by {server_id} in its current configuration, see above)",
                     not_built.join(", ")
