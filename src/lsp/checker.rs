@@ -1464,8 +1464,43 @@ fn python_root_keeps_own_run(dir: &Path) -> bool {
 /// collapses repeats of the same finding (same path, line and message, and the same
 /// [`DiagnosticRecord::repeat_in_step`]) reported by two steps, targets or sources into one: the most severe is kept (`go vet` repeats the compiler's type errors, and
 /// go 1.19 prints them without the `vet: ` prefix that marks them as errors), counted once, and
-/// its `source` names every step that reported it (`go build, go vet`).
-pub fn sorted_and_deduplicated(mut records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
+/// its `source` names every step that reported it (`go build, go vet`). Two errors at the same
+/// path, line and [`DiagnosticRecord::column`] from steps that share no source are one error
+/// worded two ways (go vet's go/types and go build's types2; google/btree: 26 counted for the
+/// compiler's 25, trial56 F2): the first wording is kept.
+pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
+    let kept = deduplicated_by_message(records);
+    let mut merged: Vec<DiagnosticRecord> = Vec::with_capacity(kept.len());
+    let mut at_position: std::collections::HashMap<(PathBuf, u32, u32), usize> = std::collections::HashMap::new();
+    for record in kept {
+        let position =
+            record.column.filter(|_| record.severity == Severity::Error).map(|column| (record.path.clone(), record.line, column));
+        let sources = |record: &DiagnosticRecord| -> Vec<String> {
+            record.source.as_deref().map(|sources| sources.split(", ").map(str::to_owned).collect()).unwrap_or_default()
+        };
+        let earlier = position.as_ref().and_then(|position| at_position.get(position).copied()).filter(|&at| {
+            let (first, second) = (sources(&merged[at]), sources(&record));
+            !first.is_empty() && !second.is_empty() && first.iter().all(|source| !second.contains(source))
+        });
+        match earlier {
+            Some(at) => {
+                let mut all = sources(&merged[at]);
+                all.extend(sources(&record));
+                merged[at].source = Some(all.join(", "));
+            }
+            None => {
+                if let Some(position) = position {
+                    at_position.entry(position).or_insert(merged.len());
+                }
+                merged.push(record);
+            }
+        }
+    }
+    merged
+}
+
+/// [`sorted_and_deduplicated`]'s first pass: the sort, and repeats of the same message merged.
+fn deduplicated_by_message(mut records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     records.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     let mut kept: Vec<DiagnosticRecord> = Vec::with_capacity(records.len());
     let mut index: std::collections::HashMap<(PathBuf, u32, String, u32), usize> = std::collections::HashMap::new();
@@ -2104,6 +2139,7 @@ fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<S
         source: Some(source.to_owned()),
         repeat_in_step: 0,
         also_at_lines: Vec::new(),
+        column: None,
     }
 }
 
@@ -2515,15 +2551,18 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
         let range_message = after_line.split_once(": ").filter(|(range, _)| {
             range.contains('-') && range.split(['-', ':']).all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
         });
-        let message = match rest.as_slice() {
-            _ if range_message.is_some() => range_message.map_or("", |(_, message)| message.trim()),
-            [col, message] if col.trim().parse::<u64>().is_ok() => message.trim(),
-            [a, b] => &line[line.len() - a.len() - b.len() - 1..],
-            [message] => message.trim(),
+        let (message, column) = match rest.as_slice() {
+            _ if range_message.is_some() => {
+                let (range, message) = range_message.unwrap_or_default();
+                (message.trim(), range.split(['-', ':']).next().and_then(|column| column.parse::<u32>().ok()))
+            }
+            [col, message] if col.trim().parse::<u32>().is_ok() => (message.trim(), col.trim().parse::<u32>().ok()),
+            [a, b] => (&line[line.len() - a.len() - b.len() - 1..], None),
+            [message] => (message.trim(), None),
             _ => continue,
         };
         let severity = if type_error { Severity::Error } else { Severity::Warning };
-        records.push(record(root, file, line_no, severity, None, message, source));
+        records.push(DiagnosticRecord { column, ..record(root, file, line_no, severity, None, message, source) });
     }
     Ok(records)
 }
@@ -2879,6 +2918,7 @@ mod tests {
             source: Some(source.into()),
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
+            column: None,
         };
         let sorted = sorted_and_deduplicated(vec![
             make("/w/a.go", 1, Severity::Warning, "go vet"),
@@ -2888,6 +2928,35 @@ mod tests {
         ]);
         let got: Vec<(&str, u32, &str)> = sorted.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.source.as_deref().unwrap())).collect();
         assert_eq!(got, vec![("/w/a.go", 9, "go build"), ("/w/b.go", 3, "go vet, go build"), ("/w/a.go", 1, "go vet")]);
+    }
+
+    #[test]
+    fn one_error_worded_differently_by_go_vet_and_go_build_is_counted_once() {
+        // google/btree 1.0.0 with go 1.19 (trial56 F2): go/types and types2 word the same error.
+        let root = Path::new("/w");
+        let vet = "# github.com/google/btree\nvet: ./btree.go:128:25: cannot use uint(degree) (value of type uint) as int value in argument to NewWithFreeList\n";
+        let build = "# github.com/google/btree\n./btree.go:128:25: cannot use uint(degree) (value of type uint) as type int in argument to NewWithFreeList\n./btree.go:130:2: undefined: x\n";
+        let mut records = parse_go(vet, root, "go vet").unwrap();
+        records.extend(parse_go(build, root, "go build").unwrap());
+        let sorted = sorted_and_deduplicated(records);
+        assert_eq!(sorted.len(), 2, "{sorted:?}");
+        assert!(sorted[0].message.contains("as int value in argument"), "the first wording is kept: {sorted:?}");
+        assert_eq!(sorted[0].source.as_deref(), Some("go vet, go build"));
+        // Two errors of one step at one position stay two; so do a vet finding (a warning) and
+        // an error at one position.
+        let one_step = parse_go("./a.go:4:2: first\n./a.go:4:2: second\n", root, "go build").unwrap();
+        assert_eq!(sorted_and_deduplicated(one_step).len(), 2);
+        let mut mixed = parse_go("./a.go:4:2: printf: wrong verb\n", root, "go vet").unwrap();
+        mixed.extend(parse_go("./a.go:4:2: undefined: y\n", root, "go build").unwrap());
+        assert_eq!(sorted_and_deduplicated(mixed).len(), 2);
+        // gopls check's ranges carry the column too.
+        let gopls = parse_go(
+            "/w/btree.go:128:25-37: cannot use uint(degree) (value of type uint) as int value in argument to NewWithFreeList\n",
+            root,
+            "gopls check",
+        )
+        .unwrap();
+        assert_eq!(gopls[0].column, Some(25));
     }
 
     #[test]

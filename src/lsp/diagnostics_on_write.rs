@@ -131,6 +131,13 @@ pub struct DiagnosticRecord {
     /// [`crate::lsp::write_ledger_rules::merge_multi_span_diagnostics`]). Empty for most.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also_at_lines: Vec<u32>,
+    /// The project checker (`"*"`): the 1-based column the step printed (bytes), when it printed
+    /// one; [`crate::lsp::checker::sorted_and_deduplicated`] merges two errors of different steps
+    /// at the same line and column as one error the steps word differently (`go vet`'s go/types
+    /// and `go build`'s types2: `as int value in argument` / `as type int in argument`, trial56
+    /// F2). `None` for server diagnostics. Not serialized.
+    #[serde(skip)]
+    pub column: Option<u32>,
 }
 
 impl DiagnosticRecord {
@@ -164,6 +171,7 @@ impl DiagnosticRecord {
             source: diagnostic.source.clone(),
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
+            column: None,
         })
     }
 
@@ -6207,6 +6215,7 @@ mod tests {
             source: None,
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
+            column: None,
         }
     }
 

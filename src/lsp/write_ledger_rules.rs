@@ -302,6 +302,7 @@ mod tests {
             source: Some(source.to_owned()),
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
+            column: None,
         }
     }
 

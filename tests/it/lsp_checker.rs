@@ -401,6 +401,37 @@ fn go_test_variant_compile_errors_are_errors_and_all_counted() {
     assert!(!text.contains("never compiled"), "sub compiles: {text}");
 }
 
+/// One type error that go vet (go/types) and go build (types2) word differently is one error
+/// (google/btree 1.0.0: "2 errors" for the compiler's 1, trial56 F2). Ground truth: the compiler's
+/// own count from a compile-only `go test -gcflags=-e`.
+#[test]
+fn one_go_error_worded_two_ways_by_vet_and_build_is_counted_once() {
+    if support::require_binary("one_go_error_worded_two_ways_by_vet_and_build_is_counted_once", "go").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("go.mod", "module example.com/trees\n\ngo 1.19\n"),
+        ("tree.go", "package trees\n\n// NewWithDegree makes a tree.\nfunc NewWithDegree(degree int) int { return degree }\n\n// New makes a tree.\nfunc New(degree int) int {\n\treturn NewWithDegree(uint(degree))\n}\n"),
+    ]);
+    let output = std::process::Command::new("go")
+        .args(["test", "-gcflags=-e", "-count=1", "-run=^$", "."])
+        .current_dir(workspace.path())
+        .output()
+        .expect("go test");
+    let truth = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .chain(String::from_utf8_lossy(&output.stdout).lines())
+        .filter(|line| line.contains("tree.go:8:"))
+        .count();
+    assert_eq!(truth, 1, "{output:?}");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert!(text.starts_with("project check: 1 error, 0 warnings, 0 other"), "{text}");
+    let rows = records(&structured);
+    assert_eq!(rows.len(), 1, "{text}");
+    assert!(rows[0].5.contains("go vet") && rows[0].5.contains("go build"), "both steps are named: {text}");
+}
+
 /// A `main` package in a git checkout: `go build` would stamp it with its VCS status by running
 /// git, which the file-access confinement keeps from what it reads ("error obtaining VCS status",
 /// trial27b M5: the check read INCOMPLETE). The check passes `-buildvcs=false` and is complete.
