@@ -978,6 +978,17 @@ pub fn complete_rename(
             kept_local_bindings.push(hit);
             continue;
         }
+        // A destructured binding renamed with its property's name kept (`{ OLD: NEW }`): the
+        // binding's definition gives the type's member too, which the edit keeps. A use that
+        // leads to the renamed set only through that member names the property — a shorthand
+        // `{ OLD }` passing another function's local — and renaming again from it renamed that
+        // other local (trial56 F1: virtual-core's `calculateRange({ …, scrollOffset })` in
+        // another member, after renaming `calculateRange`'s own `scrollOffset`).
+        let destructured = format!("{old_name}: {new_name}");
+        if edits.values().flatten().any(|edit| edit.new_text == destructured) && !targets.iter().any(|target| renamed_by(&edits, target)) {
+            destructured_property.push(hit);
+            continue;
+        }
         // A missed reference: ask the server again from here, else edit it ourselves.
         if extra_renames.len() < MAX_EXTRA_RENAMES {
             let params = lsp_types::RenameParams {
