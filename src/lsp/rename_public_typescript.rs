@@ -131,12 +131,14 @@ fn member_notes(
     // also hold the name in another role (trial37 F1: `setState: Store<T>['setState']` declares
     // `StoreActionsFactory.setState`, which stays; only the indexed-access key changed, and the
     // member that did change, `Store.setState`, was never named).
-    let mut members: Vec<(usize, String, &'static str)> = Vec::new();
+    let mut members: Vec<(usize, String, &'static str, String)> = Vec::new();
     for &index in changed {
         let Some(old_line) = old_lines.get(index) else { continue };
         for column in crate::lsp::rename_coverage::word_positions(old_line, old_name) {
             let character = old_line[..column].chars().count() as u32;
-            let Some((owner, kind, at)) = parsed.member_of_exported_declaration_from(index as u32, character, old_name) else { continue };
+            let Some((owner, kind, at, member_path)) = parsed.member_of_exported_declaration_from(index as u32, character, old_name) else {
+                continue;
+            };
             if at != column {
                 continue;
             }
@@ -149,14 +151,19 @@ fn member_notes(
                     before_old.replace(old_name, new_name) == before_new || before_old == before_new
                 })
             });
-            if renamed && !members.iter().any(|(_, known, _)| *known == owner) {
-                members.push((index, owner, kind));
+            if renamed && !members.iter().any(|(_, known, _, _)| *known == owner) {
+                members.push((index, owner, kind, member_path));
             }
         }
     }
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let mut notes = Vec::new();
-    for (index, owner, kind) in members.into_iter().take(3) {
+    for (index, owner, kind, member_path) in members.into_iter().take(3) {
+        // `range.startIndex` for a property of a member's type: its parent path stays.
+        let renamed_path = match member_path.rsplit_once('.') {
+            Some((parents, _)) => format!("{parents}.{new_name}"),
+            None => new_name.to_owned(),
+        };
         let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else {
             // Not exported itself, but a type of this file that extends it is: its members are
             // that type's too (trpc 10.45.2: `RuntimeConfig.errorFormatter`, inherited by the
@@ -170,14 +177,18 @@ fn member_notes(
             };
             let (import_path, through) = route.describe(workspace_root, &package_name);
             notes.push(format!(
-                "note: public API changed: {shown}:{} declares `{old_name}`, a member of the {kind} `{owner}`, which the exported `{subtype}` extends — the package `{package_name}` exports `{subtype}` from `{import_path}` (through {through}) — this rename changes `{subtype}.{old_name}` to `{subtype}.{new_name}` too, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (marked `@deprecated`), or say the break in the changelog",
+                "note: public API changed: {shown}:{} declares `{old_name}`, a member of the {kind} `{owner}`, which the exported `{subtype}` extends — the package `{package_name}` exports `{subtype}` from `{import_path}` (through {through}) — this rename changes `{subtype}.{member_path}` to `{subtype}.{renamed_path}` too, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (marked `@deprecated`), or say the break in the changelog",
                 index + 1,
             ));
             continue;
         };
         let (import_path, through) = route.describe(workspace_root, &package_name);
+        let what = match member_path.rsplit_once('.') {
+            Some((parents, _)) => format!("a property in the type of `{owner}.{parents}`, part of the exported {kind} `{owner}`"),
+            None => format!("a member of the exported {kind} `{owner}`"),
+        };
         notes.push(format!(
-            "note: public API changed: {shown}:{} declares `{old_name}`, a member of the exported {kind} `{owner}`, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{old_name}` to `{owner}.{new_name}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
+            "note: public API changed: {shown}:{} declares `{old_name}`, {what}, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{member_path}` to `{owner}.{renamed_path}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
             index + 1,
             through,
         ));

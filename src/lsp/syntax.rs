@@ -2103,13 +2103,17 @@ impl ParsedSource {
     /// `SortingColumn.getSortingFn`, `filterFns.includesString`).
     ///
     /// The occurrence of `name` on `line0` is the one at or after character `character_hint`
-    /// (the first when none is); its byte column in the line is returned last.
+    /// (the first when none is); its byte column in the line is returned third. Last comes the
+    /// member's path below the declaration: `name` for a direct member, `range.startIndex` for a
+    /// property of the type of the member `range` (trial56 M1: `Virtualizer.range`'s
+    /// `{ startIndex: number }` was called `Virtualizer.startIndex`), `run(…).retries` for a
+    /// property of a parameter's type of the method `run`.
     pub fn member_of_exported_declaration_from(
         &self,
         line0: u32,
         character_hint: u32,
         name: &str,
-    ) -> Option<(String, &'static str, usize)> {
+    ) -> Option<(String, &'static str, usize, String)> {
         if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
             return None;
         }
@@ -2127,6 +2131,11 @@ impl ParsedSource {
         if !is_member {
             return None;
         }
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+        // The enclosing members, innermost first, and whether the walk came up through a
+        // parameter list (the segment is then the method's `name(…)`).
+        let mut path: Vec<String> = vec![name.to_owned()];
+        let mut through_parameters = false;
         let mut node = parent;
         loop {
             let up = node.parent()?;
@@ -2135,25 +2144,42 @@ impl ParsedSource {
                 "statement_block" | "arrow_function" | "function_expression" | "function" | "call_expression" | "arguments" => {
                     return None;
                 }
+                "formal_parameters" => through_parameters = true,
+                "property_signature"
+                | "method_signature"
+                | "method_definition"
+                | "public_field_definition"
+                | "abstract_method_signature" => {
+                    if let Some(member) = up.child_by_field_name("name").and_then(text) {
+                        path.push(if std::mem::take(&mut through_parameters) { format!("{member}(…)") } else { member });
+                    }
+                }
+                "pair" => {
+                    if let Some(key) = up.child_by_field_name("key").and_then(text) {
+                        path.push(key);
+                    }
+                }
                 "export_statement" => {
-                    let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+                    path.reverse();
+                    let path = path.join(".");
                     return match node.kind() {
-                        "interface_declaration" => Some((text(node.child_by_field_name("name")?)?, "interface", column)),
-                        "type_alias_declaration" => Some((text(node.child_by_field_name("name")?)?, "type", column)),
+                        "interface_declaration" => Some((text(node.child_by_field_name("name")?)?, "interface", column, path)),
+                        "type_alias_declaration" => Some((text(node.child_by_field_name("name")?)?, "type", column, path)),
                         "class_declaration" | "abstract_class_declaration" => {
-                            Some((text(node.child_by_field_name("name")?)?, "class", column))
+                            Some((text(node.child_by_field_name("name")?)?, "class", column, path))
                         }
                         "lexical_declaration" | "variable_declaration" => {
                             let mut cursor = node.walk();
                             let declarator = node.named_children(&mut cursor).find(|child| child.kind() == "variable_declarator")?;
-                            Some((text(declarator.child_by_field_name("name")?)?, "object", column))
+                            Some((text(declarator.child_by_field_name("name")?)?, "object", column, path))
                         }
                         _ => None,
                     };
                 }
                 "program" => return None,
-                _ => node = up,
+                _ => {}
             }
+            node = up;
         }
     }
 }
@@ -2430,31 +2456,41 @@ mod tests {
         let source = "export interface SortingColumn {\n  getSortingFn?: () => number;\n}\nexport const filterFns = {\n  includesString,\n  equals: (a: number) => a,\n};\nexport function make() {\n  const local = { inner: 1 };\n  return local;\n}\ninterface Hidden {\n  secret: number;\n}\nexport class Runner {\n  run(): void {}\n}\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
         assert_eq!(
-            parsed.member_of_exported_declaration_from(1, 0, "getSortingFn").map(|(owner, kind, _)| (owner, kind)),
+            parsed.member_of_exported_declaration_from(1, 0, "getSortingFn").map(|(owner, kind, _, _)| (owner, kind)),
             Some(("SortingColumn".to_owned(), "interface"))
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(4, 0, "includesString").map(|(owner, kind, _)| (owner, kind)),
+            parsed.member_of_exported_declaration_from(4, 0, "includesString").map(|(owner, kind, _, _)| (owner, kind)),
             Some(("filterFns".to_owned(), "object"))
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(5, 0, "equals").map(|(owner, kind, _)| (owner, kind)),
+            parsed.member_of_exported_declaration_from(5, 0, "equals").map(|(owner, kind, _, _)| (owner, kind)),
             Some(("filterFns".to_owned(), "object"))
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(8, 0, "inner").map(|(owner, kind, _)| (owner, kind)),
+            parsed.member_of_exported_declaration_from(8, 0, "inner").map(|(owner, kind, _, _)| (owner, kind)),
             None,
             "a local object in a function body"
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(12, 0, "secret").map(|(owner, kind, _)| (owner, kind)),
+            parsed.member_of_exported_declaration_from(12, 0, "secret").map(|(owner, kind, _, _)| (owner, kind)),
             None,
             "an interface not exported"
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(15, 0, "run").map(|(owner, kind, _)| (owner, kind)),
+            parsed.member_of_exported_declaration_from(15, 0, "run").map(|(owner, kind, _, _)| (owner, kind)),
             Some(("Runner".to_owned(), "class"))
         );
+        // The path below the declaration: a property of a member's type, of a parameter's type.
+        let nested = "export class Virtualizer {\n  range: { startIndex: number; endIndex: number } | null = null\n  scrollTo(options: { behavior: string }) {}\n  plain = 1\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), nested).expect("parsed");
+        let path = |line0: u32, name: &str| {
+            parsed.member_of_exported_declaration_from(line0, 0, name).map(|(owner, _, _, path)| format!("{owner}.{path}"))
+        };
+        assert_eq!(path(1, "startIndex").as_deref(), Some("Virtualizer.range.startIndex"));
+        assert_eq!(path(1, "range").as_deref(), Some("Virtualizer.range"));
+        assert_eq!(path(2, "behavior").as_deref(), Some("Virtualizer.scrollTo(…).behavior"));
+        assert_eq!(path(3, "plain").as_deref(), Some("Virtualizer.plain"));
     }
 
     #[test]

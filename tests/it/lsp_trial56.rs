@@ -44,3 +44,40 @@ fn a_destructured_parameter_rename_leaves_another_functions_local_passed_by_shor
     );
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "{text}");
 }
+
+/// M1: renaming a property of a class member's type literal (`range: { startIndex: number }`)
+/// named `Virtualizer.startIndex`, a member that does not exist; the public change is
+/// `Virtualizer.range.startIndex`. Ground truth: tsc, on a consumer that reads the old path.
+#[test]
+fn a_property_of_a_members_type_is_named_through_the_member() {
+    let test = "lsp_trial56::a_property_of_a_members_type_is_named_through_the_member";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        TSCONFIG,
+        ("package.json", r#"{"name": "@demo/virtual", "version": "1.0.0", "main": "dist/index.js", "types": "dist/index.d.ts"}"#),
+        ("src/index.ts", "export class Virtualizer {\n  range: { startIndex: number; endIndex: number } | null = null\n\n  first(): number {\n    return this.range?.startIndex ?? 0\n  }\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/index.ts", "line": 2, "symbol": "startIndex", "new_name": "first", "preview": true}),
+    );
+    let note = text
+        .lines()
+        .find(|line| line.starts_with("note: public API changed: src/index.ts:2 declares `startIndex`"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("a property in the type of `Virtualizer.range`, part of the exported class `Virtualizer`"), "{note}");
+    assert!(note.contains("this rename changes `Virtualizer.range.startIndex` to `Virtualizer.range.first`"), "{note}");
+    // Ground truth: a consumer reading `v.range.startIndex` breaks once it is renamed.
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    std::fs::write(
+        dir.path().join("src/consumer.ts"),
+        "import { Virtualizer } from './index'\nexport const start = (v: Virtualizer) => v.range?.startIndex\n",
+    )
+    .unwrap();
+    let errors = support::tsc_error_locations(dir.path());
+    assert_eq!(errors, vec!["src/consumer.ts:2: error[2339]".to_owned()], "{errors:?}");
+}
