@@ -1050,7 +1050,18 @@ pub fn complete_rename(
     // and — when it binds the name itself and nothing else does — its uses (trial44 F1:
     // more-itertools' `from .recipes import _zip_equal` left, and the package did not import).
     let mut import_followers: Vec<WordHit> = Vec::new();
-    if renames_declaration(&edits) {
+    // Only a module-level definition is what an import brings: an attribute of the same
+    // spelling is not (trial55 F2: tenacity's `BaseRetrying.retry` renamed edited uses of the
+    // imported `retry` decorator's wrapper attribute, and a test failed).
+    let module_level_definition = origin_targets.iter().min().is_some_and(|(path, target_line, target_character)| {
+        reader.read_to_string(path).ok().is_some_and(|text| {
+            text.lines().nth(*target_line as usize).is_some_and(|line| {
+                let byte = encoding.byte_from_column(line, *target_character);
+                crate::lsp::rename_public_names::python_module_level_occurrence(&text, *target_line as usize, byte)
+            })
+        })
+    });
+    if renames_declaration(&edits) && module_level_definition {
         let definition_files: Vec<PathBuf> = origin_targets.iter().map(|(path, _, _)| path.clone()).collect();
         let mut files: Vec<PathBuf> = elsewhere
             .iter()
@@ -1089,7 +1100,14 @@ pub fn complete_rename(
     destructured_property.retain(|hit| !is_covered(&edits, hit));
     kept_local_bindings.retain(|hit| !is_covered(&edits, hit));
     for hit in dunder_all_pending {
-        let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
+        // The module's own binding of the name, renamed: not an attribute of the same spelling.
+        let module_text = reader.read_to_string(&hit.path).unwrap_or_default();
+        let binding_renamed = grep.hits.iter().any(|other| {
+            other.path == hit.path
+                && other.line != hit.line
+                && is_covered(&edits, other)
+                && crate::lsp::rename_public_names::python_module_level_occurrence(&module_text, other.line as usize, other.byte_start)
+        });
         if binding_renamed {
             let (start, end) = columns(&hit);
             let own = text_edit(hit.line, start, end, new_name);

@@ -366,6 +366,38 @@ fn top_level_definition_line(lines: &[&str], name: &str) -> Option<usize> {
     })
 }
 
+/// Whether the Python name at byte `byte_start` of 0-based line `line0` of `text` is a module's
+/// own binding or use of it: not an attribute (`self.sleep`, `x.retry`), on a line at column 0,
+/// inside module-level `if`/`try`/`with` blocks only, or inside a module-level parenthesized
+/// import (`from .nap import (\n    sleep,\n)`). An instance attribute of the same spelling is
+/// not the name `__all__` lists or an `import` brings (trial55 F1/F2: tenacity's
+/// `RetryAction.sleep` renamed rewrote `"sleep"` in `__all__`, the module's `sleep` function).
+pub(crate) fn python_module_level_occurrence(text: &str, line0: usize, byte_start: usize) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(line) = lines.get(line0) else { return false };
+    if line.get(..byte_start).is_some_and(|before| before.trim_end().ends_with('.')) {
+        return false;
+    }
+    let indentation = line.len() - line.trim_start().len();
+    if indentation == 0 || only_module_level_blocks_above(&lines, line0, indentation) {
+        return true;
+    }
+    // A continuation line of a module-level `from m import (` / `import (`.
+    lines[..line0]
+        .iter()
+        .rev()
+        .find(|above| {
+            let trimmed = above.trim_start();
+            !trimmed.is_empty() && !trimmed.starts_with('#') && above.len() - trimmed.len() < indentation
+        })
+        .is_some_and(|opening| {
+            let trimmed = opening.trim_start();
+            (trimmed.starts_with("from ") || trimmed.starts_with("import "))
+                && trimmed.trim_end().ends_with('(')
+                && (opening.len() == trimmed.len() || only_module_level_blocks_above(&lines, line0, opening.len() - trimmed.len()))
+        })
+}
+
 /// Whether the blocks enclosing line `index` (indented by `indentation`) are all module-level
 /// compound statements that run at import time (`if`, `elif`, `else`, `try`, `except`,
 /// `finally`, `with`): found by the nearest less-indented line above, up to column 0.

@@ -78,6 +78,7 @@ mod lsp_trial51;
 mod lsp_trial52;
 mod lsp_trial53;
 mod lsp_trial54;
+mod lsp_trial55;
 mod lsp_trial56;
 mod lsp_write_ledger;
 mod mcp_sdk;
