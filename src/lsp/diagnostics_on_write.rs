@@ -5142,6 +5142,18 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
         // builds): what vanished from a file the write did not touch is then only hidden.
+        // Rust: cargo compiles no target that depends on a library with errors, so when the
+        // library had errors before this write, the state before of its other targets' files
+        // (tests/, benches/, examples/, binaries) is unknown: an error there that shows once the
+        // library builds again is not known to be new (trial55 F3: smallvec's fix of its own break,
+        // in a session started on the broken tree, was said to introduce the bench's `#![feature]`
+        // E0554 that cargo had never reached, and the 6 errors it fixed were "not counted").
+        let libraries_broken_before = libraries_with_errors_before(supervisor.workspace_root(), &check.files);
+        let target_unseen_before = |path: &Path, role: CheckedRole| {
+            role != CheckedRole::Written
+                && crate::lsp::cfg_off_modules::package_root(supervisor.workspace_root(), path)
+                    .is_some_and(|package| libraries_broken_before.contains(&package) && is_non_library_target_file(&package, path))
+        };
         // What each checked file's new and gone instances would be (the ledger unchanged), paired
         // as below: a reworded or renamed-in-the-message error is neither introduced nor resolved.
         let previews: Vec<(&Path, CheckedRole, PairedThroughWrite)> = check
@@ -5161,6 +5173,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // The new errors of this server's check (any file), for the warnings' order below.
         let new_errors_in_check: Vec<DiagnosticRecord> = previews
             .iter()
+            .filter(|(path, role, _)| !target_unseen_before(path, *role))
             .flat_map(|(_, _, paired)| paired.new.iter().filter(|record| record.severity == Severity::Error).cloned())
             .collect();
         let introduced_errors = check.check_can_mask && !new_errors_in_check.is_empty();
@@ -5273,10 +5286,19 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         &mut diff.new,
                         direct,
                     );
-                    for record in &maybe_unmasked {
+                    // Errors in a target cargo did not compile before this write (see above).
+                    let unseen_before: Vec<DiagnosticRecord> = if target_unseen_before(&file.path, file.role) {
+                        let (taken, kept): (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) =
+                            std::mem::take(&mut diff.new).into_iter().partition(|record| record.severity == Severity::Error);
+                        diff.new = kept;
+                        taken
+                    } else {
+                        Vec::new()
+                    };
+                    for record in maybe_unmasked.iter().chain(&unseen_before) {
                         ledger.unreport(&scope, &file.path, record);
                     }
-                    maybe_unmasked_errors += maybe_unmasked.len();
+                    maybe_unmasked_errors += maybe_unmasked.len() + unseen_before.len();
                     unresolved
                         .extend(diff.still_unresolved_errors.iter().map(|record| (display.clone(), record.line, record.code.clone())));
                     let remaining_here = current.iter().filter(|r| r.severity == Severity::Error).count()
@@ -5315,6 +5337,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         };
                         lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
+                    }
+                    if !unseen_before.is_empty() {
+                        lines.push(format!(
+                            "{display}: reported now that the library compiles again: before this write it had errors, so cargo compiled no target that depends on it, {display}'s among them; {} may have been there before (not known to be introduced by this write) ({}, {server_id}):",
+                            crate::render::one_or_many(unseen_before.len(), "it", "they"),
+                            count_text(unseen_before.len().min(cap), unseen_before.len())
+                        ));
+                        lines.extend(shown_list(&unseen_before, &display));
                     }
                     if !maybe_unmasked.is_empty() {
                         lines.push(format!(
@@ -5843,8 +5873,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     }
     if maybe_unmasked_errors > 0 && files_checked > 0 {
         closing.push_str(&format!(
-            "; {maybe_unmasked_errors} of the errors in the checked files {} reported only now that this write resolved errors in {} file (listed above): the errors it resolved may have hidden {}, so {} not counted as introduced by it",
+            "; {maybe_unmasked_errors} of the errors in the checked files {} reported only now that this write resolved errors in {} file or in the library {} target depends on (listed above): the errors it resolved may have hidden {}, so {} not counted as introduced by it",
             crate::render::one_or_many(maybe_unmasked_errors, "is", "are"),
+            crate::render::one_or_many(maybe_unmasked_errors, "its", "their"),
             crate::render::one_or_many(maybe_unmasked_errors, "its", "their"),
             crate::render::one_or_many(maybe_unmasked_errors, "it", "them"),
             crate::render::one_or_many(maybe_unmasked_errors, "it is", "they are"),
@@ -5904,6 +5935,35 @@ fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[St
         ));
     }
     format!("; NOT checked (their diagnostics were unavailable, see above): {}; next step: {}", parts.join("; "), next_step(rust))
+}
+
+/// The cargo packages (their root folders) whose library had an error in its state before the
+/// write: a checked file under `src/` (not `src/main.rs`, not `src/bin/`) of a package with a
+/// `src/lib.rs`, with an error-severity record before. Empty for other languages.
+fn libraries_with_errors_before(workspace_root: &Path, files: &[CheckedFile]) -> HashSet<PathBuf> {
+    files
+        .iter()
+        .filter(|file| file.path.extension().is_some_and(|extension| extension == "rs"))
+        .filter(|file| match &file.diagnostics {
+            FileDiagnostics::Checked { before: Some(before), .. } => before.iter().any(|record| record.severity == Severity::Error),
+            _ => false,
+        })
+        .filter_map(|file| {
+            let package = crate::lsp::cfg_off_modules::package_root(workspace_root, &file.path)?;
+            let relative = file.path.strip_prefix(&package).ok()?;
+            let in_library = relative.starts_with("src") && !relative.starts_with("src/bin") && relative != Path::new("src/main.rs");
+            (in_library && package.join("src/lib.rs").is_file()).then_some(package)
+        })
+        .collect()
+}
+
+/// Whether `path` belongs to a cargo target of `package` other than its library, one that
+/// depends on it: `tests/`, `benches/`, `examples/`, `src/bin/`, `src/main.rs`.
+fn is_non_library_target_file(package: &Path, path: &Path) -> bool {
+    path.strip_prefix(package).is_ok_and(|relative| {
+        ["tests", "benches", "examples", "src/bin"].iter().any(|folder| relative.starts_with(folder))
+            || relative == Path::new("src/main.rs")
+    })
 }
 
 /// The closing line: how many errors the checked files hold that were already there before

@@ -6,7 +6,13 @@
 //! - F2: renaming the attribute `BaseRetrying.retry` edited uses of another `.retry` in a test
 //!   that imports the `retry` decorator (the wrapper function's attribute): a test failed.
 //!
-//! Ground truth: the interpreter, importing and running the package after the rename.
+//! - F3 (smallvec 1.13.2): in a session started on a tree whose library did not compile, the edit
+//!   that fixed it was said to introduce the bench target's `#![feature]` error (E0554), which
+//!   cargo had never reached while the library failed, and the errors it fixed were "not counted
+//!   as resolved".
+//!
+//! Ground truth: the interpreter, importing and running the package after the rename; `cargo
+//! check --all-targets` on the committed tree.
 
 use crate::support;
 
@@ -66,4 +72,42 @@ fn an_attribute_rename_leaves_uses_of_an_imported_function_of_the_same_spelling(
     assert!(init.contains("self.retry_strategy = retry") && init.contains("    \"retry\",\n"), "{init}");
     assert_eq!(support::python_prints(dir.path(), "import uses; print(uses.statistics())"), "True");
     assert_eq!(support::python_prints(dir.path(), "from retrying import *; print(retry.__name__)"), "retry");
+}
+
+#[test]
+fn an_error_in_a_target_cargo_skipped_while_the_library_failed_is_not_new_when_the_library_is_fixed() {
+    let test = "lsp_trial55::an_error_in_a_target_cargo_skipped_while_the_library_failed_is_not_new_when_the_library_is_fixed";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"vecs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[[bench]]\nname = \"bench\"\nharness = false\n"),
+        ("src/lib.rs", "pub fn from_vec(values: Vec<u32>, _hint: usize) -> u32 {\n    values.iter().sum()\n}\n\npub fn one() -> u32 {\n    from_vec(vec![1])\n}\n"),
+        ("benches/bench.rs", "#![feature(test)]\n\nfn main() {\n    println!(\"{}\", vecs::one());\n}\n"),
+    ]);
+    let cargo_check = || {
+        let output = std::process::Command::new("cargo")
+            .args(["check", "--all-targets", "--offline", "--message-format", "short"])
+            .current_dir(dir.path())
+            .env("CARGO_TARGET_DIR", dir.path().join("target/ground-truth"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stderr).lines().filter(|line| line.contains(": error[")).map(str::to_owned).collect::<Vec<_>>()
+    };
+    // Before: the library's error only; cargo never reaches the bench.
+    let before = cargo_check();
+    assert!(before.len() == 1 && before[0].starts_with("src/lib.rs:6:"), "{before:?}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "values: Vec<u32>, _hint: usize)", "new_string": "values: Vec<u32>)"}),
+    );
+    // After: the bench's E0554, which was in the file all along.
+    let after = cargo_check();
+    assert!(after.len() == 1 && after[0].starts_with("benches/bench.rs:1:"), "{after:?}");
+    assert!(!text.contains("introduced 1 new error") && !text.contains("new diagnostics introduced by this write"), "{text}");
+    assert!(text.contains("src/lib.rs: resolved by this write (1, rust-analyzer)"), "{text}");
+    assert!(text.contains("benches/bench.rs: reported now that the library compiles again"), "{text}");
+    assert!(text.contains("benches/bench.rs:1: error[E0554]"), "{text}");
 }
