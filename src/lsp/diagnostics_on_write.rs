@@ -1490,6 +1490,13 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             }
         }
         WriteCheck::WorkspacePublishes => {
+            // A write that drops a name a Go package exports (trial56 M2: an `edit` renaming
+            // `BTree.Has` said only "no new errors", where a rename gives a public-API note).
+            let old_texts: Vec<(PathBuf, String)> =
+                written_open.iter().filter_map(|path| server.document_text(path).map(|text| (path.clone(), text))).collect();
+            if let Some(note) = crate::lsp::rename_public_api::go_exports_lost_by_write(server.workspace_root(), &old_texts) {
+                group.notes.push(note);
+            }
             // The state the pre-write half stored before the write reached the disk, when
             // nothing was sent to the server since (no change made outside the tools).
             let write_landed = earliest_mtime(&group.written);

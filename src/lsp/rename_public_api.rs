@@ -586,6 +586,111 @@ fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static s
     }
 }
 
+/// The exported names a Go file declares for importers: functions, types, vars and consts
+/// (`New`, `DefaultFreeListSize`), methods and fields of exported types (`BTree.Has`,
+/// `Options.Degree`) and methods of exported interfaces. Empty for `package main`.
+fn go_exported_names(text: &str) -> std::collections::BTreeSet<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut names = std::collections::BTreeSet::new();
+    if lines.iter().any(|line| line.trim() == "package main") {
+        return names;
+    }
+    let exported = |name: &str| name.starts_with(|c: char| c.is_uppercase());
+    let first_word = |text: &str| -> String { text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let candidate = if let Some(rest) = trimmed.strip_prefix("func ") {
+            let rest = rest.trim_start();
+            match rest.strip_prefix('(') {
+                Some(after) => after.find(')').map(|close| first_word(after[close + 1..].trim_start())).unwrap_or_default(),
+                None => first_word(rest),
+            }
+        } else if let Some(rest) = ["type ", "var ", "const "].iter().find_map(|keyword| trimmed.strip_prefix(keyword)) {
+            first_word(rest.trim_start())
+        } else {
+            first_word(trimmed)
+        };
+        if candidate.is_empty() || !exported(&candidate) {
+            continue;
+        }
+        let qualified = match go_declaration(&lines, index, &candidate) {
+            Some("method") => go_method_receiver(line).filter(|owner| exported(owner)).map(|owner| format!("{owner}.{candidate}")),
+            Some("field" | "interface method") => {
+                go_enclosing_type(&lines, index).filter(|owner| exported(owner)).map(|owner| format!("{owner}.{candidate}"))
+            }
+            Some(_) => Some(candidate),
+            None => None,
+        };
+        names.extend(qualified);
+    }
+    names
+}
+
+/// The note when a write removed exported names from a Go package (not `main`, not under
+/// `internal/`): a method renamed with `edit` (`BTree.Has` → `Contains`), a const deleted.
+/// `old_texts` are the written `.go` files' texts before the write; the names still declared by
+/// any non-test `.go` file of the package after it (read from the disk) are not lost. Code
+/// outside the module that uses a lost name breaks, and no compiler run inside it shows that
+/// when nothing in the module uses it (trial56 M2: google/btree). `None` when nothing is lost.
+pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std::path::PathBuf, String)]) -> Option<String> {
+    let mut lost: Vec<String> = Vec::new();
+    let mut package_shown = String::new();
+    let mut directories: Vec<&Path> = old_texts
+        .iter()
+        .map(|(path, _)| path.as_path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "go"))
+        .filter(|path| !path.to_string_lossy().ends_with("_test.go"))
+        .filter_map(Path::parent)
+        .collect();
+    directories.sort();
+    directories.dedup();
+    for directory in directories {
+        let (module_root, module) = go_module(workspace_root, &directory.join("x.go"))?;
+        let relative = directory.strip_prefix(&module_root).ok()?;
+        if relative.components().any(|part| part.as_os_str() == "internal") {
+            continue;
+        }
+        let before: std::collections::BTreeSet<String> = old_texts
+            .iter()
+            .filter(|(path, _)| path.parent() == Some(directory) && !path.to_string_lossy().ends_with("_test.go"))
+            .flat_map(|(_, text)| go_exported_names(text))
+            .collect();
+        if before.is_empty() {
+            continue;
+        }
+        let mut after = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(directory).ok()?.flatten() {
+            let path = entry.path();
+            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+            if name.ends_with(".go") && !name.ends_with("_test.go") {
+                if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &path) {
+                    after.extend(go_exported_names(&text));
+                }
+            }
+        }
+        let import_path = if relative.as_os_str().is_empty() { module.clone() } else { format!("{module}/{}", relative.display()) };
+        for name in before.difference(&after) {
+            lost.push(format!("`{name}`"));
+        }
+        if package_shown.is_empty() && before.difference(&after).next().is_some() {
+            package_shown = import_path;
+        }
+    }
+    if lost.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = lost.iter().take(8).map(String::as_str).collect();
+    Some(format!(
+        "public API changed: this write removed {} that the package `{package_shown}` exports: {}{} — code outside this module that uses {} breaks, and no compiler run here shows it where nothing in the module uses {}; keep {} for a while (delegating, with a `// Deprecated:` comment) or say the break in the changelog",
+        crate::render::plural(lost.len(), "exported name"),
+        shown.join(", "),
+        if lost.len() > shown.len() { format!(" and {} more", lost.len() - shown.len()) } else { String::new() },
+        crate::render::one_or_many(lost.len(), "it", "them"),
+        crate::render::one_or_many(lost.len(), "it", "them"),
+        crate::render::one_or_many(lost.len(), "it", "them"),
+    ))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn go_notes(
     workspace_root: &Path,
@@ -659,6 +764,27 @@ fn go_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_exported_names_are_the_package_surface_and_a_lost_one_is_said() {
+        let text = "package btree\n\nconst (\n\tDefaultFreeListSize = 32\n\tinternalSize = 4\n)\n\nvar ErrClosed = errors.New(\"closed\")\n\ntype Item interface {\n\tLess(than Item) bool\n}\n\ntype BTree struct {\n\tDegree int\n\tlength int\n}\n\ntype node struct {\n\tItems []Item\n}\n\nfunc New(degree int) *BTree { return nil }\n\nfunc (t *BTree) Has(key Item) bool { return false }\n\nfunc (n *node) Split() {}\n\nfunc helper() {}\n";
+        let names: Vec<String> = go_exported_names(text).into_iter().collect();
+        assert_eq!(names, ["BTree", "BTree.Degree", "BTree.Has", "DefaultFreeListSize", "ErrClosed", "Item", "Item.Less", "New"]);
+        assert!(go_exported_names("package main\n\nfunc Run() {}\n").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("go.mod"), "module github.com/google/btree\n\ngo 1.19\n").unwrap();
+        std::fs::write(root.join("btree.go"), text.replace("func (t *BTree) Has(", "func (t *BTree) Contains(")).unwrap();
+        let note = go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]).expect("Has is lost");
+        assert!(note.contains("removed 1 exported name that the package `github.com/google/btree` exports: `BTree.Has`"), "{note}");
+        // Moved to another file of the package: not lost.
+        std::fs::write(root.join("has.go"), "package btree\n\nfunc (t *BTree) Has(key Item) bool { return false }\n").unwrap();
+        assert_eq!(go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]), None);
+        // An internal package is no public surface.
+        std::fs::create_dir_all(root.join("internal/x")).unwrap();
+        std::fs::write(root.join("internal/x/x.go"), "package x\n").unwrap();
+        assert_eq!(go_exports_lost_by_write(&root, &[(root.join("internal/x/x.go"), "package x\n\nfunc Gone() {}\n".to_owned())]), None);
+    }
     use crate::files::FileChange;
 
     fn change(path: &Path, old: &str, new: &str) -> FileChange {

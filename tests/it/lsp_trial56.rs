@@ -81,3 +81,43 @@ fn a_property_of_a_members_type_is_named_through_the_member() {
     let errors = support::tsc_error_locations(dir.path());
     assert_eq!(errors, vec!["src/consumer.ts:2: error[2339]".to_owned()], "{errors:?}");
 }
+
+/// M2 (google/btree 1.0.0): an `edit` that renames an exported method (`BTree.Has` →
+/// `Contains`) that nothing in the module calls said only "no new errors"; a rename of it gives
+/// a public-API note. Ground truth: `go doc`, which lists the package's exported surface.
+#[test]
+fn an_edit_that_drops_an_exported_go_method_says_the_public_api_changed() {
+    let test = "lsp_trial56::an_edit_that_drops_an_exported_go_method_says_the_public_api_changed";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/btree\n\ngo 1.19\n"),
+        ("btree.go", "package btree\n\n// BTree is a tree.\ntype BTree struct{ length int }\n\n// Has reports whether the tree holds key.\nfunc (t *BTree) Has(key int) bool {\n\treturn key < t.length\n}\n"),
+        ("cmd/use/main.go", "package main\n\nimport \"example.com/btree\"\n\nfunc main() {\n\tprintln(new(btree.BTree).Has(1))\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let warm = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "btree.go"}));
+    assert!(!warm.contains("error["), "{warm}");
+    // The consumer is the outside code: moved out of the module, it is what breaks.
+    std::fs::remove_dir_all(dir.path().join("cmd")).unwrap();
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "btree.go", "old_string": "func (t *BTree) Has(", "new_string": "func (t *BTree) Contains("}),
+    );
+    assert!(text.contains("no new errors"), "nothing in the module uses it (the case this test covers):\n{text}");
+    assert!(
+        text.contains(
+            "note: public API changed: this write removed 1 exported name that the package `example.com/btree` exports: `BTree.Has`"
+        ),
+        "{text}"
+    );
+    // A private helper renamed is no public change.
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "btree.go", "old_string": "type BTree struct{ length int }", "new_string": "type BTree struct{ size int }"}),
+    );
+    assert!(!text.contains("public API changed"), "{text}");
+}
