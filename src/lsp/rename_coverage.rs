@@ -160,9 +160,31 @@ pub fn grep_test_data(workspace_root: &Path, root: &Path, word: &str, source_ext
     found
 }
 
+/// Whole-word occurrences of `word` in the debugger visualizers under `root` (`.natvis` files,
+/// which a Rust crate embeds with `#[debugger_visualizer(natvis_file = …)]`): their expressions
+/// name fields and no compiler checks them (trial55 M3: smallvec's `debug_metadata/smallvec.natvis`
+/// names the field `capacity` on 6 lines, and its rename said nothing of it). `(path, 1-based
+/// line)`, the same walk as [`grep_documentation`], at most [`MAX_HITS`].
+pub fn grep_debugger_visualizers(workspace_root: &Path, root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
+    let is_visualizer = |path: &Path| path.extension().is_some_and(|extension| extension == "natvis");
+    let mut found = Vec::new();
+    for_each_text_file_beneath(workspace_root, root, is_visualizer, |path, text| push_word_lines(&mut found, path, text, word));
+    found
+}
+
 /// The rename report's line on the test data that holds the old name (`found`: path,
 /// 1-based line, in walk order): each file with its line count and first lines.
 fn test_data_line(found: &[(PathBuf, usize)], shown: &dyn Fn(&Path) -> String) -> String {
+    files_and_lines_line(
+        "not renamed in test data (no server edits it; a test that compares output with such a file, a golden file, fails until the file is updated)",
+        found,
+        shown,
+    )
+}
+
+/// A report line `  HEADING: N lines in M files: file (k lines: 1, 2, …); …` over `found`
+/// (path, 1-based line, in walk order).
+fn files_and_lines_line(heading: &str, found: &[(PathBuf, usize)], shown: &dyn Fn(&Path) -> String) -> String {
     const LINES_PER_FILE: usize = 10;
     let mut files: Vec<(&PathBuf, Vec<usize>)> = Vec::new();
     for (path, line) in found {
@@ -181,7 +203,7 @@ fn test_data_line(found: &[(PathBuf, usize)], shown: &dyn Fn(&Path) -> String) -
         })
         .collect();
     format!(
-        "  not renamed in test data (no server edits it; a test that compares output with such a file, a golden file, fails until the file is updated): {} in {}: {}{}",
+        "  {heading}: {} in {}: {}{}",
         crate::render::plural(found.len(), "line"),
         crate::render::plural(files.len(), "file"),
         named.join("; "),
@@ -1754,6 +1776,19 @@ pub fn complete_rename(
         // these files fail until they are updated.
         let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
         report.insert(first_detail, test_data_line(&test_data, &shown));
+    }
+    // Rust: debugger visualizers that name the old name (a field in a `.natvis` expression).
+    let visualizers = if local_scope.is_some() || origin.extension().is_none_or(|ext| ext != "rs") {
+        Vec::new()
+    } else {
+        grep_debugger_visualizers(server.workspace_root(), server.root(), old_name)
+    };
+    if !visualizers.is_empty() {
+        report.push(files_and_lines_line(
+            "not renamed in debugger visualizers (`.natvis` files a crate embeds with `#[debugger_visualizer]`: no compiler checks their expressions, and a debugger shows what they name as missing until they are updated)",
+            &visualizers,
+            &shown,
+        ));
     }
     // Go: test examples named after the renamed identifier (`ExampleOld`, `ExampleOld_suffix`,
     // `ExampleType_Old`), which go vet's `tests` analyzer then reports as naming an unknown

@@ -111,3 +111,32 @@ fn an_error_in_a_target_cargo_skipped_while_the_library_failed_is_not_new_when_t
     assert!(text.contains("benches/bench.rs: reported now that the library compiles again"), "{text}");
     assert!(text.contains("benches/bench.rs:1: error[E0554]"), "{text}");
 }
+
+/// M3 (smallvec 1.13.2): renaming a struct field that the crate's embedded `.natvis` debugger
+/// visualizer names said nothing of that file. Ground truth: grep of the visualizer.
+#[test]
+fn a_field_rename_names_the_debugger_visualizer_lines_that_keep_the_old_name() {
+    let test = "lsp_trial55::a_field_rename_names_the_debugger_visualizer_lines_that_keep_the_old_name";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let natvis = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<AutoVisualizer xmlns=\"http://schemas.microsoft.com/vstudio/debugger/natvis/2010\">\n  <Type Name=\"vecs::Small\">\n    <DisplayString>{{ len={capacity} }}</DisplayString>\n    <Item Name=\"[capacity]\">capacity</Item>\n  </Type>\n</AutoVisualizer>\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"vecs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "#![debugger_visualizer(natvis_file = \"../debug_metadata/small.natvis\")]\n\n/// A small vector.\npub struct Small {\n    capacity: usize,\n}\n\nimpl Small {\n    /// Its capacity.\n    pub fn len(&self) -> usize {\n        self.capacity\n    }\n}\n"),
+        ("debug_metadata/small.natvis", natvis),
+    ]);
+    let truth: Vec<usize> = natvis.lines().enumerate().filter(|(_, line)| line.contains("capacity")).map(|(index, _)| index + 1).collect();
+    assert_eq!(truth, vec![4, 5]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 5, "symbol": "capacity", "new_name": "cap", "preview": true}),
+    );
+    assert!(
+        text.contains("not renamed in debugger visualizers")
+            && text.contains("2 lines in 1 file: debug_metadata/small.natvis (2 lines: 4, 5)"),
+        "{text}"
+    );
+}
