@@ -3819,7 +3819,7 @@ fn written_code_inactive(
     }
     // A file no `mod` declares, read from the package's sources: rust-analyzer's own
     // `unlinked-file` may not have come yet (trial52 M8); when it has, its range below says it.
-    if !raw.iter().any(|diagnostic| crate::lsp::inactive::is_unlinked_file(diagnostic)) {
+    if !raw.iter().any(crate::lsp::inactive::is_unlinked_file) {
         if let Some(sentence) = crate::lsp::inactive::unlinked_rust_file(server.workspace_root(), path, server.id()) {
             return Some(WrittenCodeInactive::WholeFile(sentence));
         }

@@ -444,12 +444,15 @@ pub(crate) fn unlinked_rust_file(workspace_root: &std::path::Path, path: &std::p
     let package = crate::lsp::cfg_off_modules::package_root(workspace_root, path)?;
     let relative = path.strip_prefix(&package).ok()?;
     let parts: Vec<&str> = relative.iter().filter_map(|part| part.to_str()).collect();
-    let target_root = match parts.as_slice() {
-        ["build.rs"] | ["src", "lib.rs" | "main.rs"] => true,
-        ["src", "bin", _] | ["tests" | "examples" | "benches", _] => true,
-        ["src", "bin", _, "main.rs"] | ["tests" | "examples" | "benches", _, "main.rs"] => true,
-        _ => false,
-    };
+    let target_root = matches!(
+        parts.as_slice(),
+        ["build.rs"]
+            | ["src", "lib.rs" | "main.rs"]
+            | ["src", "bin", _]
+            | ["tests" | "examples" | "benches", _]
+            | ["src", "bin", _, "main.rs"]
+            | ["tests" | "examples" | "benches", _, "main.rs"]
+    );
     if target_root {
         return None;
     }

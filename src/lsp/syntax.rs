@@ -926,7 +926,13 @@ impl ParsedSource {
         let hint = line_text.char_indices().nth(character_hint as usize).map_or(line_text.len(), |(byte, _)| byte);
         let column = positions.iter().copied().find(|&at| at >= hint).or_else(|| positions.first().copied())?;
         let start = line_start + column;
-        self.root.root().get_inner_node().descendant_for_byte_range(start, start + word.len())
+        // The word itself, not a comment or string holding it (a JSDoc `@param x` line: the
+        // comment node starts lines above, trial58 C1).
+        self.root
+            .root()
+            .get_inner_node()
+            .descendant_for_byte_range(start, start + word.len())
+            .filter(|node| node.start_byte() == start && node.end_byte() == start + word.len())
     }
 
     /// For a TypeScript/JavaScript name on 0-based `line0` (from `character_hint`, see
@@ -2118,7 +2124,7 @@ impl ParsedSource {
             return None;
         }
         let identifier = self.identifier_at(line0, character_hint, name)?;
-        let column = identifier.start_byte() - *self.line_starts.get(line0 as usize)?;
+        let column = identifier.start_byte().checked_sub(*self.line_starts.get(line0 as usize)?)?;
         let parent = identifier.parent()?;
         let is_member = match parent.kind() {
             "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature" => {

@@ -1,0 +1,40 @@
+//! A crash from the fresh-user trial 58 (@tanstack/match-sorter-utils 8.19.4), against the real
+//! tsserver and tsc:
+//! - C1: `lsp_rename` of a TypeScript parameter documented by a JSDoc `@param` tag panicked
+//!   (an overflow where the public-API check took the JSDoc comment, which starts lines above,
+//!   for the renamed identifier); nothing could be renamed in that package.
+//!
+//! Ground truth: tsc on the renamed file.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn a_parameter_with_a_jsdoc_param_tag_is_renamed() {
+    let test = "lsp_trial58::a_parameter_with_a_jsdoc_param_tag_is_renamed";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", r#"{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}"#),
+        ("package.json", r#"{"name": "@demo/sorter", "version": "1.0.0", "main": "src/index.ts"}"#),
+        ("src/index.ts", "/**\n * @param x - the x\n */\nexport function g(x: number): number {\n  return x + 1\n}\nexport function f(a: number): number {\n  return g(a)\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // From the declaration and from a use.
+    for (line, new_name) in [(4, "y"), (5, "z")] {
+        let text = support::call_ok(
+            &run,
+            "lsp_rename",
+            json!({"file": "src/index.ts", "line": line, "symbol": if line == 4 { "x" } else { "y" }, "new_name": new_name}),
+        );
+        assert!(text.contains("3 edits in 1 file"), "{text}");
+    }
+    let written = std::fs::read_to_string(dir.path().join("src/index.ts")).unwrap();
+    assert!(
+        written.contains(" * @param z - the x\n") && written.contains("function g(z: number)") && written.contains("return z + 1"),
+        "{written}"
+    );
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
+}
