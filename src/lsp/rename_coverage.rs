@@ -172,6 +172,70 @@ pub fn grep_debugger_visualizers(workspace_root: &Path, root: &Path, word: &str)
     found
 }
 
+/// The trait of the Rust block around 0-based line `line0` of `text`: `trait Name {` (its name)
+/// or `impl<…> path::Name<…> for Type {` (the trait's last path segment, generics dropped), found
+/// by the braces above the line. `doc_comment`: read only the doc-comment lines (`///`, `//!`)
+/// directly above, as a doc-test's code. `None` outside such a block.
+fn rust_enclosing_trait(text: &str, line0: usize, doc_comment: bool) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut depth = 0i64;
+    for line in lines.get(..line0)?.iter().rev() {
+        let trimmed = line.trim_start();
+        let code = if doc_comment {
+            let Some(code) = trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!")) else { return None };
+            code
+        } else {
+            line.split("//").next().unwrap_or("")
+        };
+        depth += code.matches('}').count() as i64 - code.matches('{').count() as i64;
+        if depth >= 0 {
+            continue;
+        }
+        let code = code.trim();
+        let word_after = |rest: &str| -> String { rest.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+        if let Some(at) = code.find("trait ") {
+            let name = word_after(&code[at + "trait ".len()..]);
+            return (!name.is_empty()).then_some(name);
+        }
+        let rest = code.strip_prefix("unsafe ").unwrap_or(code);
+        let rest = rest.strip_prefix("impl")?;
+        // Skip `impl<…>` generics, then take the trait path before ` for `.
+        let rest = if rest.starts_with('<') {
+            let mut level = 0i64;
+            let end = rest.char_indices().find_map(|(at, c)| {
+                match c {
+                    '<' => level += 1,
+                    '>' => level -= 1,
+                    _ => {}
+                }
+                (level == 0).then_some(at + 1)
+            })?;
+            &rest[end..]
+        } else {
+            rest
+        };
+        let (trait_path, _) = rest.split_once(" for ")?;
+        let trait_path = trait_path.trim().split('<').next().unwrap_or("").trim();
+        let name = trait_path.rsplit("::").next().unwrap_or("").to_owned();
+        return (!name.is_empty()).then_some(name);
+    }
+    None
+}
+
+/// The trait a doc-test example's method definition `fn NAME` on 0-based line `line0` of `text`
+/// implements (its `impl Trait for Type` block in the same doc comment); `None` when the line
+/// defines no such method or its block is no trait impl.
+fn doc_test_impl_method_of(text: &str, line0: usize, name: &str) -> Option<String> {
+    let line = text.lines().nth(line0)?.trim_start();
+    let code = line.strip_prefix("///").or_else(|| line.strip_prefix("//!"))?.trim_start();
+    let code = code.strip_prefix("pub ").unwrap_or(code);
+    let after = code.strip_prefix("fn ")?.trim_start().strip_prefix(name)?;
+    if after.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    rust_enclosing_trait(text, line0, true)
+}
+
 /// The rename report's line on the test data that holds the old name (`found`: path,
 /// 1-based line, in walk order): each file with its line count and first lines.
 fn test_data_line(found: &[(PathBuf, usize)], shown: &dyn Fn(&Path) -> String) -> String {
@@ -1184,10 +1248,29 @@ pub fn complete_rename(
     };
     let mut doc_tests_of_others: Vec<(WordHit, Target)> = Vec::new();
     let mut doc_tests: Vec<(WordHit, String)> = Vec::new();
+    // The trait whose method is renamed (its declaration, or an impl of it), for the examples'
+    // own impls of it.
+    let renamed_trait: Option<String> = origin_targets
+        .iter()
+        .min()
+        .filter(|(path, _, _)| path_is_rust(path))
+        .and_then(|(path, target_line, _)| rust_enclosing_trait(&reader.read_to_string(path).ok()?, *target_line as usize, false));
     for (hit, resolution) in doc_test_resolutions {
         match resolution {
             DocTestResolution::Resolved(targets) => {
-                let leads_to_renamed = targets.iter().any(|target| origin_targets.contains(target) || renamed_by(&edits, target));
+                // An example's own `impl Trait for Type { fn NAME … }` of the renamed trait method
+                // resolves to itself: it implements this symbol (trial57 F1: textwrap's doc-tests
+                // implement `Fragment::whitespace_width`, were called another symbol, "leave them",
+                // and failed with E0407/E0046 after the rename).
+                let implements_renamed_trait = path_is_rust(&hit.path)
+                    && renamed_trait.as_deref().is_some_and(|trait_name| {
+                        reader
+                            .read_to_string(&hit.path)
+                            .ok()
+                            .is_some_and(|text| doc_test_impl_method_of(&text, hit.line as usize, old_name).as_deref() == Some(trait_name))
+                    });
+                let leads_to_renamed =
+                    implements_renamed_trait || targets.iter().any(|target| origin_targets.contains(target) || renamed_by(&edits, target));
                 // A definition inside a `macro_rules!` template is an item the macro makes (an
                 // impl of the renamed trait method, say): the rename does not reach it, and whether
                 // it is this symbol is what the template's own occurrence decides (trial42 F4: hex's
@@ -3065,6 +3148,16 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_trait_of_a_block_and_of_a_doc_test_impl_method_is_read_by_the_braces() {
+        let text = "pub trait Fragment {\n    fn width(&self) -> f64;\n}\n\nimpl<'a> crate::core::Fragment<'a> for Word<'a> {\n    fn width(&self) -> f64 {\n        1.0\n    }\n}\n\n/// ```\n/// use demo::Fragment;\n/// struct Task;\n/// impl Fragment for Task {\n///     fn width(&self) -> f64 {\n///         2.0\n///     }\n/// }\n/// fn width() {}\n/// ```\npub fn wrap() {}\n";
+        assert_eq!(super::rust_enclosing_trait(text, 1, false).as_deref(), Some("Fragment"));
+        assert_eq!(super::rust_enclosing_trait(text, 5, false).as_deref(), Some("Fragment"));
+        assert_eq!(super::doc_test_impl_method_of(text, 14, "width").as_deref(), Some("Fragment"));
+        assert_eq!(super::doc_test_impl_method_of(text, 18, "width"), None, "a free function of the example");
+        assert_eq!(super::doc_test_impl_method_of(text, 15, "width"), None, "no definition on the line");
+    }
+
     #[test]
     fn a_shebang_names_the_language_of_a_script() {
         assert_eq!(super::shebang_extension("#!/usr/bin/env python3"), Some("py"));

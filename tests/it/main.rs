@@ -80,6 +80,7 @@ mod lsp_trial53;
 mod lsp_trial54;
 mod lsp_trial55;
 mod lsp_trial56;
+mod lsp_trial57;
 mod lsp_trial58;
 mod lsp_write_ledger;
 mod mcp_sdk;
