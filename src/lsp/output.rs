@@ -877,7 +877,8 @@ pub struct RenameApplied {
     /// each a note naming the file, 1-based line, old and new public name and how to keep the
     /// old one; empty when none.
     pub public_name_changes: Vec<String>,
-    /// Python: a `WARNING:` line for renamed uses on a receiver typed as a union with a base
+    /// Python: a `WARNING:` line for a member of an `Enum` that code looks up by name, one for
+    /// renamed uses on a receiver typed as a union with a base
     /// class that keeps the old name (`AttributeError` at run time), then methods of the same
     /// name in base classes or subclasses that the rename left with the old name, so dispatch
     /// changed (a note each with file, 1-based line and the next step); empty when none.

@@ -791,6 +791,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&taken.warnings)
         .chain(&inherited.warnings)
         .chain(&overrides.new_name_taken)
+        .chain(&overrides.enum_lookup_warnings)
         .chain(&overrides.union_receiver_warnings)
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
@@ -859,7 +860,13 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             coverage: coverage.summary.clone(),
             name_conflicts: taken.warnings.clone(),
             public_name_changes: public_name_notes.clone(),
-            dispatch_changes: overrides.union_receiver_warnings.iter().chain(&overrides.dispatch_notes).cloned().collect(),
+            dispatch_changes: overrides
+                .enum_lookup_warnings
+                .iter()
+                .chain(&overrides.union_receiver_warnings)
+                .chain(&overrides.dispatch_notes)
+                .cloned()
+                .collect(),
             override_check: overrides.summary.clone(),
             warnings: top_warnings,
             preview_hunks_shown: staged.preview.shown,
@@ -907,7 +914,12 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         coverage: coverage.summary,
         name_conflicts: taken.warnings,
         public_name_changes: public_name_notes,
-        dispatch_changes: overrides.union_receiver_warnings.into_iter().chain(overrides.dispatch_notes).collect(),
+        dispatch_changes: overrides
+            .enum_lookup_warnings
+            .into_iter()
+            .chain(overrides.union_receiver_warnings)
+            .chain(overrides.dispatch_notes)
+            .collect(),
         override_check: overrides.summary,
         warnings: top_warnings,
     });

@@ -56,6 +56,11 @@ pub struct OverrideFindings {
     /// receiver the server types as a union with a base class that keeps the old name:
     /// `AttributeError` at run time when it holds that base (trial53 F2); empty when none.
     pub union_receiver_warnings: Vec<String>,
+    /// One `WARNING:` line when the renamed member belongs to an `Enum` that code looks up by
+    /// member name (`Unit[name.upper()]`, `getattr(Unit, …)`, `Unit.__members__`): a lookup
+    /// with the old name raises at run time, which no type checker sees (humanize's
+    /// `Unit.SECONDS`, trial57 M1); the places are listed (`path:line`, 1-based, at most 5).
+    pub enum_lookup_warnings: Vec<String>,
     /// One `WARNING:` line per related class (a base or a subclass, followed through the whole
     /// hierarchy) that already declares a member named as the new name: the renamed member
     /// would override it or be overridden by it, with no error when the types agree (cachetools
@@ -112,6 +117,7 @@ pub fn override_findings(
         return findings;
     };
     let path = path.as_path();
+    findings.enum_lookup_warnings.extend(enum_lookup_warning(workspace_root, &own_class, old_name, new_name));
     // How code reaches the member: a call for a method, a read for an attribute (an instance
     // attribute a subclass overrides with a `@property`: pluggy's `_SubsetHookCaller._hookimpls`,
     // trial49 F2).
@@ -588,6 +594,50 @@ impl<'a> SourceCache<'a> {
                 .any(|&at| line[..at].trim_end().ends_with("def") || line[..at].trim().is_empty())
         })
     }
+}
+
+/// The warning when `class` is an `Enum` (a base named `Enum`, `IntEnum`, `StrEnum`, `Flag`,
+/// `IntFlag`, `ReprEnum`, plain or `enum.`-qualified) and Python files under `workspace_root`
+/// look its members up by name: `Class[…]`, `getattr(Class, …)`, `Class.__members__`. `None`
+/// otherwise.
+fn enum_lookup_warning(workspace_root: &Path, class: &PythonClassFacts, old_name: &str, new_name: &str) -> Option<String> {
+    let is_enum = class.bases.iter().any(|base| {
+        let bare = base.text.rsplit('.').next().unwrap_or(&base.text);
+        matches!(bare, "Enum" | "IntEnum" | "StrEnum" | "Flag" | "IntFlag" | "ReprEnum")
+    });
+    if !is_enum {
+        return None;
+    }
+    let name = &class.name;
+    let patterns = [format!("{name}["), format!("getattr({name},"), format!("{name}.__members__")];
+    let mut lookups: Vec<String> = Vec::new();
+    crate::lsp::rename_coverage::for_each_text_file_beneath(
+        workspace_root,
+        workspace_root,
+        |path| path.extension().is_some_and(|extension| extension == "py" || extension == "pyi"),
+        |path, text| {
+            for (index, line) in text.lines().enumerate() {
+                let code = line.split('#').next().unwrap_or("");
+                let found = patterns.iter().any(|pattern| {
+                    code.match_indices(pattern.as_str())
+                        .any(|(at, _)| !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.'))
+                });
+                if found {
+                    lookups.push(format!("{}:{} `{}`", crate::render::display_path(workspace_root, path), index + 1, line.trim()));
+                }
+            }
+        },
+    );
+    if lookups.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = lookups.iter().take(5).map(String::as_str).collect();
+    Some(format!(
+        "WARNING: `{name}` is an Enum that code looks up by member name at {} ({}{}): after this rename, a lookup with the old name `{old_name}` (a string, an input upper-cased to it, a default) raises KeyError/AttributeError at run time, and no type checker sees it; next step: check what names reach those lookups, and keep the old name working with an alias member in `{name}` (`{old_name} = {new_name}` after it: an Enum alias) if callers may still pass it",
+        crate::render::plural(lookups.len(), "place"),
+        shown.join(", "),
+        if lookups.len() > shown.len() { format!(" and {} more", lookups.len() - shown.len()) } else { String::new() },
+    ))
 }
 
 /// What [`union_receivers`] found.

@@ -44,3 +44,39 @@ fn a_trait_method_rename_renames_the_impls_of_it_in_doc_test_examples() {
     assert!(!text.contains("not this symbol; leave them"), "{text}");
     assert!(doc_tests_pass(), "the doc-test implements the renamed method:\n{written}\n{text}");
 }
+
+/// M1 (humanize 4.10.0): renaming a member of an Enum the package looks up by name
+/// (`Unit[minimum_unit.upper()]`) said "no new errors", and 200 tests failed with KeyError.
+/// Ground truth: the interpreter.
+#[test]
+fn renaming_a_member_of_an_enum_looked_up_by_name_is_a_warning() {
+    let test = "lsp_trial57::renaming_a_member_of_an_enum_looked_up_by_name_is_a_warning";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"humane\"\nversion = \"0.1.0\"\n"),
+        ("humane/__init__.py", "from .time import naturaldelta\n"),
+        ("humane/time.py", "from enum import Enum\n\n\nclass Unit(Enum):\n    MINUTES = 0\n    SECONDS = 1\n\n\ndef naturaldelta(value: int, minimum_unit: str = \"seconds\") -> str:\n    unit = Unit[minimum_unit.upper()]\n    return f\"{value} {unit.name.lower()}\"\n"),
+    ]);
+    assert_eq!(support::python_prints(dir.path(), "import humane; print(humane.naturaldelta(5))"), "5 seconds");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "humane/time.py", "line": 6, "symbol": "SECONDS", "new_name": "SECS"}));
+    let warning = text
+        .lines()
+        .find(|line| line.starts_with("WARNING: `Unit` is an Enum that code looks up by member name at 1 place"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(warning.contains("humane/time.py:10 `unit = Unit[minimum_unit.upper()]`"), "{warning}");
+    // Ground truth: the default lookup now fails; the advised alias keeps it working.
+    assert!(support::python_prints(dir.path(), "import humane; print(humane.naturaldelta(5))").contains("KeyError"));
+    let source = std::fs::read_to_string(dir.path().join("humane/time.py")).unwrap();
+    std::fs::write(dir.path().join("humane/time.py"), source.replace("    SECS = 1\n", "    SECS = 1\n    SECONDS = SECS\n")).unwrap();
+    assert_eq!(support::python_prints(dir.path(), "import humane; print(humane.naturaldelta(5))"), "5 secs");
+    // A member of a class that is no Enum gets no such warning.
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "humane/time.py", "line": 10, "symbol": "minimum_unit", "new_name": "smallest", "preview": true}),
+    );
+    assert!(!text.contains("is an Enum that code looks up"), "{text}");
+}
