@@ -193,14 +193,21 @@ fn root_reexports(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
 }
 
 /// The name of the type an inherent `impl` around 0-based line `index` of `text` implements
-/// (`impl<T, const CAP: usize> ArrayVec<T, CAP>` → `ArrayVec`); `None` outside one or in a trait
-/// impl.
+/// (`impl<T, const CAP: usize> ArrayVec<T, CAP>` → `ArrayVec`), or of the struct whose field
+/// declaration holds it; `None` outside one or in a trait impl.
 fn rust_impl_type_name(tree: &RustTree, text: &str, index: usize) -> Option<String> {
     let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
     let line = text[line_start..].lines().next().unwrap_or("");
     let start = line_start + (line.len() - line.trim_start().len());
     let mut node = tree.root().get_inner_node().descendant_for_byte_range(start, start)?;
     loop {
+        // A field of a struct (or union) is the type's too (trial57 M3: textwrap's
+        // `Options.break_words`, `pub use options::Options;` at the root).
+        if node.kind() == "field_declaration_list" {
+            let owner = node.parent().filter(|owner| matches!(owner.kind(), "struct_item" | "union_item"))?;
+            let name = owner.child_by_field_name("name")?.utf8_text(text.as_bytes()).ok()?.to_owned();
+            return (!name.is_empty()).then_some(name);
+        }
         if node.kind() == "impl_item" {
             if node.child_by_field_name("trait").is_some() {
                 return None;
@@ -915,6 +922,20 @@ mod tests {
         let notes = public_api_notes(&root, &plan, "try_push", "push_checked");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].contains("public method or associated function `try_push`"), "{notes:#?}");
+        // A `pub` field of a struct the root re-exports (trial57 M3: textwrap's `Options.break_words`).
+        let options = "pub struct Holder {\n    pub break_words: bool,\n    hidden: bool,\n}\n";
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/into_either.rs"), options, &options.replace("break_words", "break_long_words"))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "break_words", "break_long_words");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].contains("the public field `break_words`"), "{notes:#?}");
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/into_either.rs"), options, &options.replace("hidden", "concealed"))],
+            files: Vec::new(),
+        };
+        assert!(public_api_notes(&root, &plan, "hidden", "concealed").is_empty(), "a private field is no public API");
         // The same trait in a module nothing re-exports is not public.
         std::fs::write(root.join("src/hidden.rs"), module.replace("IntoEither", "Hidden")).unwrap();
         let hidden = module.replace("IntoEither", "Hidden");
