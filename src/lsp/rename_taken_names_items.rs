@@ -164,6 +164,29 @@ pub(crate) fn file_findings(
             "two parameters of one name, a SyntaxError (duplicate argument): the module no longer imports".to_owned()
         } else if rust {
             "a duplicate definition, which cargo check rejects (E0428 in a module, E0201/E0592 in an impl, E0124 for a field, E0252/E0255 with a `use`)".to_owned()
+        } else if !rust
+            && renamed.what.starts_with("parameter ")
+            && existing.what.starts_with("assignment ")
+            && existing.start > renamed.start
+        {
+            // A later assignment in the body rebinds the renamed parameter — one local now: only
+            // the renamed uses after it change (trial57 M2: humanize's `minimum_unit` → `min_unit`
+            // was said to make "every renamed use reach the other symbol"; all tests passed).
+            let uses_after = renamed_starts.iter().filter(|start| **start > existing.start).count();
+            if uses_after == 0 {
+                format!(
+                    "the assignment at line {} now rebinds the parameter (one local): no renamed use comes after it, so what the uses read is unchanged, but the value assigned there must now fit the parameter's annotation (pyright: reportAssignmentType when it does not)",
+                    existing.line
+                )
+            } else {
+                format!(
+                    "the assignment at line {} now rebinds the parameter (one local): {} after it {} the value assigned there instead of the argument — check {}; the value assigned must also fit the parameter's annotation (pyright: reportAssignmentType)",
+                    existing.line,
+                    crate::render::plural(uses_after, "renamed use"),
+                    crate::render::one_or_many(uses_after, "reads", "read"),
+                    crate::render::one_or_many(uses_after, "it", "them"),
+                )
+            }
         } else if existing.start < renamed.start {
             format!(
                 "the later definition replaces the earlier one at run time (line {} is lost; pyright: reportRedeclaration)",
@@ -389,6 +412,22 @@ mod tests {
         let found = findings("a.py", source, "name", "plugin_name");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `name` becomes `parameter plugin_name`, which line 2 already defines"), "{found:?}");
+    }
+
+    #[test]
+    fn a_parameter_renamed_onto_a_later_assignment_says_which_uses_change() {
+        // humanize 4.10.0 (trial57 M2): `minimum_unit` → `min_unit`, assigned at the end.
+        let source = "def f(minimum_unit: str = \"s\") -> str:\n    tmp = minimum_unit.upper()\n    min_unit = tmp\n    return min_unit\n";
+        let found = findings("a.py", source, "minimum_unit", "min_unit");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("the assignment at line 3 now rebinds the parameter (one local): no renamed use comes after it"),
+            "{found:?}"
+        );
+        assert!(!found[0].contains("every renamed use"), "{found:?}");
+        let source = "def f(minimum_unit: str) -> str:\n    min_unit = 'x'\n    return minimum_unit\n";
+        let found = findings("a.py", source, "minimum_unit", "min_unit");
+        assert!(found[0].contains("1 renamed use after it reads the value assigned there instead of the argument"), "{found:?}");
     }
 
     #[test]
