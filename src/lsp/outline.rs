@@ -178,7 +178,7 @@ pub fn build_outline(answer: Option<lsp_types::DocumentSymbolResponse>, file_tex
         .then(|| ParsedSource::parse(std::path::Path::new(&format!("outline.{extension}")), file_text))
         .flatten();
     let context = Context { lines: &lines, extension, parsed: parsed.as_ref() };
-    flatten(&roots, &context, 1, None, None, false, false, &mut entries);
+    flatten(&roots, &context, 1, None, None, false, false, false, &mut entries);
     entries
 }
 
@@ -308,6 +308,7 @@ fn flatten(
     parent_kind: Option<&'static str>,
     parent_hidden: bool,
     in_named_function: bool,
+    parent_object_literal: bool,
     entries: &mut Vec<OutlineEntry>,
 ) {
     let mut order: Vec<&Node> = nodes.iter().collect();
@@ -340,7 +341,11 @@ fn flatten(
         {
             kind = lsp_kind_name(node.kind);
         }
-        let inside_function = parent_kind.is_some_and(|parent| FUNCTION_LIKE.contains(&parent) || DATA_LIKE.contains(&parent));
+        // The members of a data symbol initialized with an object literal (`export const
+        // rankings = { EQUAL: 6, … }`) are its properties, not locals (trial58 M2: they were
+        // hidden as "parameters and locals inside functions").
+        let inside_function =
+            parent_kind.is_some_and(|parent| FUNCTION_LIKE.contains(&parent) || (DATA_LIKE.contains(&parent) && !parent_object_literal));
         let in_block = || {
             context.parsed.and_then(|parsed| parsed.declared_in_block(node.name_start.0, node.name_start.1, &node.name)).unwrap_or(false)
         };
@@ -375,6 +380,9 @@ fn flatten(
         });
         let index = entries.len() - 1;
         let named_function = FUNCTION_LIKE.contains(&kind) && !is_anonymous_callback(&node.name);
+        let object_literal = DATA_LIKE.contains(&kind)
+            && matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+            && initialized_with_object_literal(line_text, &node.name);
         flatten(
             &node.children,
             context,
@@ -383,9 +391,25 @@ fn flatten(
             Some(kind),
             hidden.is_some(),
             in_named_function || named_function,
+            object_literal,
             entries,
         );
     }
+}
+
+/// Whether the TypeScript/JavaScript declaration of `name` on `line_text` is initialized with
+/// an object literal: `const name = {`, `name: Type = {`, `name = {` (a class field), the
+/// type annotation on the same line.
+fn initialized_with_object_literal(line_text: &str, name: &str) -> bool {
+    crate::lsp::rename_coverage::word_positions(line_text, name).into_iter().any(|at| {
+        let rest = &line_text[at + name.len()..];
+        let Some(equals) = rest.find('=') else { return false };
+        let between = rest[..equals].trim();
+        (between.is_empty() || between.starts_with(':') || between == "!" || between == "?")
+            && !rest[equals..].starts_with("==")
+            && !rest[equals..].starts_with("=>")
+            && rest[equals + 1..].trim_start().starts_with('{')
+    })
 }
 
 /// Whether the Python class declared at 0-based `line0` derives from an enum: one of its bases
@@ -702,6 +726,17 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_object_literal_initializer_is_told_from_a_function_or_a_call() {
+        assert!(initialized_with_object_literal("export const rankings = {", "rankings"));
+        assert!(initialized_with_object_literal("const defaultKeyAttributes: AccessorAttributes = {", "defaultKeyAttributes"));
+        assert!(initialized_with_object_literal("  options = { a: 1 }", "options"));
+        assert!(!initialized_with_object_literal("const f = () => {", "f"));
+        assert!(!initialized_with_object_literal("const g = function () {", "g"));
+        assert!(!initialized_with_object_literal("const value = compute({ a: 1 })", "value"));
+        assert!(!initialized_with_object_literal("if (x == { }) {", "x"));
+    }
     use serde_json::{json, Value};
 
     /// [`super::build_outline`] of an answer as a server sends it (decoded as the client does).

@@ -38,3 +38,26 @@ fn a_parameter_with_a_jsdoc_param_tag_is_renamed() {
     );
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
 }
+
+/// M2: the members of an exported object literal (`export const rankings = { EQUAL: 6, … }`)
+/// were hidden as "parameters and locals inside functions"; they are its properties. The locals
+/// of a function stay hidden. Ground truth: tsserver's own navigation tree nests them under it.
+#[test]
+fn the_members_of_a_top_level_object_literal_are_listed_and_locals_are_not() {
+    let test = "lsp_trial58::the_members_of_a_top_level_object_literal_are_listed_and_locals_are_not";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", r#"{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}"#),
+        ("src/index.ts", "export const rankings = {\n  EQUAL: 6,\n  MATCHES: 1,\n} as const\n\nexport function rank(value: string): number {\n  const local = value.length\n  return local > 3 ? rankings.EQUAL : rankings.MATCHES\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "file": "src/index.ts"}));
+    assert!(text.contains("  2: property EQUAL") && text.contains("  3: property MATCHES"), "{text}");
+    assert!(!text.contains("property EQUAL 2-2 (local)") && !text.contains(": constant local"), "{text}");
+    assert!(
+        text.contains("not listed: ") && text.contains("(pass \"locals\": true)"),
+        "the function's local is counted as hidden:\n{text}"
+    );
+}
