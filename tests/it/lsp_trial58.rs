@@ -61,3 +61,28 @@ fn the_members_of_a_top_level_object_literal_are_listed_and_locals_are_not() {
         "the function's local is counted as hidden:\n{text}"
     );
 }
+
+/// M4 (golang-lru 0.5.4): an interface-method rename staged because "4 methods" keep the old
+/// name listed 2 methods and 2 calls of them. Ground truth: grep of the `func (…)` declarations.
+#[test]
+fn an_interface_method_rename_counts_the_tied_methods_not_their_calls() {
+    let test = "lsp_trial58::an_interface_method_rename_counts_the_tied_methods_not_their_calls";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/lru\n\ngo 1.19\n"),
+        ("iface.go", "package lru\n\n// Cache is a cache.\ntype Cache interface {\n\tRemoveOldest() bool\n}\n"),
+        ("lru.go", "package lru\n\n// LRU is one.\ntype LRU struct{ n int }\n\n// RemoveOldest drops one.\nfunc (c *LRU) RemoveOldest() bool { c.n--; return c.n > 0 }\n\nvar _ Cache = (*LRU)(nil)\n"),
+        ("lru_test.go", "package lru\n\nimport \"testing\"\n\nfunc TestRemove(t *testing.T) {\n\tl := &LRU{n: 2}\n\tif !l.RemoveOldest() {\n\t\tt.Fatal(\"empty\")\n\t}\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "iface.go", "line": 5, "symbol": "RemoveOldest", "new_name": "EvictOldest"}),
+    );
+    let text = result.joined_text();
+    assert!(text.contains("NOT written: this rename leaves 1 method tied to `RemoveOldest`"), "{text}");
+    assert!(text.contains("left unrenamed: 1 call of those methods on their own types") && text.contains("lru_test.go:7:"), "{text}");
+}
