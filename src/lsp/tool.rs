@@ -1464,6 +1464,34 @@ pub(crate) fn hover_contents_text(contents: lsp_types::HoverContents) -> String 
     }
 }
 
+/// Whether `line` declares `name` as its first word after a declaration keyword (`const`, `let`,
+/// `var`, `function`, `class`, `interface`, `type`, `enum`, `def`, `fn`, `struct`, `trait`,
+/// `func`, with `export`/`pub`/`async` before) or as a member (`name:`, `name =`, `name(` at the
+/// line's start, indented or not).
+fn line_declares(line: &str, name: &str) -> bool {
+    let mut rest = line.trim_start();
+    for modifier in ["export ", "pub ", "async ", "static ", "readonly ", "default "] {
+        rest = rest.strip_prefix(modifier).unwrap_or(rest).trim_start();
+    }
+    for keyword in
+        ["const ", "let ", "var ", "function ", "class ", "interface ", "type ", "enum ", "def ", "fn ", "struct ", "trait ", "func "]
+    {
+        if let Some(after) = rest.strip_prefix(keyword) {
+            rest = after.trim_start();
+            break;
+        }
+    }
+    let Some(after) = rest.strip_prefix(name) else { return false };
+    let after = after.trim_start();
+    !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        && (after.starts_with(':')
+            || (after.starts_with('=') && !after.starts_with("=="))
+            || after.starts_with('(')
+            || after.starts_with('{')
+            || after.starts_with('<')
+            || (after.is_empty() && !line.trim_start().starts_with(name)))
+}
+
 fn render_hover(query: &Query<'_>, answer: Option<lsp_types::Hover>) -> (String, Vec<HoverEntry>) {
     let Some(hover) = answer else {
         return (query.empty_answer("hover information", "null"), Vec::new());
@@ -2659,7 +2687,38 @@ fn workspace_symbols(
     let mut tally = PathTally::default();
     found.iter().filter_map(|symbol| symbol.place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(total, args.offset, supervisor.config().workspace_symbols_cap, "symbols")?;
-    if total == 0 {
+    // No symbol: a text search of the servers' source files for a declaration of the name tells
+    // an index that leaves it out (tsserver's navigate-to skips object-literal members: trial58
+    // M3, `rankings.MATCHES`) from a name that is not there.
+    let declared_by_text: Vec<String> = if total == 0 {
+        let mut found_lines = Vec::new();
+        for server in &servers {
+            let extensions: Vec<String> = server.definition().extensions.iter().map(|(extension, _)| extension.clone()).collect();
+            crate::lsp::rename_coverage::for_each_text_file_beneath(
+                supervisor.workspace_root(),
+                server.root(),
+                |path| path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| extensions.iter().any(|known| known == ext)),
+                |path, text| {
+                    for (index, line) in text.lines().enumerate() {
+                        if found_lines.len() < 5 && line_declares(line, query) {
+                            found_lines.push(format!("{}:{} (`{}`)", supervisor.display_path(path), index + 1, line.trim()));
+                        }
+                    }
+                },
+            );
+        }
+        found_lines
+    } else {
+        Vec::new()
+    };
+    if !declared_by_text.is_empty() {
+        let first_file = declared_by_text[0].split(':').next().unwrap_or("").to_owned();
+        notes.push(format!(
+            "note: a text search finds `{query}` declared at {}: the server's symbol index leaves it out (tsserver's, for one, does not index the members of object literals); the file's outline lists it: {{\"op\": \"symbols\", \"file\": \"{first_file}\"}}",
+            declared_by_text.join(", ")
+        ));
+    }
+    if total == 0 && declared_by_text.is_empty() {
         // tsserver's workspace symbol search covers only the projects of the files it has open.
         for server in servers.iter().filter(|server| server.definition().open_representative_file) {
             let open: Vec<String> = server.open_documents().iter().take(3).map(|path| supervisor.display_path(path)).collect();
@@ -3521,6 +3580,18 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_declaring_a_name_is_told_from_a_use() {
+        assert!(line_declares("  MATCHES: 1,", "MATCHES"));
+        assert!(line_declares("export const rankings = {", "rankings"));
+        assert!(line_declares("pub fn wrap(text: &str) {", "wrap"));
+        assert!(line_declares("def parse(raw):", "parse"));
+        assert!(line_declares("    compute = () => {", "compute"));
+        assert!(!line_declares("  return rankings.MATCHES", "MATCHES"));
+        assert!(!line_declares("  if (MATCHES == 1) {", "MATCHES"));
+        assert!(!line_declares("const MATCHES_ALL = 2", "MATCHES"));
+    }
 
     #[test]
     fn hover_entities_are_decoded_outside_code_only() {

@@ -86,3 +86,25 @@ fn an_interface_method_rename_counts_the_tied_methods_not_their_calls() {
     assert!(text.contains("NOT written: this rename leaves 1 method tied to `RemoveOldest`"), "{text}");
     assert!(text.contains("left unrenamed: 1 call of those methods on their own types") && text.contains("lru_test.go:7:"), "{text}");
 }
+
+/// M3: a workspace symbol search for an object-literal member (`MATCHES`) said "no match" and
+/// advised opening a file of the project, which was open: tsserver's navigate-to does not index
+/// such members. The answer now names where a text search finds it declared.
+#[test]
+fn a_symbol_the_index_leaves_out_is_found_by_text_and_its_outline_named() {
+    let test = "lsp_trial58::a_symbol_the_index_leaves_out_is_found_by_text_and_its_outline_named";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", r#"{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}"#),
+        ("src/index.ts", "export const rankings = {\n  EQUAL: 6,\n  MATCHES: 1,\n} as const\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "MATCHES"}));
+    assert!(text.contains("no workspace symbols match \"MATCHES\""), "tsserver 5 does not index object-literal members:\n{text}");
+    assert!(text.contains("a text search finds `MATCHES` declared at src/index.ts:3 (`MATCHES: 1,`)"), "{text}");
+    assert!(!text.contains("open a file of that project"), "{text}");
+    let outline = support::call_ok(&run, "lsp", json!({"op": "symbols", "file": "src/index.ts"}));
+    assert!(outline.contains("3: property MATCHES"), "{outline}");
+}
