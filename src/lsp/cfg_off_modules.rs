@@ -255,6 +255,29 @@ pub(crate) fn default_features(workspace_root: &Path, package: &Path) -> Option<
                 .collect()
         })
         .unwrap_or_default();
+    // An optional dependency is a feature of its own name unless a feature list names it as
+    // `dep:NAME` (cargo's implicit features; `cargo metadata` lists them): textwrap 0.16.1's
+    // `default = ["unicode-linebreak", …]` names the optional dependency `unicode-linebreak`,
+    // and `#[cfg(not(feature = "unicode-linebreak"))]` read as on (trial57 M4).
+    let mut table = table;
+    let named_as_dependency: HashSet<String> =
+        table.values().flatten().filter_map(|value| value.strip_prefix("dep:")).map(str::to_owned).collect();
+    let dependency_tables =
+        ["dependencies", "build-dependencies"]
+            .into_iter()
+            .filter_map(|key| document.get(key).and_then(|item| item.as_table_like()))
+            .chain(document.get("target").and_then(|item| item.as_table_like()).into_iter().flat_map(|targets| {
+                targets.iter().filter_map(|(_, target)| target.get("dependencies").and_then(|item| item.as_table_like()))
+            }))
+            .collect::<Vec<_>>();
+    for dependencies in dependency_tables {
+        for (name, declaration) in dependencies.iter() {
+            let optional = declaration.get("optional").and_then(|value| value.as_bool()) == Some(true);
+            if optional && !named_as_dependency.contains(name) {
+                table.entry(name.to_owned()).or_default();
+            }
+        }
+    }
     let seeds = ["default".to_owned()].into_iter().collect();
     let mut enabled: HashSet<String> = crate::lsp::cargo_features::closure(&table, &seeds).into_iter().collect();
     enabled.remove("default");
@@ -384,6 +407,23 @@ fn host_target() -> Option<&'static cfg_expr::targets::TargetInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_optional_dependency_named_in_default_is_an_enabled_feature() {
+        // textwrap 0.16.1 (trial57 M4): `unicode-linebreak` is an optional dependency, no
+        // `[features]` key, and `default` turns it on.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"wrap\"\nversion = \"0.1.0\"\n\n[dependencies.unicode-linebreak]\nversion = \"0.1\"\noptional = true\n\n[dependencies]\nsmawk = { version = \"0.3\", optional = true }\nhidden = { version = \"1\", optional = true }\n\n[features]\ndefault = [\"unicode-linebreak\", \"smawk\"]\nextra = [\"dep:hidden\"]\n",
+        )
+        .unwrap();
+        let enabled = default_features(&root, &root).expect("read");
+        assert!(enabled.contains("unicode-linebreak") && enabled.contains("smawk"), "{enabled:?}");
+        assert!(!enabled.contains("hidden") && !enabled.contains("extra"), "{enabled:?}");
+        assert_eq!(evaluate_cfg_attribute("#[cfg(not(feature = \"unicode-linebreak\"))]", Some(&enabled)), Some(false));
+    }
 
     #[test]
     fn a_cfg_is_off_only_when_known_off_on_this_host() {

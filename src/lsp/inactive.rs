@@ -1309,9 +1309,17 @@ pub fn rust_unresolved_place(
     // gate is (trial42 F1 advised `"features": ["alloc"]`, which compiles nothing new).
     let default_features = crate::lsp::cfg_off_modules::package_root(workspace_root, path)
         .and_then(|package| crate::lsp::cfg_off_modules::default_features(workspace_root, &package));
-    let gate = cfg_gate_at(&root, &source, line0, true).filter(|(attribute, _, _)| {
-        crate::lsp::cfg_off_modules::evaluate_cfg_attribute(attribute, default_features.as_ref()) != Some(true)
-    });
+    let gate = cfg_gate_at(&root, &source, line0, true)
+        .filter(|(attribute, _, _)| crate::lsp::cfg_off_modules::evaluate_cfg_attribute(attribute, default_features.as_ref()) != Some(true))
+        // A `#[cfg(not(feature = "x"))]` is off when `x` is a default feature (trial57 M4:
+        // textwrap's `#[cfg(not(feature = "unicode-linebreak"))]` statement read "compiled
+        // code", "0 behind a #[cfg] that is off").
+        .or_else(|| {
+            cfg_gate_at(&root, &source, line0, false).filter(|(attribute, _, _)| {
+                attribute.replace(' ', "").starts_with("#[cfg(not(")
+                    && crate::lsp::cfg_off_modules::evaluate_cfg_attribute(attribute, default_features.as_ref()) == Some(false)
+            })
+        });
     if let Some((attribute, at, _)) = gate {
         let features = disabled_features(&attribute);
         return Some(RustUnresolvedPlace {
@@ -1475,6 +1483,30 @@ mod tests {
         // Once declared, it is linked.
         std::fs::write(root.join("src/lib.rs"), "mod orphan;\n").unwrap();
         assert!(unlinked_rust_file(&root, &root.join("src/orphan.rs"), "rust-analyzer").is_none());
+    }
+
+    #[test]
+    fn a_statement_behind_cfg_not_of_a_default_feature_is_unanalyzed_code() {
+        // textwrap 0.16.1 (trial57 M4): `#[cfg(not(feature = "unicode-linebreak"))]` on a statement,
+        // the feature an optional dependency that `default` turns on.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"wrap\"\nversion = \"0.1.0\"\n\n[dependencies]\nunicode-linebreak = { version = \"0.1\", optional = true }\n\n[features]\ndefault = [\"unicode-linebreak\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("src/lib.rs"),
+            "#[test]\nfn new() {\n    #[cfg(feature = \"unicode-linebreak\")]\n    assert!(true);\n\n    #[cfg(not(feature = \"unicode-linebreak\"))]\n    assert!(matches!(1, AsciiSpace));\n}\n",
+        )
+        .unwrap();
+        let shown = |path: &std::path::Path, line0: u32| format!("{}:{}", path.strip_prefix(&root).unwrap().display(), line0 + 1);
+        let place = rust_unresolved_place(&root, &root.join("src/lib.rs"), 6, &shown).expect("behind an off gate");
+        assert!(place.reason.starts_with("behind `#[cfg(not(feature = \"unicode-linebreak\"))]` at src/lib.rs:6"), "{}", place.reason);
+        // The other branch is compiled: no reason.
+        assert!(rust_unresolved_place(&root, &root.join("src/lib.rs"), 3, &shown).is_none());
     }
 
     #[test]
