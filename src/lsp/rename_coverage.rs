@@ -1615,38 +1615,39 @@ pub fn complete_rename(
             });
         }
     }
-    if !tied_method_calls.is_empty() {
-        report.push(format!(
+    // Calls listed under a heading, each with the definition it reaches.
+    let list_calls = |report: &mut Vec<String>, heading: String, calls: &[(WordHit, Target)]| {
+        if calls.is_empty() {
+            return;
+        }
+        report.push(heading);
+        let lines = one_per_line(calls.iter(), |(hit, _)| hit);
+        list_lines(
+            report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(_, (path, target_line, _))| format!("   (definition: {}:{})", shown(path), target_line + 1),
+        );
+    };
+    list_calls(
+        &mut report,
+        format!(
             "  left unrenamed: {} of those methods on their own types, which keep the old name with them (they compile while the methods keep it; rename them with the methods):",
             crate::render::plural(tied_method_calls.len(), "call")
-        ));
-        let lines = one_per_line(tied_method_calls.iter(), |(hit, _)| hit);
-        list_lines(
-            &mut report,
-            &lines,
-            LISTED,
-            |(hit, _)| hit,
-            &shown,
-            old_name.len(),
-            |(_, (path, target_line, _))| format!("   (definition: {}:{})", shown(path), target_line + 1),
-        );
-    }
-    if !interface_calls.is_empty() {
-        report.push(format!(
+        ),
+        &tied_method_calls,
+    );
+    list_calls(
+        &mut report,
+        format!(
             "  left unrenamed, rightly: {} through the interface method the renamed method implemented (another type's method at run time; the renamed type no longer reaches it):",
             crate::render::plural(interface_calls.len(), "call")
-        ));
-        let lines = one_per_line(interface_calls.iter(), |(hit, _)| hit);
-        list_lines(
-            &mut report,
-            &lines,
-            LISTED,
-            |(hit, _)| hit,
-            &shown,
-            old_name.len(),
-            |(_, (path, target_line, _))| format!("   (definition: {}:{})", shown(path), target_line + 1),
-        );
-    }
+        ),
+        &interface_calls,
+    );
     if !tied_methods.is_empty() {
         let implementations = renamed_is_interface_method;
         report.push(format!(

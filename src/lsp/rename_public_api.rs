@@ -666,10 +666,9 @@ pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std:
             continue;
         }
         let mut after = std::collections::BTreeSet::new();
-        for entry in std::fs::read_dir(directory).ok()?.flatten() {
-            let path = entry.path();
+        for (path, kind) in crate::files::walk_beneath::list_directory(workspace_root, directory) {
             let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-            if name.ends_with(".go") && !name.ends_with("_test.go") {
+            if kind.is_file() && name.ends_with(".go") && !name.ends_with("_test.go") {
                 if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &path) {
                     after.extend(go_exported_names(&text));
                 }
