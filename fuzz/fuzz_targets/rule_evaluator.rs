@@ -5,7 +5,8 @@
 //!
 //! Properties:
 //! - no panic, and no input runs long: the budgets are small (a few thousand steps, a 2 s
-//!   deadline), so a hostile rule is cut, never run to its end;
+//!   deadline), so a hostile rule is cut, never run to its end; a run the deadline cut is not
+//!   compared (the deadline depends on the machine's load);
 //! - a compile error names a path that starts at an argument (`rule`, `constraints`, `utils`);
 //! - every rule ast-grep compiles is read by the bounded evaluator (never refused as one it
 //!   cannot read, which is what stands in for ast-grep's unbounded `RuleCore`);
@@ -34,7 +35,8 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use runbound::fuzzing::{
-    compile_rule, match_source_with_rule_core, match_source_within, MatchBudget, Query, RuleInput, StructuralMatch, SupportLang,
+    compile_rule, match_source_with_rule_core, match_source_within, CutReason, MatchBudget, Query, RuleInput, StructuralMatch,
+    SupportLang,
 };
 
 const LANGUAGES: [SupportLang; 5] =
@@ -106,6 +108,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok((large, large_cut)) = match_source_within(&query, source, &budget(LARGE_STEPS)) else {
         return;
     };
+    // A deadline cut depends on how loaded the machine is, not on the input (session 34: two
+    // "the small budget was enough, the large one cut" crashes at load 12 replayed in 3 ms): the
+    // properties compare step-budget runs only.
+    if matches!(small_cut, Some(CutReason::Deadline)) || matches!(large_cut, Some(CutReason::Deadline)) {
+        return;
+    }
     if large_cut.is_none() || small_cut.is_none() {
         let shorter = small.len().min(large.len());
         let prefix: Vec<_> = large.iter().take(shorter).map(key).collect();

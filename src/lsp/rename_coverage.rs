@@ -1398,9 +1398,37 @@ pub fn complete_rename(
     }
     // Python strings that name the attribute in getattr / setattr / hasattr / mock.patch.object
     // calls: live references, said first and apart from docstrings and comments.
-    let attribute_names: Vec<WordHit> =
+    let mut attribute_names: Vec<WordHit> =
         in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::AttributeName).map(|(hit, _)| hit.clone()).collect();
     in_text.retain(|(_, kind)| *kind != OccurrenceKind::AttributeName);
+    // A string naming an attribute of a module (`monkeypatch.setattr(tenacity.nap.time, "sleep",
+    // …)`) is no member of the renamed class (trial55 M1: it was the one WARNING of renaming
+    // `RetryAction.sleep`): the object's hover says `(module)`.
+    let mut attribute_names_of_modules: Vec<(WordHit, String)> = Vec::new();
+    attribute_names.retain(|hit| match attribute_call_object(&hit.line_text, hit.byte_start) {
+        Some((object, identifier_at)) if Instant::now() < deadline => {
+            let character = server.position_encoding().column_from_byte(&hit.line_text, identifier_at);
+            let is_module = hover_text(server, &hit.path, hit.line, character, deadline).is_some_and(|hover| {
+                hover
+                    .lines()
+                    .map(str::trim)
+                    .find(|line| !line.is_empty() && !line.starts_with("```"))
+                    .is_some_and(|line| line.starts_with("(module)"))
+            });
+            if is_module {
+                attribute_names_of_modules.push((hit.clone(), object));
+            }
+            !is_module
+        }
+        _ => true,
+    });
+    if !attribute_names_of_modules.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} in getattr / setattr / mock.patch.object calls whose object is a module ({}): an attribute of that module, not of the renamed member's class",
+            crate::render::plural(attribute_names_of_modules.len(), "string"),
+            attribute_names_of_modules.iter().map(|(hit, object)| format!("`{object}` at {}:{}", shown(&hit.path), hit.line + 1)).take(LISTED).collect::<Vec<_>>().join(", ")
+        ));
+    }
     if !attribute_names.is_empty() {
         report.push(format!(
             "  left unrenamed: {} — string attribute names used by mock.patch.object / getattr / setattr / hasattr (by the syntax tree): live references that will fail at run time (AttributeError, or a patch of an attribute that no longer exists); rename each to \"{new_name}\" unless its object is another class's:",
@@ -2455,6 +2483,20 @@ fn is_module_path_string(node: tree_sitter::Node<'_>, source: &str) -> bool {
     }
 }
 
+/// The object argument of the attribute call whose name string starts after byte `byte_start`
+/// of `line` (`setattr(tenacity.nap.time, "sleep", …)` → `tenacity.nap.time`) and the byte where
+/// its last identifier starts; `None` when the call's `(` or the `,` before the string are not on
+/// the line, or the object does not end with an identifier.
+fn attribute_call_object(line: &str, byte_start: usize) -> Option<(String, usize)> {
+    let before = line.get(..byte_start.checked_sub(1)?)?;
+    let comma = before.trim_end().strip_suffix(',')?.len();
+    let open = before[..comma].rfind('(')?;
+    let object = before[open + 1..comma].trim();
+    let object_end = open + 1 + before[open + 1..comma].trim_end().len();
+    let identifier_len = object.chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').map(char::len_utf8).sum::<usize>();
+    (identifier_len > 0).then(|| (object.to_owned(), object_end - identifier_len))
+}
+
 /// When `node` (a Python string literal or a part of one) is a string whose content is exactly
 /// the occurrence at `start..start + word_len` of `source`, passed as the attribute-name
 /// argument (the second) of `getattr` / `setattr` / `hasattr` / `delattr`, of a call ending in
@@ -3174,6 +3216,16 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_object_of_an_attribute_call_is_read_off_its_line() {
+        let line = "    monkeypatch.setattr(tenacity.nap.time, \"sleep\", sleep)";
+        let at = line.find("sleep\"").unwrap();
+        let (object, identifier_at) = super::attribute_call_object(line, at).unwrap();
+        assert_eq!(object, "tenacity.nap.time");
+        assert_eq!(&line[identifier_at..identifier_at + 4], "time");
+        assert_eq!(super::attribute_call_object("getattr(self._x(), \"y\")", 21), None, "a call is no name");
+    }
+
     #[test]
     fn the_trait_of_a_block_and_of_a_doc_test_impl_method_is_read_by_the_braces() {
         let text = "pub trait Fragment {\n    fn width(&self) -> f64;\n}\n\nimpl<'a> crate::core::Fragment<'a> for Word<'a> {\n    fn width(&self) -> f64 {\n        1.0\n    }\n}\n\n/// ```\n/// use demo::Fragment;\n/// struct Task;\n/// impl Fragment for Task {\n///     fn width(&self) -> f64 {\n///         2.0\n///     }\n/// }\n/// fn width() {}\n/// ```\npub fn wrap() {}\n";

@@ -140,3 +140,31 @@ fn a_field_rename_names_the_debugger_visualizer_lines_that_keep_the_old_name() {
         "{text}"
     );
 }
+
+/// M1: a `setattr` string whose object is a module (`monkeypatch.setattr(tenacity.nap.time,
+/// "sleep", …)`) was the one WARNING of renaming `RetryAction.sleep`; it names the module's
+/// attribute. One whose object is an instance of the class stays a WARNING.
+#[test]
+fn an_attribute_string_whose_object_is_a_module_is_no_warning() {
+    let test = "lsp_trial55::an_attribute_string_whose_object_is_a_module_is_no_warning";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = package();
+    std::fs::write(
+        dir.path().join("patching.py"),
+        "import retrying.nap\nfrom retrying import RetryAction\n\n\ndef fake(seconds: float) -> None:\n    return None\n\n\nsetattr(retrying.nap, \"sleep\", fake)\naction = RetryAction(1.0)\nsetattr(action, \"sleep\", 2.0)\n",
+    )
+    .unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "retrying/__init__.py", "line": 6, "symbol": "self.sleep", "new_name": "sleep_seconds", "preview": true}),
+    );
+    assert!(text.contains("left unrenamed, rightly: 1 string in getattr / setattr / mock.patch.object calls whose object is a module (`retrying.nap` at patching.py:9)"), "{text}");
+    assert!(
+        text.contains("WARNING: 1 occurrence left unrenamed in strings that name the attribute") && text.contains("patching.py:11:"),
+        "{text}"
+    );
+}
