@@ -931,8 +931,8 @@ pub struct RenameStaged {
     /// Older staged changes dropped to make room (ids).
     pub evicted: Vec<String>,
     /// Why a rename asked to be written (`preview` false) was staged instead: it leaves methods
-    /// tied to the renamed one by an interface with the old name, so the build would break
-    /// (trial30 M8: goldmark's `BlockParser.Trigger`, 13 implementations left). Absent for a
+    /// tied to the renamed one by an interface with the old name, so the build breaks where one
+    /// is used as the interface and a type assertion on it stops matching (trial30 M8: goldmark's `BlockParser.Trigger`, 13 implementations left). Absent for a
     /// preview that was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub staged_because: Option<String>,

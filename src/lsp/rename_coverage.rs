@@ -1679,7 +1679,7 @@ pub fn complete_rename(
     if !tied_methods.is_empty() {
         let implementations = renamed_is_interface_method;
         report.push(format!(
-            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface; rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back:",
+            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface, and a type assertion on it (`x.(Iface)`) stops matching at run time with no error (gopls and go vet see none); rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back:",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if implementations {
                 "methods that implement the renamed interface method (the server's `implementation` at it lists them)"
@@ -1931,15 +1931,33 @@ pub fn complete_rename(
     // identifier (trial49 F3: go-difflib's `ExampleGetContextDiffString`, "no new errors").
     let go_examples: Vec<(PathBuf, u32, String)> =
         if origin.extension().is_some_and(|ext| ext == "go") && old_name.starts_with(char::is_uppercase) {
+            // A method (of a type, or of an interface) is named by `ExampleOwner_Method`; a
+            // package-level name by `ExampleName`, `ExampleName_suffix` and its methods'
+            // `ExampleName_Method` (trial60 F2: renaming the method `Cause` called
+            // `ExampleCause`, the function `Cause`'s example, a vet report to fix).
+            let method_owner: Option<String> = origin_targets.iter().min().and_then(|(path, target_line, _)| {
+                let text = reader.read_to_string(path).ok()?;
+                let lines: Vec<&str> = text.lines().collect();
+                let line = lines.get(*target_line as usize)?;
+                if line.trim_start().starts_with("func (") {
+                    crate::lsp::rename_public_api::go_method_receiver(line)
+                } else {
+                    crate::lsp::rename_public_api::go_enclosing_type(&lines, *target_line as usize)
+                        .filter(|_| line.trim_start().starts_with(old_name) && line.contains('('))
+                }
+            });
             let mut found = Vec::new();
             let is_test_file = |path: &Path| path.to_string_lossy().ends_with("_test.go");
             for_each_text_file_beneath(server.workspace_root(), server.root(), is_test_file, |path, text| {
                 for (line0, line) in split_lines(text).into_iter().enumerate() {
                     let Some(rest) = line.strip_prefix("func Example") else { continue };
                     let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                    let names_it = name == old_name
-                        || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
-                        || name.split('_').nth(1) == Some(old_name);
+                    let names_it = match &method_owner {
+                        Some(owner) => name.strip_prefix(owner.as_str()).and_then(|rest| rest.strip_prefix('_')).is_some_and(|method| {
+                            method == old_name || method.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
+                        }),
+                        None => name == old_name || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_')),
+                    };
                     if names_it {
                         found.push((path.to_path_buf(), line0 as u32, format!("Example{name}")));
                     }
@@ -2095,7 +2113,7 @@ pub fn complete_rename(
     }
     if !tied_methods.is_empty() {
         warnings.push(format!(
-            "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
+            "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used as a type; a type assertion on it silently stops matching) — listed below",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if tied_methods.len() == 1 { "keeps" } else { "keep" }
         ));

@@ -521,7 +521,7 @@ fn go_module(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, 
 
 /// The receiver's type name of the Go method declared on `line` (`func (u *UUID) M()` →
 /// `UUID`, generic parameters dropped), if it declares one.
-fn go_method_receiver(line: &str) -> Option<String> {
+pub(crate) fn go_method_receiver(line: &str) -> Option<String> {
     let receiver = line.trim_start().strip_prefix("func ")?.trim_start().strip_prefix('(')?;
     let receiver = &receiver[..receiver.find(')')?];
     let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
@@ -532,7 +532,7 @@ fn go_method_receiver(line: &str) -> Option<String> {
 /// The Go type whose `struct { … }` or `interface { … }` body holds 0-based line `index` of
 /// `lines` (`type PathStep interface {`, or `PathStep interface {` in a `type (` block): its
 /// name, found by the braces above the line; `None` outside a type body.
-fn go_enclosing_type(lines: &[&str], index: usize) -> Option<String> {
+pub(crate) fn go_enclosing_type(lines: &[&str], index: usize) -> Option<String> {
     let mut depth = 0i64;
     for line in lines[..index].iter().rev() {
         let code = line.split("//").next().unwrap_or("");

@@ -1,0 +1,58 @@
+//! Wrong answers from the fresh-user trial 60 (github.com/pkg/errors), against the real gopls
+//! and go vet, on a fixture of the same shape:
+//! - F1: renaming the method of an interface used only in a type assertion (`err.(causer)`) was
+//!   staged because "the build would break"; the build does not break, the assertion silently
+//!   stops matching (go test failed after "no new errors").
+//! - F2: renaming the method `Cause` warned that go vet reports the examples `ExampleCause`,
+//!   which document the function `Cause` the rename leaves; following it makes vet fail.
+//!
+//! Ground truth: `go vet` on the written module.
+
+use crate::support;
+
+use serde_json::json;
+
+fn module() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module example.com/errors\n\ngo 1.19\n"),
+        ("errors.go", "package errors\n\n// Wrapped wraps an error.\ntype Wrapped struct{ cause error }\n\nfunc (w *Wrapped) Error() string { return \"wrapped: \" + w.cause.Error() }\n\n// Cause returns the wrapped error.\nfunc (w *Wrapped) Cause() error { return w.cause }\n\n// Cause unwraps err.\nfunc Cause(err error) error {\n\ttype causer interface {\n\t\tCause() error\n\t}\n\tfor err != nil {\n\t\tcause, ok := err.(causer)\n\t\tif !ok {\n\t\t\tbreak\n\t\t}\n\t\terr = cause.Cause()\n\t}\n\treturn err\n}\n"),
+        ("example_test.go", "package errors_test\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/errors\"\n)\n\nfunc ExampleCause() {\n\tfmt.Println(errors.Cause(nil))\n\t// Output: <nil>\n}\n"),
+    ])
+}
+
+fn go_vet_passes(dir: &std::path::Path) -> bool {
+    std::process::Command::new("go").args(["vet", "./..."]).current_dir(dir).output().expect("go vet").status.success()
+}
+
+#[test]
+fn a_method_rename_names_only_the_examples_of_that_method() {
+    let test = "lsp_trial60::a_method_rename_names_only_the_examples_of_that_method";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = module();
+    assert!(go_vet_passes(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "errors.go", "line": 9, "symbol": "Cause", "new_name": "Reason"}));
+    assert!(!text.contains("test example"), "ExampleCause documents the function Cause, which stays:\n{text}");
+    assert!(go_vet_passes(dir.path()), "vet reports no example after the method rename");
+    // The function's rename names it (and vet agrees).
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "errors.go", "line": 12, "symbol": "Cause", "new_name": "Root"}));
+    assert!(text.contains("`ExampleCause` (example_test.go:9)"), "{text}");
+}
+
+#[test]
+fn an_interface_method_used_in_a_type_assertion_is_said_to_stop_matching() {
+    let test = "lsp_trial60::an_interface_method_used_in_a_type_assertion_is_said_to_stop_matching";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = module();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "errors.go", "line": 14, "symbol": "Cause", "new_name": "Reason"}));
+    assert!(text.contains("NOT written: this rename leaves 1 method tied to `Cause`"), "{text}");
+    assert!(text.contains("a type assertion or switch on it (`x.(Iface)`) stops matching at run time with no error at all"), "{text}");
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    // Ground truth: no compiler sees it.
+    assert!(go_vet_passes(dir.path()), "the assertion compiles");
+}
