@@ -2111,6 +2111,19 @@ pub fn complete_rename(
             if named.len() == 1 { "it" } else { "one" },
         ));
     }
+    // gopls answers no `implementation` for some methods of standard interfaces (pkg/errors'
+    // `Frame.Format`, a `fmt.Formatter`: "gopls returned null", trial60 M3 — 11 tests failed after
+    // "no new errors"): a Go method whose name and parameters are those of a standard interface
+    // that the library calls dynamically is said from the table.
+    if renamed_is_go_method && implemented_interfaces.is_empty() {
+        if let Some(interface) = declaration_line.as_deref().and_then(|line| go_dynamic_standard_interface(line, old_name)) {
+            warnings.push(format!(
+                "WARNING: the renamed method has the name and parameters of `{interface}`, which the standard library calls dynamically ({}): after this rename its type no longer implements it, and those calls stop reaching it with NO compile error ({} did not list the interfaces it implements); keep a method `{old_name}` that calls `{new_name}` if they matter",
+                go_dynamic_caller(interface),
+                server.id()
+            ));
+        }
+    }
     if !tied_methods.is_empty() {
         warnings.push(format!(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used as a type; a type assertion on it silently stops matching) — listed below",
@@ -2498,6 +2511,59 @@ fn is_module_path_string(node: tree_sitter::Node<'_>, source: &str) -> bool {
             first && matches!(callee, Some("require" | "import"))
         }
         _ => false,
+    }
+}
+
+/// The standard interface a Go method declaration `line` (`func (f Frame) Format(s fmt.State,
+/// verb rune) {`) satisfies by its name and parameter types, among those the standard library
+/// calls through a dynamic check (fmt's `Formatter`, `Stringer`, `GoStringer`, `error`,
+/// encoding's and encoding/json's marshalers, errors' `Unwrap`/`Is`/`As`, io's `Reader`/`Writer`/
+/// `Closer`, sort's `Interface`, net/http's `Handler`); `None` for other methods.
+fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'static str> {
+    let after_receiver = line.trim_start().strip_prefix("func (")?.split_once(')')?.1.trim_start();
+    let parameters = after_receiver.strip_prefix(name)?.strip_prefix('(')?;
+    let parameters = parameters.split(')').next().unwrap_or("");
+    let types: Vec<String> = parameters
+        .split(',')
+        .map(|parameter| parameter.split_whitespace().last().unwrap_or("").to_owned())
+        .filter(|parameter| !parameter.is_empty())
+        .collect();
+    let types: Vec<&str> = types.iter().map(String::as_str).collect();
+    Some(match (name, types.as_slice()) {
+        ("Format", ["fmt.State", "rune"]) => "fmt.Formatter",
+        ("String", []) => "fmt.Stringer",
+        ("GoString", []) => "fmt.GoStringer",
+        ("Error", []) => "error",
+        ("Unwrap", []) => "errors.Unwrap's interface{ Unwrap() error }",
+        ("Is", ["error"]) => "errors.Is's interface{ Is(error) bool }",
+        ("As", ["any" | "interface{}"]) => "errors.As's interface{ As(any) bool }",
+        ("MarshalJSON", []) => "json.Marshaler",
+        ("UnmarshalJSON", ["[]byte"]) => "json.Unmarshaler",
+        ("MarshalText", []) => "encoding.TextMarshaler",
+        ("UnmarshalText", ["[]byte"]) => "encoding.TextUnmarshaler",
+        ("MarshalBinary", []) => "encoding.BinaryMarshaler",
+        ("UnmarshalBinary", ["[]byte"]) => "encoding.BinaryUnmarshaler",
+        ("Read", ["[]byte"]) => "io.Reader",
+        ("Write", ["[]byte"]) => "io.Writer",
+        ("Close", []) => "io.Closer",
+        ("ServeHTTP", [_, _]) => "http.Handler",
+        ("Len", []) | ("Less" | "Swap", [_, "int"]) => "sort.Interface",
+        _ => return None,
+    })
+}
+
+/// Who calls the standard interface `interface` (from [`go_dynamic_standard_interface`]) dynamically.
+fn go_dynamic_caller(interface: &str) -> &'static str {
+    match interface {
+        "fmt.Formatter" | "fmt.Stringer" | "fmt.GoStringer" => "fmt's verbs: `%v`, `%+v`, `%s`, `%q`",
+        "error" => "fmt and every caller that holds it as an `error`",
+        interface if interface.starts_with("errors.") => "errors.Is, errors.As and errors.Unwrap",
+        interface if interface.starts_with("json.") || interface.starts_with("encoding.") => {
+            "encoding/json, encoding/xml and flag through a type check"
+        }
+        interface if interface.starts_with("io.") => "io.Copy and every function taking an io interface",
+        "sort.Interface" => "sort.Sort",
+        _ => "net/http's server",
     }
 }
 
@@ -3234,6 +3300,19 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_go_method_of_a_standard_dynamic_interface_is_known_by_name_and_parameters() {
+        use super::go_dynamic_standard_interface as standard;
+        assert_eq!(standard("func (f Frame) Format(s fmt.State, verb rune) {", "Format"), Some("fmt.Formatter"));
+        assert_eq!(
+            standard("func (e *wrapped) Unwrap() error { return e.err }", "Unwrap"),
+            Some("errors.Unwrap's interface{ Unwrap() error }")
+        );
+        assert_eq!(standard("func (s byAge) Less(i, j int) bool {", "Less"), Some("sort.Interface"));
+        assert_eq!(standard("func (f Frame) Format(verb rune) string {", "Format"), None, "other parameters");
+        assert_eq!(standard("func Format(s fmt.State, verb rune) {", "Format"), None, "no method");
+    }
+
     #[test]
     fn the_object_of_an_attribute_call_is_read_off_its_line() {
         let line = "    monkeypatch.setattr(tenacity.nap.time, \"sleep\", sleep)";

@@ -56,3 +56,27 @@ fn an_interface_method_used_in_a_type_assertion_is_said_to_stop_matching() {
     // Ground truth: no compiler sees it.
     assert!(go_vet_passes(dir.path()), "the assertion compiles");
 }
+
+/// M3: renaming `Frame.Format`, which fmt calls through `fmt.Formatter`, gave no warning (gopls'
+/// `implementation` answered null) and "no new errors"; 11 tests failed. Ground truth: go vet
+/// passes and go test fails after the rename.
+#[test]
+fn renaming_a_method_fmt_calls_dynamically_is_a_warning() {
+    let test = "lsp_trial60::renaming_a_method_fmt_calls_dynamically_is_a_warning";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/frames\n\ngo 1.19\n"),
+        ("frame.go", "package frames\n\nimport \"fmt\"\n\n// Frame is a stack frame.\ntype Frame uintptr\n\n// Format prints the frame.\nfunc (f Frame) Format(s fmt.State, verb rune) {\n\tfmt.Fprint(s, \"frame\")\n}\n"),
+        ("frame_test.go", "package frames\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestFormat(t *testing.T) {\n\tif got := fmt.Sprintf(\"%v\", Frame(1)); got != \"frame\" {\n\t\tt.Fatal(got)\n\t}\n}\n"),
+    ]);
+    let go = |args: &[&str]| std::process::Command::new("go").args(args).current_dir(dir.path()).output().expect("go").status.success();
+    assert!(go(&["test", "./..."]), "the fixture's test passes");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "frame.go", "line": 9, "symbol": "Format", "new_name": "Render"}));
+    let warning =
+        text.lines().find(|line| line.starts_with("WARNING:") && line.contains("fmt.Formatter")).unwrap_or_else(|| panic!("{text}"));
+    assert!(warning.contains("NO compile error"), "{warning}");
+    assert!(go(&["vet", "./..."]) && !go(&["test", "./..."]), "vet passes, the test fails");
+}
