@@ -2690,7 +2690,12 @@ fn workspace_symbols(
     // No symbol: a text search of the servers' source files for a declaration of the name tells
     // an index that leaves it out (tsserver's navigate-to skips object-literal members: trial58
     // M3, `rankings.MATCHES`) from a name that is not there.
-    let declared_by_text: Vec<String> = if total == 0 {
+    // Also when nothing found is named exactly as asked (gopls answers fuzzy matches from the
+    // standard library, and an exact declaration it does not load is missing: trial60 M5/M6).
+    let exact_found = found.iter().any(|symbol| symbol.name == query);
+    let found_at: std::collections::HashSet<(PathBuf, u32)> =
+        found.iter().filter_map(|symbol| symbol.place.path.as_ref().map(|path| (path.absolute.clone(), symbol.place.line))).collect();
+    let declared_by_text: Vec<String> = if !exact_found {
         let mut found_lines = Vec::new();
         for server in &servers {
             let extensions: Vec<String> = server.definition().extensions.iter().map(|(extension, _)| extension.clone()).collect();
@@ -2699,9 +2704,25 @@ fn workspace_symbols(
                 server.root(),
                 |path| path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| extensions.iter().any(|known| known == ext)),
                 |path, text| {
+                    // A Go file behind a build constraint is outside gopls' one configuration
+                    // (trial60 M5: `DebugDump` in a `//go:build debugerrors` file).
+                    let constraint = text
+                        .lines()
+                        .take_while(|line| !line.starts_with("package "))
+                        .find(|line| line.starts_with("//go:build ") || line.starts_with("// +build "))
+                        .map(|line| format!(", a file behind the build constraint `{}` that the server does not load", line.trim()));
                     for (index, line) in text.lines().enumerate() {
-                        if found_lines.len() < 5 && line_declares(line, query) {
-                            found_lines.push(format!("{}:{} (`{}`)", supervisor.display_path(path), index + 1, line.trim()));
+                        if found_lines.len() < 5
+                            && line_declares(line, query)
+                            && !found_at.contains(&(path.to_path_buf(), index as u32 + 1))
+                        {
+                            found_lines.push(format!(
+                                "{}:{} (`{}`{})",
+                                supervisor.display_path(path),
+                                index + 1,
+                                line.trim(),
+                                constraint.as_deref().unwrap_or("")
+                            ));
                         }
                     }
                 },
@@ -2714,7 +2735,7 @@ fn workspace_symbols(
     if !declared_by_text.is_empty() {
         let first_file = declared_by_text[0].split(':').next().unwrap_or("").to_owned();
         notes.push(format!(
-            "note: a text search finds `{query}` declared at {}: the server's symbol index leaves it out (tsserver's, for one, does not index the members of object literals); the file's outline lists it: {{\"op\": \"symbols\", \"file\": \"{first_file}\"}}",
+            "note: a text search finds `{query}` declared at {}: the server's symbol index leaves it out (tsserver's does not index the members of object literals; gopls loads one build configuration); the file's outline may list it: {{\"op\": \"symbols\", \"file\": \"{first_file}\"}}",
             declared_by_text.join(", ")
         ));
     }

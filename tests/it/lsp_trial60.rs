@@ -80,3 +80,26 @@ fn renaming_a_method_fmt_calls_dynamically_is_a_warning() {
     assert!(warning.contains("NO compile error"), "{warning}");
     assert!(go(&["vet", "./..."]) && !go(&["test", "./..."]), "vet passes, the test fails");
 }
+
+/// M5/M6: a workspace search for a function declared only in a build-tagged file (`//go:build
+/// debugerrors`) listed gopls' fuzzy matches from the standard library and said nothing of it.
+#[test]
+fn a_declaration_behind_a_build_constraint_is_named_by_the_workspace_search() {
+    let test = "lsp_trial60::a_declaration_behind_a_build_constraint_is_named_by_the_workspace_search";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/errors\n\ngo 1.19\n"),
+        ("errors.go", "package errors\n\n// New makes one.\nfunc New(text string) error { return nil }\n"),
+        ("debug_errors.go", "//go:build debugerrors\n\npackage errors\n\nimport \"fmt\"\n\n// DebugDump prints err.\nfunc DebugDump(err error) {\n\tfmt.Println(err)\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "DebugDump"}));
+    assert!(
+        text.contains("a text search finds `DebugDump` declared at debug_errors.go:8 (`func DebugDump(err error) {`, a file behind the build constraint `//go:build debugerrors`"),
+        "{text}"
+    );
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "New"}));
+    assert!(!text.contains("a text search finds"), "an exact match was found: {text}");
+}
