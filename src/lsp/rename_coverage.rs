@@ -1014,7 +1014,9 @@ pub fn complete_rename(
         if kind != OccurrenceKind::Code {
             // A local's name in a comment or string outside its function names something else
             // (trial35 M5: a parameter's rename listed 71 comments of other files to edit).
-            if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line)) {
+            // The function's own doc comment names its parameters: listed, not dropped.
+            if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line) && !scope.in_doc_comment(&hit.path, hit.line))
+            {
                 text_outside_local_scope += 1;
                 continue;
             }

@@ -29,6 +29,9 @@ pub struct LocalScope {
     pub first_line: u32,
     /// Its last line.
     pub last_line: u32,
+    /// The first line of the comments right above the function (its JSDoc, its Go or Rust doc
+    /// comment, which name its parameters: `@param opts.getHref`); `first_line` when none.
+    pub doc_first_line: u32,
     /// The function's name (`quote_empty`), or `a closure` for an anonymous one.
     pub function: String,
 }
@@ -37,6 +40,12 @@ impl LocalScope {
     /// Whether line `line` of `path` is inside the scope.
     pub fn contains(&self, path: &Path, line: u32) -> bool {
         path == self.path && (self.first_line..=self.last_line).contains(&line)
+    }
+
+    /// Whether line `line` of `path` is in the comments right above the function (see
+    /// [`LocalScope::doc_first_line`]).
+    pub fn in_doc_comment(&self, path: &Path, line: u32) -> bool {
+        path == self.path && (self.doc_first_line..self.first_line).contains(&line)
     }
 }
 
@@ -160,10 +169,25 @@ pub fn local_binding_scope(reader: &WorkspaceReader, path: &Path, line: u32, byt
         .child_by_field_name("name")
         .and_then(|name| text.get(name.start_byte()..name.end_byte()))
         .map_or_else(|| "a closure".to_owned(), str::to_owned);
+    // The comments right above the function (or above the statement that exports or declares
+    // it), adjacent line to line (trial60 M2: `@param opts.getHref` was "outside the function").
+    let mut declaration = function;
+    while let Some(parent) = declaration.parent().filter(|parent| {
+        matches!(parent.kind(), "export_statement" | "decorated_definition" | "variable_declarator" | "lexical_declaration")
+    }) {
+        declaration = parent;
+    }
+    let mut doc_first_line = declaration.start_position().row as u32;
+    let mut above = declaration.prev_sibling();
+    while let Some(comment) = above.filter(|node| node.kind().contains("comment") && node.end_position().row as u32 + 1 >= doc_first_line) {
+        doc_first_line = comment.start_position().row as u32;
+        above = comment.prev_sibling();
+    }
     Some(LocalScope {
         path: path.to_path_buf(),
         first_line: function.start_position().row as u32,
         last_line: function.end_position().row as u32,
+        doc_first_line: doc_first_line.min(function.start_position().row as u32),
         function: name,
     })
 }
@@ -224,6 +248,15 @@ pub fn other_locals_line(name: &str, scope: &LocalScope, shown_path: &str, occur
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_doc_comment_above_the_function_is_part_of_its_scope_for_comments() {
+        // @tanstack/history 1.58.15 (trial60 M2): `@param opts.getHref` above `createBrowserHistory`.
+        let source = "// unrelated\n\n/**\n * @param opts.getHref the href\n */\nexport function createBrowserHistory(opts?: { getHref?: () => string }) {\n  return opts\n}\n";
+        let found = scope("a.ts", source, 5, source.lines().nth(5).unwrap().find("opts").unwrap()).expect("a parameter");
+        assert_eq!((found.doc_first_line, found.first_line), (2, 5), "{found:?}");
+        assert!(found.in_doc_comment(Path::new("a.ts"), 3) && !found.in_doc_comment(Path::new("a.ts"), 0));
+    }
 
     fn scope(file: &str, source: &str, line: u32, column: usize) -> Option<LocalScope> {
         let dir = tempfile::tempdir().unwrap();
