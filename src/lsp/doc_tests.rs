@@ -157,7 +157,15 @@ pub fn doc_comment_lines(lines: &[&str]) -> Vec<Option<DocCommentLine>> {
             continue;
         }
         let trimmed = text.trim_start();
-        let marker = if trimmed.starts_with("////") {
+        // A doc attribute is a doc line too: `#![cfg_attr(feature = "alloc", doc = "```")]` opens
+        // base64 0.22.1's examples (trial59 F1: the fence was missed, and every example read as
+        // prose and the prose as examples); of two adjacent ones with the same text after
+        // different predicates (`alloc` / `not(alloc)` choosing "```" or "```ignore"), one applies
+        // in a build: the second is read as an empty line.
+        let attribute = attribute_doc_text(trimmed);
+        let marker = if let Some((inner, _, _)) = attribute {
+            Some(if inner { "//!" } else { "///" })
+        } else if trimmed.starts_with("////") {
             None
         } else if trimmed.starts_with("///") {
             Some("///")
@@ -183,9 +191,46 @@ pub fn doc_comment_lines(lines: &[&str]) -> Vec<Option<DocCommentLine>> {
             }
         };
         previous_marker = Some((this, marker));
-        doc[index] = Some(DocCommentLine { comment: this, start: text.len() - trimmed.len() + marker.len(), end: text.len() });
+        let indentation = text.len() - trimmed.len();
+        doc[index] = Some(match attribute {
+            Some((_, start, end)) => {
+                let is_cfg_attr = |line: &str| line.starts_with("#![cfg_attr(") || line.starts_with("#[cfg_attr(");
+                let fence =
+                    |line: &str, (_, start, end): (bool, usize, usize)| line.get(start..end).unwrap_or("").trim_start().starts_with("```");
+                let above = index.checked_sub(1).map(|above| lines[above].trim_start());
+                let alternative = is_cfg_attr(trimmed)
+                    && fence(trimmed, (true, start, end))
+                    && above.is_some_and(|above| is_cfg_attr(above) && attribute_doc_text(above).is_some_and(|found| fence(above, found)));
+                if alternative {
+                    DocCommentLine { comment: this, start: indentation + start, end: indentation + start }
+                } else {
+                    DocCommentLine { comment: this, start: indentation + start, end: indentation + end }
+                }
+            }
+            None => DocCommentLine { comment: this, start: indentation + marker.len(), end: text.len() },
+        });
     }
     doc
+}
+
+/// For a doc attribute on one line — `#![doc = "TEXT"]`, `#[doc = "TEXT"]`, or the same inside
+/// `cfg_attr(PREDICATE, doc = "TEXT")` — whether it is an inner one (`#!`) and the byte range of
+/// TEXT in `trimmed` (a plain string without escapes); `None` for any other line.
+fn attribute_doc_text(trimmed: &str) -> Option<(bool, usize, usize)> {
+    let inner = trimmed.starts_with("#![");
+    if !inner && !trimmed.starts_with("#[") {
+        return None;
+    }
+    let body = &trimmed[if inner { 3 } else { 2 }..];
+    if !(body.starts_with("doc") || body.starts_with("cfg_attr(")) || !trimmed.trim_end().ends_with(']') {
+        return None;
+    }
+    let key = trimmed.find("doc = \"").map(|at| at + "doc = \"".len()).or_else(|| trimmed.find("doc=\"").map(|at| at + "doc=\"".len()))?;
+    let length = trimmed[key..].find('"')?;
+    if trimmed[key..key + length].contains('\\') {
+        return None;
+    }
+    Some((inner, key, key + length))
 }
 
 /// The Markdown text of line `index` of a doc comment (`""` when it is not one).
@@ -493,6 +538,24 @@ mod tests {
         let elsewhere = (PathBuf::from("/w/src/other.rs"), copy_line as u32, 11);
         assert_eq!(map_copy_target(elsewhere.clone(), &path, &blocks, &firsts), elsewhere);
         assert_eq!(map_copy_target((path.clone(), 7, 7), &path, &blocks, &firsts), (path, 7, 7), "the file's own item");
+    }
+
+    #[test]
+    fn a_fence_made_by_a_cfg_attr_doc_attribute_opens_the_example() {
+        // base64 0.22.1 (trial59 F1): the examples open with two alternative `cfg_attr` fences.
+        let source = "//! Text with encode in prose.\n//!\n#![cfg_attr(feature = \"alloc\", doc = \"```\")]\n#![cfg_attr(not(feature = \"alloc\"), doc = \"```ignore\")]\n//! use base64::prelude::*;\n//! assert_eq!(BASE64_STANDARD.encode(b\"x\"), \"eA==\");\n//! ```\n//!\n//! More prose about encode.\n";
+        let lines = split_lines(source);
+        let doc = doc_comment_lines(&lines);
+        let block = doc_test_block(&lines, &doc, 5).expect("the example's line is in a doc-test");
+        // The alternative fence (`not(alloc)`) reads as an empty line of the example.
+        assert_eq!(
+            block.lines.iter().map(|(line, _, code)| (*line, code.is_empty())).collect::<Vec<_>>(),
+            vec![(3, true), (4, false), (5, false)]
+        );
+        assert!(doc_test_block(&lines, &doc, 0).is_none(), "prose before");
+        assert!(doc_test_block(&lines, &doc, 8).is_none(), "prose after");
+        assert_eq!(attribute_doc_text("#[doc = \"```\"]"), Some((false, 9, 12)));
+        assert_eq!(attribute_doc_text("#![cfg_attr(docsrs, feature(doc_cfg))]"), None);
     }
 
     #[test]
