@@ -10,7 +10,7 @@ use crate::support;
 
 use serde_json::json;
 
-const LIB: &str = "/// A piece of text.\npub trait Fragment {\n    /// Its width.\n    fn whitespace_width(&self) -> f64;\n}\n\n/// Sums the widths.\n///\n/// ```\n/// use frags::Fragment;\n/// struct Task {\n///     sweep: f64,\n/// }\n/// impl Fragment for Task {\n///     fn whitespace_width(&self) -> f64 {\n///         self.sweep\n///     }\n/// }\n/// assert_eq!(frags::total(&[Task { sweep: 1.0 }]), 1.0);\n/// ```\npub fn total<F: Fragment>(fragments: &[F]) -> f64 {\n    fragments.iter().map(|fragment| fragment.whitespace_width()).sum()\n}\n";
+const LIB: &str = "/// A piece of text.\npub trait Fragment {\n    /// Its width.\n    fn whitespace_width(&self) -> f64;\n}\n\n/// Sums the widths; see [Fragment::whitespace_width].\n///\n/// ```\n/// use frags::Fragment;\n/// struct Task {\n///     sweep: f64,\n/// }\n/// impl Fragment for Task {\n///     fn whitespace_width(&self) -> f64 {\n///         self.sweep\n///     }\n/// }\n/// assert_eq!(frags::total(&[Task { sweep: 1.0 }]), 1.0);\n/// ```\npub fn total<F: Fragment>(fragments: &[F]) -> f64 {\n    fragments.iter().map(|fragment| fragment.whitespace_width()).sum()\n}\n";
 
 #[test]
 fn a_trait_method_rename_renames_the_impls_of_it_in_doc_test_examples() {
@@ -42,6 +42,8 @@ fn a_trait_method_rename_renames_the_impls_of_it_in_doc_test_examples() {
     let written = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(written.contains("///     fn ws_width(&self) -> f64 {"), "{written}\n{text}");
     assert!(!text.contains("not this symbol; leave them"), "{text}");
+    // trial59 M2: the intra-doc link names the renamed method.
+    assert!(text.contains("(an intra-doc link to the renamed `Fragment::whitespace_width`"), "{text}");
     assert!(doc_tests_pass(), "the doc-test implements the renamed method:\n{written}\n{text}");
 }
 
