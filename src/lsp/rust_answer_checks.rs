@@ -529,8 +529,11 @@ pub fn drop_references_to_other_bindings(
         }
         let mut sorted: Vec<&(PathBuf, u32, u32)> = targets.iter().collect();
         sorted.sort();
-        if sorted.iter().all(|(target, target_line0, target_character)| is_binding_at(target, *target_line0, *target_character)) {
-            let (target, target_line0, _) = sorted[0];
+        // A local binding among the definitions (rust-analyzer adds the `Index::index` impl for a
+        // use inside `buf[0..encoded_len]`: trial59 F2 kept that local as a reference) is it.
+        if let Some((target, target_line0, _)) =
+            sorted.iter().find(|(target, target_line0, target_character)| is_binding_at(target, *target_line0, *target_character))
+        {
             dropped.push((
                 index,
                 format!("{}:{} (bound at {}:{})", shown(&path), location.range.start.line + 1, shown(target), target_line0 + 1),

@@ -48,3 +48,25 @@ fn a_doc_test_opened_by_a_cfg_attr_fence_is_renamed_with_the_variant() {
     assert!(written.contains("//! Prose that mentions RequireNone."), "prose is no example: {written}");
     assert!(doc_tests_pass(), "{written}\n{text}");
 }
+
+/// F2 (base64 0.22.1): `references` of the function `encoded_len` listed a local of the same
+/// name used inside an index expression, in an `rstest` template, where rust-analyzer's definition
+/// gives the local and the `Index::index` impl; the fix (a local binding among the definitions is
+/// the use's symbol) was checked on base64 itself, whose rstest shape no offline fixture builds.
+/// This test keeps the plain shape right: a local shadowing the imported function, used in an
+/// index expression, is no reference of it, and the function's call is.
+#[test]
+fn a_local_used_inside_an_index_expression_is_no_reference_of_the_function() {
+    let test = "lsp_trial59::a_local_used_inside_an_index_expression_is_no_reference_of_the_function";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"lens\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "/// The encoded length.\npub fn encoded_len(bytes: usize) -> usize {\n    bytes * 4 / 3\n}\n\n#[cfg(test)]\nmod tests {\n    use crate::encoded_len;\n\n    fn generate() -> (usize, usize) {\n        (3, encoded_len(3))\n    }\n\n    #[test]\n    fn decodes() {\n        let (orig_len, encoded_len) = generate();\n        let out = vec![0u8; 16];\n        assert!(out[0..encoded_len].len() >= orig_len);\n    }\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 2, "symbol": "encoded_len"}));
+    assert!(!text.contains("  18: "), "the index-expression use is the local's:\n{text}");
+    assert!(text.contains("  11: "), "the call in `generate` is a reference:\n{text}");
+}
