@@ -139,6 +139,18 @@ pub fn binding_on_line(line: &str, start: usize) -> Option<Binding> {
     let after = line[after_at..].trim_start();
     // `F as x` (import/export renaming, Python `import f as x`).
     if let Some(renamed) = after.strip_prefix("as ") {
+        // Only an import or export renames: `let n = encoded_len as u128;` is a Rust cast
+        // (trial59 M1: base64's cast was called "a renaming import or export").
+        let statement = line.trim_start();
+        let importing = ["use ", "pub use ", "pub(crate) use ", "import ", "from ", "export ", "import{", "export{"]
+            .iter()
+            .any(|keyword| statement.starts_with(keyword))
+            || (line[..start].contains('{') && !line[..start].contains('='))
+            // A line of a multi-line import list: `    parse as parse_all,`.
+            || statement.starts_with(&line[start..after_at]);
+        if !importing {
+            return None;
+        }
         let renamed_trimmed = renamed.trim_start();
         let name_length = identifier_length(renamed_trimmed);
         let tail = renamed_trimmed[name_length..].trim_start();
@@ -639,6 +651,9 @@ mod tests {
         assert_eq!(binding("const t = { a: 1, build: make, c: 2 };", "make"), some("build", BindingKind::Property));
         assert_eq!(binding("export { make as create };", "make"), some("create", BindingKind::Renamed));
         assert_eq!(binding("from .core import parse as parse_all", "parse"), some("parse_all", BindingKind::Renamed));
+        assert_eq!(binding("    parse as parse_all,", "parse"), some("parse_all", BindingKind::Renamed));
+        // A Rust cast is no renaming (trial59 M1).
+        assert_eq!(binding("    let len_128 = encoded_len as u128;", "encoded_len"), None);
         assert_eq!(binding("parse_all = parse", "parse"), some("parse_all", BindingKind::Assignment));
         assert_eq!(binding("handler: Callable[[str], str] = core.parse  # alias", "parse"), some("handler", BindingKind::Assignment));
         assert_eq!(binding("        self.serializer = serialize", "serialize"), some("serializer", BindingKind::Assignment));
