@@ -182,8 +182,7 @@ fn rust_enclosing_trait(text: &str, line0: usize, doc_comment: bool) -> Option<S
     for line in lines.get(..line0)?.iter().rev() {
         let trimmed = line.trim_start();
         let code = if doc_comment {
-            let Some(code) = trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!")) else { return None };
-            code
+            trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!"))?
         } else {
             line.split("//").next().unwrap_or("")
         };
