@@ -5198,6 +5198,25 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                 (*role == CheckedRole::Written || !introduced_errors) && paired.gone.iter().any(|record| record.severity == Severity::Error)
             });
         let go_test_analyzers = crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root());
+        // Python: a type error the write introduces in a written file makes what flows from it
+        // `Unknown`, and pyright stops reporting errors on it in the importers; an error it
+        // resolves brings them back (trial59 M4: toolz' `curry.bind` renamed by an edit hid 9
+        // errors of two test files, said "resolved", and the revert said it "introduced" them).
+        let python_check = !check.written.is_empty()
+            && check.written.iter().all(|path| matches!(path.extension().and_then(|ext| ext.to_str()), Some("py" | "pyi")));
+        let written_new_errors = python_check
+            && previews
+                .iter()
+                .any(|(_, role, paired)| *role == CheckedRole::Written && paired.new.iter().any(|r| r.severity == Severity::Error));
+        let written_resolved_errors: Vec<DiagnosticRecord> = if python_check {
+            previews
+                .iter()
+                .filter(|(_, role, _)| *role == CheckedRole::Written)
+                .flat_map(|(_, _, paired)| paired.gone.iter().filter(|record| record.severity == Severity::Error).cloned())
+                .collect()
+        } else {
+            Vec::new()
+        };
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
             // A file the write did not change that got new errors: what vanished from it may only
@@ -5216,7 +5235,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             let new_errors_here_preview = previews.iter().any(|(path, _, paired)| {
                 *path == file.path.as_path() && paired.new.iter().any(|record| record.severity == Severity::Error && direct(record))
             });
-            let observation = if file.role == CheckedRole::Written || !(introduced_errors || new_errors_here_preview) {
+            let observation = if file.role == CheckedRole::Written || !(introduced_errors || new_errors_here_preview || written_new_errors)
+            {
                 Observation::Complete
             } else {
                 Observation::MaybeMasked
@@ -5287,9 +5307,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     // Errors that show in a file the write did not change, next to errors it
                     // resolved there, may only have been hidden by those (trial27a F1): listed
                     // apart, not counted or remembered as introduced.
+                    let resolved_here_or_in_written: Vec<DiagnosticRecord> =
+                        resolved.iter().chain(&written_resolved_errors).cloned().collect();
                     let maybe_unmasked = crate::lsp::write_ledger_rules::take_maybe_unmasked(
                         file.role == CheckedRole::Written,
-                        &resolved,
+                        &resolved_here_or_in_written,
                         &mut diff.new,
                         direct,
                     );
@@ -5375,6 +5397,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         let (noun, verb) = if hidden.len() == 1 { ("diagnostic", "is") } else { ("diagnostics", "are") };
                         let because = if introduced_errors {
                             "this write's new errors may stop the check before it reaches them".to_owned()
+                        } else if written_new_errors && !new_errors_here_preview {
+                            "the new errors this write introduced in the written file may leave the types that come from there `Unknown`, and pyright reports nothing on them".to_owned()
                         } else {
                             format!("the new errors this write introduced in {display} may hide them")
                         };

@@ -70,3 +70,38 @@ fn a_local_used_inside_an_index_expression_is_no_reference_of_the_function() {
     assert!(!text.contains("  18: "), "the index-expression use is the local's:\n{text}");
     assert!(text.contains("  11: "), "the call in `generate` is a reference:\n{text}");
 }
+
+/// M4 (toolz 0.12.1): an edit that broke `curry.bind` made the types that flow from it `Unknown`,
+/// so pyright stopped reporting 9 errors in two test files: they were called "resolved by this
+/// write", and the revert said it "introduced" them. Ground truth: the errors are in the
+/// committed tree (pyright on the file as it was).
+#[test]
+fn errors_hidden_by_types_a_new_error_leaves_unknown_are_not_resolved() {
+    let test = "lsp_trial59::errors_hidden_by_types_a_new_error_leaves_unknown_are_not_resolved";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"funcs\"\nversion = \"0.1.0\"\n"),
+        ("funcs/__init__.py", ""),
+        ("funcs/core.py", "class Curry:\n    def __init__(self, value: int) -> None:\n        self.value = value\n\n    def bind(self) -> \"Curry\":\n        return Curry(self.value)\n\n\ndef make():\n    return Curry(1).bind()\n"),
+        ("funcs/uses.py", "from funcs.core import make\n\nresult = make()\nprint(result.missing)\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let before = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "funcs/uses.py"}));
+    assert!(before.contains("funcs/uses.py:4") && before.contains("missing"), "the fixture's error is there:\n{before}");
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "funcs/core.py", "old_string": "    def bind(self)", "new_string": "    def bind_args(self)"}),
+    );
+    assert!(text.contains("funcs/core.py:10"), "the new error in the written file:\n{text}");
+    assert!(!text.contains("funcs/uses.py: resolved by this write"), "{text}");
+    assert!(text.contains("funcs/uses.py: 1 earlier diagnostic is no longer reported, but not counted as resolved"), "{text}");
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "funcs/core.py", "old_string": "    def bind_args(self)", "new_string": "    def bind(self)"}),
+    );
+    assert!(!text.contains("funcs/uses.py: new diagnostics introduced by this write"), "the revert introduces nothing:\n{text}");
+}
