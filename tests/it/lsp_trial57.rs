@@ -22,16 +22,7 @@ fn a_trait_method_rename_renames_the_impls_of_it_in_doc_test_examples() {
         ("Cargo.toml", "[package]\nname = \"frags\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
         ("src/lib.rs", LIB),
     ]);
-    let doc_tests_pass = || {
-        std::process::Command::new("cargo")
-            .args(["test", "--doc", "--offline", "--quiet"])
-            .current_dir(dir.path())
-            .env("CARGO_TARGET_DIR", dir.path().join("target/ground-truth"))
-            .output()
-            .unwrap()
-            .status
-            .success()
-    };
+    let doc_tests_pass = || support::cargo_doc_tests_pass(dir.path());
     assert!(doc_tests_pass(), "the fixture's doc-test passes");
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = support::call_ok(

@@ -26,16 +26,7 @@ fn a_doc_test_opened_by_a_cfg_attr_fence_is_renamed_with_the_variant() {
         ),
         ("src/lib.rs", LIB),
     ]);
-    let doc_tests_pass = || {
-        std::process::Command::new("cargo")
-            .args(["test", "--doc", "--offline", "--quiet"])
-            .current_dir(dir.path())
-            .env("CARGO_TARGET_DIR", dir.path().join("target/ground-truth"))
-            .output()
-            .unwrap()
-            .status
-            .success()
-    };
+    let doc_tests_pass = || support::cargo_doc_tests_pass(dir.path());
     assert!(doc_tests_pass(), "the fixture's doc-test passes");
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = support::call_ok(

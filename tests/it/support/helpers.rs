@@ -368,3 +368,16 @@ pub fn code_action_number(listing: &str, title: &str) -> Option<u64> {
         .and_then(|line| line.split('.').next())
         .and_then(|number| number.trim().parse().ok())
 }
+
+/// Whether `cargo test --doc` passes in the crate at `dir` (offline, quiet, with a target
+/// directory of its own under `dir`, so the test's language server never waits on its lock).
+pub fn cargo_doc_tests_pass(dir: &std::path::Path) -> bool {
+    std::process::Command::new("cargo")
+        .args(["test", "--doc", "--offline", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target/ground-truth"))
+        .output()
+        .expect("run cargo test --doc")
+        .status
+        .success()
+}
