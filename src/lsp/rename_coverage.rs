@@ -1532,6 +1532,10 @@ pub fn complete_rename(
                         (Some(owner), Some(base)) => format!(
                             "   (string key of `{base}`, not of `{owner}`, which declares this member: {role} — another property unless `{base}` is or inherits `{owner}`; leave it otherwise)"
                         ),
+                        // A string argument: a `keyof` parameter makes it this key, a literal
+                        // union (`'push' | 'replace'`) does not (trial60 M1: "likely names this
+                        // property", and the advised edit broke tsc).
+                        _ if role.starts_with("call argument") => format!("   (string passed as an argument: {role} — leave it when the parameter is a literal union or a plain string)"),
                         _ => format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
                     };
                     labels.insert((hit.path.clone(), hit.line), label);

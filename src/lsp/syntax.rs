@@ -1658,7 +1658,7 @@ impl ParsedSource {
         match parent.kind() {
             // `emitChange('AsyncQueuer', this)` with a `keyof PacerEventMap` parameter names the
             // key (trial39 F2); a string argument that is the whole word only.
-            "arguments" if node.kind() == "string" => Some("call argument — a `keyof` parameter takes it as the key"),
+            "arguments" if node.kind() == "string" => Some("call argument — the key of this property only where the parameter's type is a `keyof` (the syntax does not show it: check the parameter's type)"),
             "lookup_type" | "indexed_access_type" => Some("indexed-access type key"),
             "subscript_expression" if is_index("index") => Some("element-access key"),
             "pair" if is_index("key") => Some("object key"),
@@ -2292,14 +2292,14 @@ mod tests {
         assert_eq!(parsed.string_property_key_role(3, 17, 11), None, "an error message");
         let call = "emitChange('AsyncQueuer', this);\nlog('AsyncQueuer changed');\n";
         let parsed_call = ParsedSource::parse(Path::new("a.ts"), call).expect("parsed");
-        assert_eq!(parsed_call.string_property_key_role(0, 12, 11), Some("call argument — a `keyof` parameter takes it as the key"));
+        assert_eq!(parsed_call.string_property_key_role(0, 12, 11), Some("call argument — the key of this property only where the parameter's type is a `keyof` (the syntax does not show it: check the parameter's type)"));
         assert_eq!(parsed_call.string_property_key_role(1, 5, 11), None, "a message that holds the word");
         let dashed = "emitChange('d-AsyncQueuer', 1);\nconst v = obj['d-AsyncQueuer'];\nconst w = obj[`d`];\n";
         let parsed_dashed = ParsedSource::parse(Path::new("a.ts"), dashed).expect("parsed");
         assert_eq!(parsed_dashed.string_property_key_role(0, 12, 1), None, "`d` is only the start of the key");
         assert_eq!(parsed_dashed.string_property_key_role(1, 15, 1), None, "`d` is only the start of the key");
         assert_eq!(parsed_dashed.string_property_key_role(1, 15, 13), Some("element-access key"));
-        assert_eq!(parsed_dashed.string_property_key_role(0, 12, 13), Some("call argument — a `keyof` parameter takes it as the key"));
+        assert_eq!(parsed_dashed.string_property_key_role(0, 12, 13), Some("call argument — the key of this property only where the parameter's type is a `keyof` (the syntax does not show it: check the parameter's type)"));
         assert_eq!(parsed_dashed.string_property_key_role(2, 15, 1), Some("element-access key"), "a template string");
         let pick = "type H = Pick<QueryOptions<any>, 'queryKeyHashFn' | 'other'>;\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), pick).expect("parsed");
