@@ -5474,7 +5474,21 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                             crate::lsp::write_ledger_rules::most_telling_first(&mut new_warnings, &new_errors_in_check);
                             if !new_warnings.is_empty() {
                                 let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
-                                let what = if resolved_errors {
+                                // A pre-write state that is no sound base (a check that ran over the
+                                // write, none kept) makes the warnings unknown too, as the errors are
+                                // (trial59 M3: a cold session's first write "introduced" base64's
+                                // baseline `unexpected_cfgs` warning while hedging its errors).
+                                let what = if let Some(reason) = check.attribution.as_ref().filter(|_| !resolved_errors) {
+                                    format!(
+                                        "{} after this write, not known to be new ({reason}; diagnostics on write lists errors only)",
+                                        crate::render::plural(new_warnings.len(), "warning")
+                                    )
+                                } else if !had_state {
+                                    format!(
+                                        "{} after this write, not known to be new (no pre-write state was taken; diagnostics on write lists errors only)",
+                                        crate::render::plural(new_warnings.len(), "warning")
+                                    )
+                                } else if resolved_errors {
                                     format!(
                                         "{} reported now that this write resolved errors, not known to be introduced by it ({server_id} skips most lints while the code has type errors, so {} may predate those errors; diagnostics on write lists errors only)",
                                         crate::render::plural(new_warnings.len(), "warning"),
