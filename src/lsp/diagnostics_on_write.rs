@@ -5158,6 +5158,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         let libraries_broken_before = libraries_with_errors_before(supervisor.workspace_root(), &check.files);
         let target_unseen_before = |path: &Path, role: CheckedRole| {
             role != CheckedRole::Written
+                && !libraries_broken_before.is_empty()
                 && crate::lsp::cfg_off_modules::package_root(supervisor.workspace_root(), path)
                     .is_some_and(|package| libraries_broken_before.contains(&package) && is_non_library_target_file(&package, path))
         };
@@ -5307,11 +5308,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     // Errors that show in a file the write did not change, next to errors it
                     // resolved there, may only have been hidden by those (trial27a F1): listed
                     // apart, not counted or remembered as introduced.
-                    let resolved_here_or_in_written: Vec<DiagnosticRecord> =
-                        resolved.iter().chain(&written_resolved_errors).cloned().collect();
+                    let combined: Vec<DiagnosticRecord>;
+                    let resolved_here_or_in_written: &[DiagnosticRecord] = if written_resolved_errors.is_empty() {
+                        &resolved
+                    } else {
+                        combined = resolved.iter().chain(&written_resolved_errors).cloned().collect();
+                        &combined
+                    };
                     let maybe_unmasked = crate::lsp::write_ledger_rules::take_maybe_unmasked(
                         file.role == CheckedRole::Written,
-                        &resolved_here_or_in_written,
+                        resolved_here_or_in_written,
                         &mut diff.new,
                         direct,
                     );

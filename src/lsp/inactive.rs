@@ -387,17 +387,8 @@ fn with_module_declaration<R>(
     on_declaration: impl FnOnce(&std::path::Path, &str, &tree_sitter::Node<'_>, u32) -> R,
 ) -> Option<R> {
     use ast_grep_core::tree_sitter::StrDoc;
-    let (name, dir) = if path.file_name()?.to_str()? == "mod.rs" {
-        let dir = path.parent()?;
-        (dir.file_name()?.to_str()?.to_owned(), dir.parent()?.to_path_buf())
-    } else {
-        (path.file_stem()?.to_str()?.to_owned(), path.parent()?.to_path_buf())
-    };
-    let mut candidates: Vec<std::path::PathBuf> = ["lib.rs", "main.rs", "mod.rs"].iter().map(|file| dir.join(file)).collect();
-    if let (Some(parent), Some(dir_name)) = (dir.parent(), dir.file_name()) {
-        candidates.push(parent.join(format!("{}.rs", dir_name.to_string_lossy())));
-    }
-    for candidate in candidates.iter().filter(|candidate| candidate.as_path() != path) {
+    let (name, candidates) = parent_module_candidates(path)?;
+    for candidate in &candidates {
         let Ok(text) = crate::files::read_workspace_file_to_string(root, candidate) else { continue };
         let Ok(tree) =
             ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
@@ -424,6 +415,24 @@ fn with_module_declaration<R>(
         }
     }
     None
+}
+
+/// The module name the Rust file `path` stands for (`foo` for `foo.rs` and `foo/mod.rs`) and
+/// the files that may declare it with `mod foo;`: the `lib.rs`, `main.rs` and `mod.rs` of the
+/// folder it belongs to, and that folder's own `folder.rs` (2018 layout); `path` itself left out.
+fn parent_module_candidates(path: &std::path::Path) -> Option<(String, Vec<std::path::PathBuf>)> {
+    let (name, dir) = if path.file_name()?.to_str()? == "mod.rs" {
+        let dir = path.parent()?;
+        (dir.file_name()?.to_str()?.to_owned(), dir.parent()?.to_path_buf())
+    } else {
+        (path.file_stem()?.to_str()?.to_owned(), path.parent()?.to_path_buf())
+    };
+    let mut candidates: Vec<std::path::PathBuf> = ["lib.rs", "main.rs", "mod.rs"].iter().map(|file| dir.join(file)).collect();
+    if let (Some(parent), Some(dir_name)) = (dir.parent(), dir.file_name()) {
+        candidates.push(parent.join(format!("{}.rs", dir_name.to_string_lossy())));
+    }
+    candidates.retain(|candidate| candidate.as_path() != path);
+    Some((name, candidates))
 }
 
 /// Why the Rust file `path` is in no crate's module tree, by its package's sources alone: it is
@@ -465,8 +474,7 @@ pub(crate) fn unlinked_rust_file(workspace_root: &std::path::Path, path: &std::p
         return None;
     }
     let file_name = path.file_name()?.to_str()?.to_owned();
-    let module_name =
-        if file_name == "mod.rs" { path.parent()?.file_name()?.to_str()?.to_owned() } else { path.file_stem()?.to_str()?.to_owned() };
+    let (module_name, candidates) = parent_module_candidates(path)?;
     // The folders holding the file, below the package root and two deep at least (`tests/ui`):
     // a string naming one may be a glob a harness compiles (trybuild's `tests/ui/*.rs`) or a
     // macro that declares a folder's files (`automod::dir!("tests/regression")`).
@@ -505,13 +513,10 @@ pub(crate) fn unlinked_rust_file(workspace_root: &std::path::Path, path: &std::p
     if declared_somewhere || files_read >= crate::lsp::rename_coverage::MAX_FILES {
         return None;
     }
-    let parent = path.parent()?;
-    let declaring: Vec<String> = ["lib.rs", "main.rs", "mod.rs"]
+    let declaring: Vec<String> = candidates
         .iter()
-        .map(|file| parent.join(file))
-        .chain(parent.file_name().and_then(|name| Some(parent.parent()?.join(format!("{}.rs", name.to_str()?)))))
-        .filter(|candidate| candidate != path && candidate.is_file())
-        .map(|candidate| candidate.strip_prefix(workspace_root).unwrap_or(&candidate).display().to_string())
+        .filter(|candidate| candidate.is_file())
+        .map(|candidate| candidate.strip_prefix(workspace_root).unwrap_or(candidate).display().to_string())
         .collect();
     let next = match declaring.first() {
         // zerocopy's `tests/ui/*.rs`: compile tests trybuild builds one by one under cargo test.

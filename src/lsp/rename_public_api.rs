@@ -652,7 +652,8 @@ pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std:
     directories.sort();
     directories.dedup();
     for directory in directories {
-        let (module_root, module) = go_module(workspace_root, &directory.join("x.go"))?;
+        let written = old_texts.iter().map(|(path, _)| path.as_path()).find(|path| path.parent() == Some(directory))?;
+        let (module_root, module) = go_module(workspace_root, written)?;
         let relative = directory.strip_prefix(&module_root).ok()?;
         if relative.components().any(|part| part.as_os_str() == "internal") {
             continue;
