@@ -556,6 +556,9 @@ pub struct WriteBaseline {
     /// [`LanguageServer::content_epoch`] when it was taken: when the server was sent a change
     /// since, its later publishes may be about that change.
     pub content_epoch: u64,
+    /// How many check runs had begun ([`LanguageServer::check_runs`]) when it was taken: with
+    /// `settled` and none begun since, every run ended before the write.
+    pub check_runs_started: u64,
 }
 
 /// Path → (mtime, size) of the served files under a root.
@@ -2293,6 +2296,23 @@ impl LanguageServer {
         sets
     }
 
+    /// Waits until the server has answered a request sent now — [`MAIN_LOOP_BARRIER_METHOD`],
+    /// a method no server knows, answered MethodNotFound from its main loop — bounded by
+    /// `deadline`. A single-threaded main loop (rust-analyzer's) handles the request only in a
+    /// turn after the one it is in now, and writes its messages in order: everything that turn
+    /// sends — the publishes that follow a check run's end `$/progress` in the same turn — is
+    /// read before the answer. rust-analyzer sends the end while handling the check's last
+    /// messages and publishes the changed sets at the end of the turn, after re-analysis and
+    /// garbage collection, which took longer than a fixed quiet time on a loaded machine
+    /// (trial57 F2: a check's last set of src/core.rs came after the snapshot). `true` when
+    /// answered (an error answer counts), `false` on timeout or a closed connection.
+    pub fn wait_for_main_loop_turn(&self, deadline: Instant) -> bool {
+        match self.request_untyped(MAIN_LOOP_BARRIER_METHOD, Value::Null, deadline, false) {
+            Ok(_) | Err(RequestFailure::Server(_)) => true,
+            Err(RequestFailure::Transport(_)) => false,
+        }
+    }
+
     /// Waits until no publish (for any path) has arrived for `quiet`, counted from the call at
     /// the earliest (a publish that trails the caller's signal restarts the window), bounded by
     /// `deadline`. `true` when the quiet time was reached.
@@ -3444,6 +3464,10 @@ fn running_work(state: &ServerState, ignore_check_runs: bool) -> Vec<String> {
     running.sort();
     running
 }
+
+/// The method of [`LanguageServer::wait_for_main_loop_turn`]'s request: unknown to every
+/// server, so it is answered MethodNotFound without any work.
+pub const MAIN_LOOP_BARRIER_METHOD: &str = "runbound/mainLoopBarrier";
 
 fn is_check_run_token(token: &str) -> bool {
     token.contains("flycheck")

@@ -22,9 +22,22 @@ use std::time::{Duration, Instant};
 
 use crate::lsp::client::{LanguageServer, Readiness};
 
-/// How long publishes must stay quiet after a check run ended before its state is read (as
-/// diagnostics on write's own quiet time for a project check).
+/// How long publishes must stay quiet after a check run ended (and the server's main loop turned
+/// once more, see [`wait_for_check_publishes`]) before its state is read; any publish restarts
+/// the window.
 const QUIET_AFTER_CHECK: Duration = Duration::from_millis(250);
+
+/// After a project check run of `server` ended: waits, bounded by `end`, for the server to be
+/// ready, for its main loop to finish the turn that sent the run's end
+/// ([`LanguageServer::wait_for_main_loop_turn`]: rust-analyzer publishes the run's last sets at
+/// the end of that turn, after re-analysis and garbage collection — later than a fixed quiet time
+/// on a loaded machine, trial57 F2), then for the publishes to stay quiet for
+/// [`QUIET_AFTER_CHECK`].
+pub(crate) fn wait_for_check_publishes(server: &LanguageServer, end: Instant) {
+    server.wait_until_ready(end);
+    server.wait_for_main_loop_turn(end);
+    server.wait_for_publish_quiet(QUIET_AFTER_CHECK, end);
+}
 
 /// Waits for the check run the save started (see [`LanguageServer::wait_for_check_run_after_save`],
 /// `begin_grace` for its `begin`), bounded by `end`. While the server still loads, its `begin` may
@@ -84,8 +97,7 @@ pub(crate) fn ensure_check_after_loading_for(
     let loaded_before = server.check_runs_started_loaded();
     let _ = server.notify::<crate::lsp::client::RunFlycheck>(Default::default());
     let ran = server.wait_for_check_run(started, begin_grace, end);
-    server.wait_until_ready(end);
-    server.wait_for_publish_quiet(QUIET_AFTER_CHECK, end);
+    wait_for_check_publishes(server, end);
     if ran && server.check_runs_started_loaded() > loaded_before && !server.check_run_in_progress() {
         return Ok(true);
     }

@@ -715,10 +715,6 @@ struct Pending {
     sibling_changes: Vec<(PathBuf, lsp_types::FileChangeType)>,
 }
 
-/// Quiet time after a project-wide check's end before the published state counts as final:
-/// rust-analyzer sends the last sets in the same main-loop turn as the end, or the next one
-/// (a few ms idle, more under load); any publish restarts the window.
-const PROJECT_CHECK_QUIET: Duration = Duration::from_millis(250);
 /// How long rust-analyzer's own (pulled) diagnostics may take before the check goes on with the
 /// compiler's alone (it holds pulls back while it primes caches).
 const NATIVE_PULL_BUDGET: Duration = Duration::from_secs(3);
@@ -922,6 +918,11 @@ fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant)
     server.wait_until_loaded(deadline);
     let never_checked = server.check_runs().1 == 0;
     let pending = never_checked || server.has_stale() || server.check_run_in_progress();
+    if !pending {
+        // The last run's sets may still trail its end (see `cold_check::wait_for_check_publishes`):
+        // one main-loop turn of the server makes sure they are in.
+        server.wait_for_main_loop_turn(deadline);
+    }
     let settled = !pending || {
         if (never_checked || server.has_stale()) && !server.check_run_in_progress() {
             let (started_before, _) = server.check_runs();
@@ -930,8 +931,7 @@ fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant)
         let ended = server.wait_until_not_stale(deadline) && server.wait_for_check_idle(deadline);
         if ended {
             // The run's last sets trail its end (see collect_after).
-            server.wait_until_ready(deadline);
-            server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, deadline);
+            crate::lsp::cold_check::wait_for_check_publishes(server, deadline);
         }
         ended && !server.has_stale() && !server.check_run_in_progress() && server.check_runs().1 > 0
     };
@@ -947,6 +947,7 @@ fn store_write_baseline(server: &LanguageServer, settled: bool) {
         settled,
         unchecked_outside_changes: server.stale_paths(),
         content_epoch: server.content_epoch(),
+        check_runs_started: server.check_runs().0,
     });
 }
 
@@ -1406,20 +1407,30 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let write_landed = earliest_mtime(&group.written);
             let mut outside_changes = server.stale_paths();
             let running_at_write = server.check_run_in_progress();
-            let ended_before_write = |ended: Option<std::time::SystemTime>| match (ended, write_landed) {
-                (Some(ended), Some(landed)) => ended < landed,
-                (None, _) => true,
-                (Some(_), None) => false,
-            };
-            // The store holds only results of checks that ended before the write: a pre-write
-            // state (of before the outside changes, when there are some).
-            let store_before_write =
-                (!running_at_write && ended_before_write(server.check_run_last_end_wall())).then(|| server.published_snapshot());
             // The seed's state is for this write only (taken before it reached the disk).
             // (File systems stamp mtimes with a coarse clock: a few ms behind the wall clock.)
             let baseline = server
                 .take_write_baseline()
                 .filter(|baseline| write_landed.is_some_and(|landed| baseline.taken_at <= landed + MTIME_CLOCK_SLACK));
+            // A settled seed (no run running or due when it was taken, just before the write)
+            // and no run begun since: every run ended before the write. That order is known, and
+            // no clock is compared: a run that ended a few ms before the write can carry a later
+            // wall-clock time than the file's coarse mtime (seen on a fresh session's first write,
+            // the server's first check ending just before it: "NOT known to be new").
+            let no_run_since_settled_seed = !running_at_write
+                && baseline.as_ref().is_some_and(|baseline| baseline.settled && server.check_runs().0 == baseline.check_runs_started);
+            let ended_before_write = |ended: Option<std::time::SystemTime>| {
+                no_run_since_settled_seed
+                    || match (ended, write_landed) {
+                        (Some(ended), Some(landed)) => ended < landed,
+                        (None, _) => true,
+                        (Some(_), None) => false,
+                    }
+            };
+            // The store holds only results of checks that ended before the write: a pre-write
+            // state (of before the outside changes, when there are some).
+            let store_before_write =
+                (!running_at_write && ended_before_write(server.check_run_last_end_wall())).then(|| server.published_snapshot());
             // Files changed outside the tools: the check started for them (resync) must end
             // first, or their old errors would count as the pre-write state.
             if server.has_stale() && !server.wait_until_not_stale(end) {
@@ -1436,8 +1447,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let recently_ended =
                 server.check_run_last_end_wall().and_then(|ended| ended.elapsed().ok()).is_some_and(|since| since < Duration::from_secs(3));
             if recently_ended {
-                server.wait_until_ready(end);
-                server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+                crate::lsp::cold_check::wait_for_check_publishes(&server, end);
             }
             group.snapshot = server.published_snapshot();
             if !outside_changes.is_empty() || running_at_write || !ended_before_write(server.check_run_last_end_wall()) {
@@ -2062,8 +2072,7 @@ fn check_runs_settled_after(server: &LanguageServer, end: Instant) -> bool {
         waited = true;
         // A run is in progress: `started - 1` counts it as begun.
         server.wait_for_check_run(started.saturating_sub(1), Duration::ZERO, end);
-        server.wait_until_ready(end);
-        server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+        crate::lsp::cold_check::wait_for_check_publishes(server, end);
     }
     waited
 }
@@ -2126,9 +2135,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                 let mut took = group.synced_at.elapsed();
                 // rust-analyzer publishes the check's results from its main loop, which lags
                 // behind the check's end while it re-indexes after the change (1-2 s seen under
-                // load): wait for it to be quiescent, then for the publishes to stop.
-                server.wait_until_ready(end);
-                server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+                // load): wait for it to be quiescent, for the turn that sent the end to finish
+                // (its publishes come at that turn's end), then for the publishes to stop.
+                crate::lsp::cold_check::wait_for_check_publishes(&server, end);
                 // A run that began meanwhile (a cancelled run's restart slower than
                 // CHECK_RUN_RESTART_WINDOW under load, or a check the re-indexing asked for)
                 // supersedes the one waited for, whose sets may be cleared or partial: the state
