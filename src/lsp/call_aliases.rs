@@ -559,7 +559,10 @@ pub(crate) fn references(
 }
 
 /// The server's `textDocument/references` (declaration left out) at (`line0`, `character0`) of
-/// `uri`, as locations (a `null` answer is none).
+/// `uri`, as locations (a `null` answer is none). gopls' answer at an interface method is
+/// completed with its implementing methods' references
+/// ([`crate::lsp::go_interface_references`]): it misses a different part of them on each call,
+/// so the call hierarchy's "N more direct calls" varied with it (trial61 F2).
 fn reference_locations(
     server: &LanguageServer,
     uri: &str,
@@ -580,7 +583,18 @@ fn reference_locations(
     let answer = server
         .request::<lsp_types::request::References>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/references").message)?;
-    Ok(answer.unwrap_or_default())
+    let answer = answer.unwrap_or_default();
+    let Some(path) = crate::lsp::uri::uri_to_path(uri) else { return Ok(answer) };
+    let budget = (deadline.saturating_duration_since(Instant::now()) / 2).min(std::time::Duration::from_secs(10));
+    let completed = crate::lsp::go_interface_references::complete_interface_method_references(
+        server,
+        &path,
+        line0,
+        character0,
+        answer,
+        Instant::now() + budget,
+    );
+    Ok(completed.locations)
 }
 
 /// What [`completed_references`] gives: the references (uri, 0-based line and character) and the

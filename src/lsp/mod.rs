@@ -25,6 +25,8 @@
 //! - `trust`: what a restricted run turns off per server and checker (workspace trust).
 //! - [`confinement`]: which hierarchies a server or checker may read and write under Landlock
 //!   (issue 13 §1: a symlink leading out of the checkout makes the server's own read fail).
+//! - `go_interface_references`: gopls' references at an interface method, completed with its
+//!   implementing methods' references (gopls misses a different part of them on each call).
 //! - `uri`: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -46,6 +48,7 @@ pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;
 pub(crate) mod go_build_twins;
+pub(crate) mod go_interface_references;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

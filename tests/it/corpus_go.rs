@@ -1,7 +1,8 @@
 //! The tools on a real Go module (issue 11 §6): go-cmp 0.5.9 (github.com/google/go-cmp, six
 //! packages, internal packages imported across the module) from Debian's
 //! golang-github-google-go-cmp-dev (the Go module proxy is not reachable here), driven through
-//! gopls with go 1.19.
+//! gopls with go 1.19; and emirpasic/gods 1.12.0 (Debian's golang-github-emirpasic-gods-dev,
+//! 18 types implementing the interface `containers.Container`) for interface methods.
 //!
 //! Ground truth comes from a word search over the sources (comments cut), the Go toolchain
 //! (`go vet`, `go build`, `go test`, offline: `GOPROXY=off`) and the ast-grep CLI, never from
@@ -434,4 +435,65 @@ fn implementation_of_an_interface_gopls_misses_lists_the_types_that_declare_its_
         assert!(text.contains(&format!("\n{file}:{line}: ")), "the filter at {file}:{line} is not listed:\n{text}");
     }
     corpus::report_timing(&format!("gopls implementation of an interface: {elapsed:?}"));
+}
+
+/// References of the interface method `containers.Container.Size` on gods, asked 3 times in one
+/// session: gopls answers with the uses of the 18 implementing methods too, and missed a different
+/// part of them on each call (trial61 F1: 93, 105, 114 of 213, each presented as complete). Every
+/// answer must list each `.Size()` call of the module and the declaration, and nothing else.
+/// Ground truth: a word search (comments and strings cut) — every `Size` occurrence but the 18
+/// `func (…) Size() int` declarations; every call is on a gods container.
+#[test]
+fn references_of_an_interface_method_list_every_implementations_use_on_every_call() {
+    if !require_tools("corpus_go::references_of_an_interface_method") {
+        return;
+    }
+    let Some(dir) = corpus::project("gods") else { return };
+    let roots = ["containers", "lists", "maps", "sets", "stacks", "trees", "utils"];
+    let found = corpus::word_occurrences(dir.path(), &roots, &["go"], "Size", corpus::strip_go_comment_and_strings);
+    let expected: Vec<String> =
+        found.iter().filter(|occurrence| !occurrence.text.starts_with("func (")).map(Occurrence::location).collect();
+    let implementations = found.iter().filter(|occurrence| occurrence.text.starts_with("func (")).count();
+    assert!(expected.contains(&"containers/containers.go:21".to_owned()), "ground truth: {expected:?}");
+    assert!(expected.len() > 200 && implementations == 18, "ground truth: {} uses, {implementations} implementations", expected.len());
+    let run = corpus::tools_run(dir.path());
+    let mut timings = Vec::new();
+    for _ in 0..3 {
+        let mut listed = Vec::new();
+        let mut offset = 0;
+        let started = std::time::Instant::now();
+        loop {
+            let (text, _) = corpus::complete_answer(
+                &run,
+                "lsp",
+                json!({"op": "references", "file": "containers/containers.go", "line": 21, "symbol": "Size", "offset": offset}),
+            );
+            assert!(!text.contains("INCOMPLETE"), "{text}");
+            listed.extend(corpus::listed_locations(&text));
+            match corpus::next_offset(&text) {
+                Some(next) => offset = next,
+                None => break,
+            }
+        }
+        timings.push(started.elapsed());
+        let missing: Vec<&String> = expected.iter().filter(|location| !listed.contains(location)).collect();
+        let extra: Vec<&String> = listed.iter().filter(|location| !expected.contains(location)).collect();
+        assert!(missing.is_empty() && extra.is_empty(), "missing {} {missing:?}, extra {extra:?}", missing.len());
+    }
+    // trial61 F2: the call hierarchy (gopls' own, incomplete in the same way) says how many direct
+    // calls its references show beyond it: listed call sites and those add up to every call.
+    let calls = expected.len() - 1;
+    for _ in 0..2 {
+        let text =
+            corpus::ok(&run, "lsp", json!({"op": "incoming_calls", "file": "containers/containers.go", "line": 21, "symbol": "Size"}));
+        let header = text.lines().find(|line| line.contains(" call sites")).unwrap_or_else(|| panic!("{text}"));
+        let number_before = |marker: &str| -> usize {
+            let before = &header[..header.find(marker).unwrap_or_else(|| panic!("no `{marker}` in {header}"))];
+            before.rsplit(' ').find(|word| !word.is_empty()).and_then(|word| word.parse().ok()).unwrap_or_else(|| panic!("{header}"))
+        };
+        let sites = number_before(" call sites");
+        let more = if header.contains("more direct calls") { number_before(" more direct calls") } else { 0 };
+        assert_eq!(sites + more, calls, "{header}");
+    }
+    corpus::report_timing(&format!("gopls references of Container.Size on gods (3 calls, every page): {timings:?}"));
 }

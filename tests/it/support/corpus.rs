@@ -18,6 +18,7 @@ const PROJECTS: &[(&str, &str)] = &[
     ("redux", "typescript/redux-5.0.1"),
     ("table-core", "typescript/table-core-8.20.5"),
     ("go-cmp", "go/go-cmp-0.5.9"),
+    ("gods", "go/gods-1.12.0"),
 ];
 
 /// The name the test harness gives the current test's thread (`module::test`), for SKIP lines.
@@ -33,7 +34,7 @@ pub fn cached_path(name: &str) -> PathBuf {
 }
 
 /// A fresh copy of the cached project `name` (one of `python-dateutil`, `semver`, `redux`,
-/// `table-core`, `go-cmp`) in a new temp dir whose root is the project's root. Symlinks are copied as symlinks;
+/// `table-core`, `go-cmp`, `gods`) in a new temp dir whose root is the project's root. Symlinks are copied as symlinks;
 /// a Python project's `.venv` is relocated to the copy (its scripts and its editable install's
 /// `.pth` named the cache's absolute path), so the copy's own code is what its interpreter imports.
 ///
