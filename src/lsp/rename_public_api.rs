@@ -640,8 +640,8 @@ fn go_exported_names(text: &str) -> std::collections::BTreeSet<String> {
 /// outside the module that uses a lost name breaks, and no compiler run inside it shows that
 /// when nothing in the module uses it (trial56 M2: google/btree). `None` when nothing is lost.
 pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std::path::PathBuf, String)]) -> Option<String> {
-    let mut lost: Vec<String> = Vec::new();
-    let mut package_shown = String::new();
+    // (import path, names lost from it), per package.
+    let mut lost: Vec<(String, Vec<String>)> = Vec::new();
     let mut directories: Vec<&Path> = old_texts
         .iter()
         .map(|(path, _)| path.as_path())
@@ -676,25 +676,42 @@ pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std:
             }
         }
         let import_path = if relative.as_os_str().is_empty() { module.clone() } else { format!("{module}/{}", relative.display()) };
-        for name in before.difference(&after) {
-            lost.push(format!("`{name}`"));
-        }
-        if package_shown.is_empty() && before.difference(&after).next().is_some() {
-            package_shown = import_path;
+        let names: Vec<String> = before.difference(&after).map(|name| format!("`{name}`")).collect();
+        if !names.is_empty() {
+            lost.push((import_path, names));
         }
     }
-    if lost.is_empty() {
+    let total: usize = lost.iter().map(|(_, names)| names.len()).sum();
+    if total == 0 {
         return None;
     }
-    let shown: Vec<&str> = lost.iter().take(8).map(String::as_str).collect();
+    // At most 8 names are shown, each under its package (trial61 M2: 17 `Size` methods of 17
+    // gods packages were all said to be `lists/arraylist`'s).
+    let mut budget = 8;
+    let mut shown_total = 0;
+    let mut groups: Vec<String> = Vec::new();
+    for (import_path, names) in &lost {
+        if budget == 0 {
+            break;
+        }
+        let shown: Vec<&str> = names.iter().take(budget).map(String::as_str).collect();
+        budget -= shown.len();
+        shown_total += shown.len();
+        groups.push(if lost.len() == 1 { shown.join(", ") } else { format!("`{import_path}`: {}", shown.join(", ")) });
+    }
+    let from = if lost.len() == 1 {
+        format!("that the package `{}` exports", lost[0].0)
+    } else {
+        format!("that {} of this module export", crate::render::plural(lost.len(), "package"))
+    };
     Some(format!(
-        "public API changed: this write removed {} that the package `{package_shown}` exports: {}{} — code outside this module that uses {} breaks, and no compiler run here shows it where nothing in the module uses {}; keep {} for a while (delegating, with a `// Deprecated:` comment) or say the break in the changelog",
-        crate::render::plural(lost.len(), "exported name"),
-        shown.join(", "),
-        if lost.len() > shown.len() { format!(" and {} more", lost.len() - shown.len()) } else { String::new() },
-        crate::render::one_or_many(lost.len(), "it", "them"),
-        crate::render::one_or_many(lost.len(), "it", "them"),
-        crate::render::one_or_many(lost.len(), "it", "them"),
+        "public API changed: this write removed {} {from}: {}{} — code outside this module that uses {} breaks, and no compiler run here shows it where nothing in the module uses {}; keep {} for a while (delegating, with a `// Deprecated:` comment) or say the break in the changelog",
+        crate::render::plural(total, "exported name"),
+        groups.join("; "),
+        if total > shown_total { format!(" and {} more", total - shown_total) } else { String::new() },
+        crate::render::one_or_many(total, "it", "them"),
+        crate::render::one_or_many(total, "it", "them"),
+        crate::render::one_or_many(total, "it", "them"),
     ))
 }
 
@@ -791,6 +808,21 @@ mod tests {
         std::fs::create_dir_all(root.join("internal/x")).unwrap();
         std::fs::write(root.join("internal/x/x.go"), "package x\n").unwrap();
         assert_eq!(go_exports_lost_by_write(&root, &[(root.join("internal/x/x.go"), "package x\n\nfunc Gone() {}\n".to_owned())]), None);
+        // Names lost from several packages are each named under their own package (trial61 M2:
+        // gods' 17 `Size` methods were all said to be `lists/arraylist`'s).
+        let mut old_texts = Vec::new();
+        for (directory, owner) in [("lists/arraylist", "List"), ("maps/hashmap", "Map"), ("sets/treeset", "Set")] {
+            std::fs::create_dir_all(root.join(directory)).unwrap();
+            let package = directory.rsplit('/').next().unwrap();
+            let old = format!("package {package}\n\ntype {owner} struct{{}}\n\nfunc (l *{owner}) Size() int {{ return 0 }}\n");
+            std::fs::write(root.join(directory).join("a.go"), old.replace(") Size()", ") Len()")).unwrap();
+            old_texts.push((root.join(directory).join("a.go"), old));
+        }
+        let note = go_exports_lost_by_write(&root, &old_texts).expect("three are lost");
+        assert!(
+            note.contains("removed 3 exported names that 3 packages of this module export: `github.com/google/btree/lists/arraylist`: `List.Size`; `github.com/google/btree/maps/hashmap`: `Map.Size`; `github.com/google/btree/sets/treeset`: `Set.Size` — "),
+            "{note}"
+        );
     }
     use crate::files::FileChange;
 
