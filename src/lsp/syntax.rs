@@ -1914,6 +1914,13 @@ impl ParsedSource {
         if use_node.kind() != "identifier" || use_node.parent().is_some_and(|parent| parent.kind() == "scoped_identifier") {
             return None;
         }
+        // In a macro call's arguments (a token tree) a field or path segment is an identifier
+        // token after `.` or `::` (`debug_assert_eq!(self.len, …)`: the field, trial62 F1).
+        if use_node.parent().is_some_and(|parent| parent.kind() == "token_tree")
+            && use_node.prev_sibling().is_some_and(|previous| matches!(previous.kind(), "." | "::"))
+        {
+            return None;
+        }
         let binding_in = |pattern: tree_sitter::Node<'t>| rust_pattern_binding(&self.source, pattern, name);
         let mut child = use_node;
         let mut node = use_node.parent()?;
@@ -2391,6 +2398,14 @@ mod tests {
         assert_eq!(parsed.rust_local_binding_of(2, positions[0], "len"), None, "a field");
         assert_eq!(parsed.rust_local_binding_of(2, positions[1], "len"), None, "a path segment");
         assert_eq!(parsed.rust_local_binding_of(2, positions[2], "len"), Some((1, 8)), "the local");
+        // The same inside a macro call's arguments (trial62 F1: bytes' `debug_assert_eq!(self.len, …)`).
+        let in_macro = "fn f(s: &S) -> usize {\n    let len = 1;\n    debug_assert_eq!(s.len, Self::len() + len);\n    0\n}\n";
+        let parsed = ParsedSource::parse(Path::new("c.rs"), in_macro).expect("parsed");
+        let line = parsed.line_text(2).unwrap();
+        let positions: Vec<usize> = line.match_indices("len").map(|(at, _)| at).collect();
+        assert_eq!(parsed.rust_local_binding_of(2, positions[0], "len"), None, "a field in a macro call");
+        assert_eq!(parsed.rust_local_binding_of(2, positions[1], "len"), None, "a path segment in a macro call");
+        assert_eq!(parsed.rust_local_binding_of(2, positions[2], "len"), Some((1, 8)), "the local in a macro call");
     }
 
     #[test]
