@@ -5540,6 +5540,18 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                                         crate::render::plural(new_warnings.len(), "new warning")
                                     )
                                 };
+                                // A function that now calls itself on every path builds and
+                                // overflows the stack when run: said as a WARNING of its own,
+                                // not in a note (trial62 M4: bytes' `Buf::remaining` renamed to
+                                // `len` made `impl Buf for &[u8]`'s `self.len()` call itself,
+                                // and three test suites aborted).
+                                for record in new_warnings.iter().filter(|record| record.code.as_deref() == Some("unconditional_recursion"))
+                                {
+                                    lines.push(format!(
+                                        "  WARNING: {}: it calls itself on every path: it never returns and overflows the stack when called (the build passes; the tests that reach it abort)",
+                                        record.render(&display)
+                                    ));
+                                }
                                 lines.push(format!(
                                     "  note: {display}: {what}: {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
                                     shown.join("; "),

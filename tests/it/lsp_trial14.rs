@@ -153,6 +153,12 @@ fn a_write_that_adds_a_warning_says_so_though_warnings_are_not_listed() {
             && text.contains("src/lib.rs:4: warning[unconditional_recursion]"),
         "the new warnings are not said:\n{text}"
     );
+    // trial62 M4: the recursion is a WARNING of its own, not only in the note.
+    assert!(
+        text.lines().any(|line| line.trim_start().starts_with("WARNING: src/lib.rs:4: warning[unconditional_recursion]")
+            && line.contains("it calls itself on every path")),
+        "{text}"
+    );
     // The revert adds none.
     let result = run.call(
         Caller::Main,
