@@ -637,6 +637,28 @@ pub fn project_diagnostics(
         for target in &run.targets_not_checked {
             text.push_str(&format!("\n    NOT checked: {}", target.render(|path| supervisor.display_path(path))));
         }
+        // cargo check compiles no doc-test (trial62 M3: a broken doc example, and `"*"` said only
+        // the 3 baseline bench errors while `cargo test --doc` failed).
+        if run.command.starts_with("cargo check") {
+            // The workspace's packages (from `cargo metadata`), else the root's own manifest.
+            let manifests: Vec<PathBuf> = match &run.features {
+                Some(Ok(packages)) if !packages.is_empty() => packages.iter().map(|package| package.manifest.clone()).collect(),
+                _ => vec![run.root.join("Cargo.toml")],
+            };
+            for found in manifests
+                .iter()
+                .filter_map(|manifest| crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), &run.root, manifest))
+            {
+                text.push_str(&format!(
+                    "\n    NOT checked: the doc-tests of crate {} (about {}{} in {}, by a scan of doc comments), which cargo check does not compile: run `cargo test --doc -p {}` to check them",
+                    found.crate_name,
+                    found.total,
+                    if found.scan_incomplete { " or more" } else { "" },
+                    crate::render::plural(found.files, "file"),
+                    found.crate_name
+                ));
+            }
+        }
         // tsc checks the tsconfig's program only (trial30 M4: "0 errors" and nothing of the 167
         // files outside it, 32 errors among them).
         if run.command.starts_with("tsc ") {
