@@ -1698,8 +1698,22 @@ pub fn complete_rename(
     );
     if !tied_methods.is_empty() {
         let implementations = renamed_is_interface_method;
+        // gopls renames no implementation alone: it refuses a rename that would break the
+        // interface, and renames nothing in a package with errors (trial61 M1: "lsp_rename at
+        // each declaration" failed 18 times on gods' `Container.Size`). A structural rewrite of
+        // the declarations and the calls does it.
+        let how = match declaration_line.as_deref().and_then(|line| go_interface_method_rewrites(line, old_name, new_name)) {
+            Some(rewrites) if implementations && server.id() == "gopls" => format!(
+                "rename {} to `{new_name}` too — gopls renames none of them alone (it refuses a rename that breaks the interface, and any rename in a package with errors): {rewrites}; or rename this one back",
+                if tied_methods.len() == 1 { "it" } else { "them" }
+            ),
+            _ => format!(
+                "rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back",
+                if implementations { "them" } else { "the interface method (and its other implementations)" }
+            ),
+        };
         report.push(format!(
-            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface, and a type assertion on it (`x.(Iface)`) stops matching at run time with no error (gopls and go vet see none); rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back:",
+            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface, and a type assertion on it (`x.(Iface)`) stops matching at run time with no error (gopls and go vet see none); {how}:",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if implementations {
                 "methods that implement the renamed interface method (the server's `implementation` at it lists them)"
@@ -1713,7 +1727,6 @@ pub fn complete_rename(
             } else {
                 "its type no longer implements that interface"
             },
-            if implementations { "them" } else { "the interface method (and its other implementations)" },
         ));
         let lines = one_per_line(tied_methods.iter(), |(hit, _)| hit);
         list_lines(
@@ -2241,6 +2254,38 @@ pub fn complete_rename(
         ));
     }
     RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
+}
+
+/// The two `ast_edit` calls that rename the implementations of the Go interface method declared
+/// on `interface_line` (`\tSize() int`, `Each(f func(int))`) and their calls from `old_name` to
+/// `new_name`: the declarations by a pattern with the method's results, then `$X.old(…)`.
+/// `None` when the line is no method of an interface.
+fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: &str) -> Option<String> {
+    let rest = interface_line.trim().strip_prefix(old_name)?;
+    if !rest.starts_with('(') {
+        return None;
+    }
+    // The parameter list's end, then the results as written (` int`, ` (int, bool)`, none).
+    let mut depth = 0usize;
+    let mut results = None;
+    for (index, c) in rest.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    results = Some(rest[index + 1..].split("//").next().unwrap_or("").trim());
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let results = results?;
+    let results = if results.is_empty() { String::new() } else { format!(" {results}") };
+    Some(format!(
+        "`ast_edit` with {{\"pattern\": \"func ($R $T) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($R $T) {new_name}($$$P){results} {{\\n\\t$$$B\\n}}\", \"language\": \"go\"}} renames the declarations, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too)"
+    ))
 }
 
 /// For a Rust file: the renamed occurrences of `name` (`renamed`: 0-based line, byte column) that
@@ -3320,6 +3365,18 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn go_interface_method_rewrites_keep_the_methods_results() {
+        let size = go_interface_method_rewrites("\tSize() int", "Size", "Len").expect("an interface method");
+        assert!(size.contains(r#"{"pattern": "func ($R $T) Size($$$P) int { $$$B }", "rewrite": "func ($R $T) Len($$$P) int {\n\t$$$B\n}", "language": "go"}"#), "{size}");
+        assert!(size.contains(r#"{"pattern": "$X.Size($$$A)", "rewrite": "$X.Len($$$A)", "language": "go"}"#), "{size}");
+        let each = go_interface_method_rewrites("\tEach(f func(index int, value interface{})) // calls f", "Each", "ForEach").unwrap();
+        assert!(each.contains(r#""pattern": "func ($R $T) Each($$$P) { $$$B }""#), "{each}");
+        let pair = go_interface_method_rewrites("\tNext() (int, bool)", "Next", "Advance").unwrap();
+        assert!(pair.contains(r#""pattern": "func ($R $T) Next($$$P) (int, bool) { $$$B }""#), "{pair}");
+        assert_eq!(go_interface_method_rewrites("func (l *List) Size() int {", "Size", "Len"), None);
+    }
+
     #[test]
     fn a_go_method_of_a_standard_dynamic_interface_is_known_by_name_and_parameters() {
         use super::go_dynamic_standard_interface as standard;

@@ -191,7 +191,16 @@ fn go_interface_method_rename_names_the_implementations_it_left_not_another_symb
     }
     let files = [GO_MOD, ("shapes/shapes.go", GO_SHAPES), ("other/other.go", GO_OTHER), ("main.go", GO_MAIN)];
     let dir = support::workspace_with(&files);
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let mut config = runbound::RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(20);
+    // `ast_edit` too: the remedy the answer names.
+    let run = runbound::Run::builder(dir.path())
+        .config(config)
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .with_structural()
+        .build()
+        .expect("build run");
     let result =
         run.call(Caller::Main, "lsp_rename", json!({"file": "shapes/shapes.go", "line": 5, "symbol": "Area", "new_name": "Surface"}));
     let text = result.joined_text();
@@ -238,6 +247,17 @@ fn go_interface_method_rename_names_the_implementations_it_left_not_another_symb
     assert!(others.iter().all(|line| line.ends_with("(definition: other/other.go:13)")) && others.len() == 2, "{text}");
     let coverage = &result.structured_content.as_ref().expect("structured")["coverage"];
     assert_eq!(coverage["left_in_interface_tied_methods"], json!(["other/other.go:7", "shapes/shapes.go:12"]), "{coverage}");
+    // gopls renames no implementation alone (trial61 M1): the remedy is a structural rewrite,
+    // whose declaration pattern matches the 2 implementations and not `Plot.Area` (returns int).
+    let pattern = "func ($R $T) Area($$$P) float64 { $$$B }";
+    assert!(text.contains(&format!("{{\"pattern\": \"{pattern}\"")), "{text}");
+    let staged = run.call(
+        Caller::Main,
+        "ast_edit",
+        json!({"pattern": pattern, "rewrite": "func ($R $T) Surface($$$P) float64 {\n\t$$$B\n}", "language": "go"}),
+    );
+    let staged_text = staged.joined_text();
+    assert!(!staged.is_error && staged_text.contains("2 replacements in 2 files"), "{staged_text}");
 }
 
 const PY_STORE: &str =
