@@ -5144,6 +5144,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // package's test build fails on them.
     // (rendered, whether this write introduced it: `None` without a pre-write state).
     let mut go_test_refusals: Vec<(String, Option<bool>)> = Vec::new();
+    // A vet finding not known to be new because this write resolved type errors (see below).
+    let mut vet_findings_after_resolved_errors = false;
     // Errors reported now in files the write did not change where it resolved errors (listed
     // apart, counted among the errors remaining, not as new).
     let mut maybe_unmasked_errors = 0usize;
@@ -5494,6 +5496,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         // finding, there before the write, was counted as introduced by it).
                         let introduced = match (file.role, introduced) {
                             (CheckedRole::Republished, Some(true)) => None,
+                            // gopls runs no vet analysis of a package with type errors: a finding
+                            // seen once a write resolved them may predate it (trial61 M3: the
+                            // Logf line written by the previous edit was "introduced" by the edit
+                            // that only removed an unused variable).
+                            (_, Some(true)) if resolved_errors => {
+                                vet_findings_after_resolved_errors = true;
+                                None
+                            }
                             (_, introduced) => introduced,
                         };
                         go_test_refusals.push((finding.render(&display), introduced));
@@ -5939,6 +5949,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             crate::lsp::write_ledger_rules::go_test_refusal_line(
                 &go_test_refusals,
                 crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root()),
+                vet_findings_after_resolved_errors,
             ),
         );
     }

@@ -128,8 +128,9 @@ pub(crate) fn is_go_test_vet_finding(server_id: &str, record: &DiagnosticRecord,
 
 /// The line that says `go test` will refuse to build: `findings` are the checked files' findings
 /// of the vet checks `go test` runs (rendered, and whether this write introduced each: `None`
-/// when the file's pre-write state is unknown); `analyzers` are those checks.
-pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzers: &[String]) -> String {
+/// when the file's pre-write state is unknown, or when this write resolved type errors, which
+/// hold gopls' vet analysis back: `resolved_errors`); `analyzers` are those checks.
+pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzers: &[String], resolved_errors: bool) -> String {
     let count = |wanted: Option<bool>| findings.iter().filter(|(_, introduced)| *introduced == wanted).count();
     let (introduced, earlier, unknown) = (count(Some(true)), count(Some(false)), count(None));
     let mut whose: Vec<String> = Vec::new();
@@ -140,7 +141,14 @@ pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzer
         whose.push(format!("{earlier} {} there before this write", crate::render::one_or_many(earlier, "was", "were")));
     }
     if unknown > 0 {
-        whose.push(format!("whether this write introduced {unknown} is not known (no pre-write state)"));
+        whose.push(if resolved_errors {
+            format!(
+                "whether this write introduced {unknown} is not known (found now that this write resolved type errors, which hold gopls' vet analysis back: {} may predate this write)",
+                crate::render::one_or_many(unknown, "it", "they")
+            )
+        } else {
+            format!("whether this write introduced {unknown} is not known (no pre-write state)")
+        });
     }
     let shown: Vec<&str> = findings.iter().take(5).map(|(rendered, _)| rendered.as_str()).collect();
     let more = if findings.len() > shown.len() { format!("; and {} more", findings.len() - shown.len()) } else { String::new() };
@@ -317,9 +325,9 @@ mod tests {
     #[test]
     fn the_go_test_refusal_line_says_which_findings_the_write_introduced() {
         let analyzers = vec!["printf".to_owned()];
-        let line = go_test_refusal_line(&[("a.go:8: warning format %d (printf)".to_owned(), Some(true))], &analyzers);
+        let line = go_test_refusal_line(&[("a.go:8: warning format %d (printf)".to_owned(), Some(true))], &analyzers, false);
         assert_eq!(line, "go test will refuse to build: 1 finding of the go vet checks `go test` runs before the tests (printf) is in the checked files, and the package's test build fails on it (this write introduced 1): a.go:8: warning format %d (printf)");
-        let line = go_test_refusal_line(&[("a".to_owned(), Some(false)), ("b".to_owned(), None)], &analyzers);
+        let line = go_test_refusal_line(&[("a".to_owned(), Some(false)), ("b".to_owned(), None)], &analyzers, false);
         assert!(
             line.contains("2 findings")
                 && line.contains("(1 was there before this write; whether this write introduced 1 is not known (no pre-write state))"),

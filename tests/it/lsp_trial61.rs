@@ -1,0 +1,58 @@
+//! Misleading answers from the fresh-user trial 61 (emirpasic/gods 1.12.0), against the real
+//! gopls and the real `go vet`, on a fixture of the same shape:
+//! - M3: an edit that only removed an unused variable (a type error) was said to have introduced
+//!   the printf finding on a line the edit before had written: gopls runs no vet analysis of a
+//!   package with type errors, so the finding showed up only once they were resolved.
+//!
+//! Ground truth: `go vet` after each edit.
+
+use crate::support;
+
+use serde_json::json;
+
+const SORT_TEST: &str = "package utils\n\nimport \"testing\"\n\nfunc TestSort(t *testing.T) {\n\tt.Logf(\"sorted\")\n}\n";
+
+#[test]
+fn a_vet_finding_seen_once_a_write_resolved_type_errors_is_not_known_to_be_new() {
+    let test = "lsp_trial61::a_vet_finding_seen_once_a_write_resolved_type_errors_is_not_known_to_be_new";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/sorts\n\ngo 1.19\n"),
+        ("utils/sort.go", "package utils\n\n// Three is three.\nfunc Three() int { return 3 }\n"),
+        ("utils/sort_test.go", SORT_TEST),
+    ]);
+    let vet = || {
+        let output = std::process::Command::new("go")
+            .args(["vet", "./..."])
+            .current_dir(dir.path())
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOPROXY", "off")
+            .output()
+            .expect("go vet");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // Edit 1: the printf mistake and a type error (an unused variable) together.
+    let first = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "utils/sort_test.go", "old_string": "\tt.Logf(\"sorted\")\n", "new_string": "\tvar unused = 3\n\tt.Logf(\"%d items %s\", 3)\n"}),
+    );
+    assert!(first.contains("this write introduced 1 new error "), "{first}");
+    let by_hand = vet();
+    assert!(by_hand.contains("declared and not used") || by_hand.contains("declared but not used"), "ground truth: {by_hand}");
+    assert!(!by_hand.contains("Logf format %s reads arg #2"), "ground truth: the type error holds vet's printf check back: {by_hand}");
+    // Edit 2 removes only the type error: the printf finding shows, written by edit 1.
+    let second =
+        support::call_ok(&run, "edit", json!({"path": "utils/sort_test.go", "old_string": "\tvar unused = 3\n", "new_string": ""}));
+    assert!(vet().contains("Logf format %s reads arg #2, but call has 1 arg"), "ground truth");
+    let refusal = second.lines().find(|line| line.starts_with("go test will refuse to build:")).unwrap_or_else(|| panic!("{second}"));
+    assert!(!refusal.contains("(this write introduced 1"), "{second}");
+    assert!(
+        refusal.contains("whether this write introduced 1 is not known (found now that this write resolved type errors, which hold gopls' vet analysis back: it may predate this write)"),
+        "{second}"
+    );
+    assert!(second.contains("resolved by this write (1, gopls)"), "{second}");
+}
