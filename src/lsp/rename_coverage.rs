@@ -1626,6 +1626,8 @@ pub fn complete_rename(
     // standard library interface cannot be renamed), and the calls through them.
     let mut implemented_interfaces: Vec<Target> = Vec::new();
     let mut interface_calls: Vec<(WordHit, Target)> = Vec::new();
+    // Go, a concrete method: anonymous interface types that name a method of the old name.
+    let mut anonymous_interfaces: Vec<String> = Vec::new();
     let origin_is_go = origin.extension().is_some_and(|ext| ext == "go");
     let renamed_is_go_method = origin_is_go && declaration_line.as_deref().is_some_and(|text| text.trim_start().starts_with("func ("));
     if origin_is_go && (renamed_is_go_method || elsewhere.iter().any(|(_, target)| target.is_some())) && Instant::now() < deadline {
@@ -1646,6 +1648,19 @@ pub fn complete_rename(
                 }
                 _ => true,
             });
+            // Anonymous interfaces that name the method (`x.(interface{ StackTrace() StackTrace })`):
+            // no `implementation` lists them, and a type assertion on one silently stops matching
+            // (trial60 M4: pkg/errors' TestStackTrace failed after "no new errors").
+            for (hit, _) in &elsewhere {
+                if hit.path.extension().is_none_or(|ext| ext != "go") {
+                    continue;
+                }
+                let Ok(text) = reader.read_to_string(&hit.path) else { continue };
+                let lines: Vec<&str> = text.lines().collect();
+                if go_anonymous_interface_method(&lines, hit.line as usize, hit.byte_start, old_name) {
+                    anonymous_interfaces.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                }
+            }
         } else {
             // The tied methods' own declarations; a call of one (on its concrete type) keeps
             // compiling with it (trial58 M4: golang-lru's 2 test calls of `RemoveOldest` were
@@ -2144,6 +2159,13 @@ pub fn complete_rename(
             if named.len() == 1 { "it" } else { "one" },
         ));
     }
+    if renamed_is_go_method && !anonymous_interfaces.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} an anonymous interface type with a method `{old_name}` ({}; listed below among occurrences whose definition leads elsewhere): where the renamed method's type satisfied one, it no longer does, so a type assertion or type switch on it (`x.(interface{{ {old_name}() … }})`) silently stops matching — no compile error, and a test that asserts it fails; rename `{old_name}` there too where it means this method",
+            if anonymous_interfaces.len() == 1 { "1 place declares".to_owned() } else { format!("{} places declare", anonymous_interfaces.len()) },
+            anonymous_interfaces.join(", ")
+        ));
+    }
     // gopls answers no `implementation` for some methods of standard interfaces (pkg/errors'
     // `Frame.Format`, a `fmt.Formatter`: "gopls returned null", trial60 M3 — 11 tests failed after
     // "no new errors"): a Go method whose name and parameters are those of a standard interface
@@ -2254,6 +2276,50 @@ pub fn complete_rename(
         ));
     }
     RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
+}
+
+/// Whether the `name` at 0-based `line`/`byte_start` of a Go file (`lines`) is a method of an
+/// anonymous interface type — `x.(interface{ StackTrace() StackTrace })`, a `var` or parameter of
+/// type `interface { … }` across lines — not of a named one (`type T interface {`, a member of a
+/// `type ( … )` group) and no call.
+fn go_anonymous_interface_method(lines: &[&str], line: usize, byte_start: usize, name: &str) -> bool {
+    let Some(text) = lines.get(line) else { return false };
+    if !text.get(byte_start + name.len()..).is_some_and(|rest| rest.starts_with('(')) {
+        return false;
+    }
+    let named_opening = |opening: &str| {
+        let trimmed = opening.trim_start();
+        if trimmed.starts_with("type ") {
+            return true;
+        }
+        let first: String = trimmed.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        !first.is_empty() && trimmed[first.len()..].trim_start().starts_with("interface")
+    };
+    // On the same line: the last `interface` opened before the name and not closed.
+    let before = &text[..byte_start.min(text.len())];
+    if let Some(at) = before.rfind("interface") {
+        let after = before[at + "interface".len()..].trim_start();
+        if after.starts_with('{') && !after.contains('}') {
+            return !named_opening(text);
+        }
+    }
+    // Across lines: the method line is alone in the block; the nearest line above that opens an
+    // `interface {` with no closing brace between.
+    if !before.trim().is_empty() {
+        return false;
+    }
+    for opening in lines[..line].iter().rev().take(50) {
+        let trimmed = opening.trim_end();
+        if trimmed.trim_start().starts_with('}') {
+            return false;
+        }
+        if let Some(at) = trimmed.rfind("interface") {
+            if trimmed[at + "interface".len()..].trim() == "{" {
+                return !named_opening(trimmed);
+            }
+        }
+    }
+    false
 }
 
 /// The two `ast_edit` calls that rename the implementations of the Go interface method declared
@@ -3365,6 +3431,20 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn go_anonymous_interface_methods_are_told_from_named_ones() {
+        let at = |lines: &[&str], line: usize| {
+            let byte = lines[line].find("StackTrace()").unwrap();
+            go_anonymous_interface_method(lines, line, byte, "StackTrace")
+        };
+        assert!(at(&["\tif st, ok := err.(interface{ StackTrace() StackTrace }); ok {"], 0));
+        assert!(at(&["func dump(err error) {", "\tvar tracer interface {", "\t\tStackTrace() StackTrace", "\t}"], 2));
+        assert!(!at(&["type stackTracer interface {", "\tStackTrace() StackTrace", "}"], 1));
+        assert!(!at(&["type (", "\ttracer interface {", "\t\tStackTrace() StackTrace", "\t}", ")"], 2));
+        assert!(!at(&["\treturn f.StackTrace()"], 0));
+        assert!(!at(&["func (w *withStack) StackTrace() StackTrace {"], 0));
+    }
+
     #[test]
     fn go_interface_method_rewrites_keep_the_methods_results() {
         let size = go_interface_method_rewrites("\tSize() int", "Size", "Len").expect("an interface method");

@@ -6,7 +6,11 @@
 //! - F2: renaming the method `Cause` warned that go vet reports the examples `ExampleCause`,
 //!   which document the function `Cause` the rename leaves; following it makes vet fail.
 //!
-//! Ground truth: `go vet` on the written module.
+//! - M4: renaming `stack.StackTrace` named one interface it implements and filed the anonymous
+//!   interfaces of two type assertions (`err.(interface{ StackTrace() StackTrace })`) as
+//!   "another symbol"; `go test` then failed (TestStackTrace).
+//!
+//! Ground truth: `go vet` on the written module; `go test` for M4.
 
 use crate::support;
 
@@ -102,4 +106,38 @@ fn a_declaration_behind_a_build_constraint_is_named_by_the_workspace_search() {
     );
     let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "New"}));
     assert!(!text.contains("a text search finds"), "an exact match was found: {text}");
+}
+
+/// M4: a concrete method named by anonymous interfaces in type assertions — one on a line, one
+/// across lines — is a WARNING naming both; the rename builds and the test that asserts fails.
+#[test]
+fn anonymous_interfaces_in_type_assertions_that_name_a_renamed_method_are_a_warning() {
+    let test = "lsp_trial60::anonymous_interfaces_in_type_assertions_that_name_a_renamed_method_are_a_warning";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/traces\n\ngo 1.19\n"),
+        ("traces.go", "package traces\n\n// Frames of a trace.\ntype Frames []int\n\ntype stack struct{ frames Frames }\n\n// StackTrace returns the frames.\nfunc (s *stack) StackTrace() Frames { return s.frames }\n\n// HasTrace says whether err carries a stack trace.\nfunc HasTrace(err interface{}) bool {\n\t_, ok := err.(interface{ StackTrace() Frames })\n\treturn ok\n}\n"),
+        ("traces_test.go", "package traces\n\nimport \"testing\"\n\nfunc TestStackTrace(t *testing.T) {\n\tx, ok := interface{}(&stack{}).(interface {\n\t\tStackTrace() Frames\n\t})\n\tif !ok || !HasTrace(x) {\n\t\tt.Fatal(\"no trace\")\n\t}\n}\n"),
+    ]);
+    let go_test_passes = || {
+        std::process::Command::new("go")
+            .args(["test", "./..."])
+            .current_dir(dir.path())
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOPROXY", "off")
+            .output()
+            .expect("go test")
+            .status
+            .success()
+    };
+    assert!(go_test_passes(), "the fixture's test passes");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "traces.go", "line": 9, "symbol": "StackTrace", "new_name": "Trace"}));
+    assert!(
+        text.contains("WARNING: 2 places declare an anonymous interface type with a method `StackTrace` (traces.go:13, traces_test.go:7;"),
+        "{text}"
+    );
+    assert!(!go_test_passes(), "ground truth: the assertions stop matching after the rename\n{text}");
 }
