@@ -453,6 +453,10 @@ fn is_python_enum_member(node: &Node, line_text: &str) -> bool {
 /// The readable kind of a symbol known only by its kind number, name and line (a
 /// `workspace/symbol` result): the same rules as the outline's, without a parent.
 pub fn readable_kind_on_line(kind: u64, name: &str, line_text: &str, extension: &str) -> &'static str {
+    // gopls qualifies a name its fuzzy search matched through the package path
+    // (`github.com/deckarep/golang-set.Test_PowerSet`): the line holds the last segment
+    // (trial63 F1: that function read as a "type", its `func` before column 0 unseen).
+    let name = if line_text.contains(name) { name } else { name.rsplit('.').next().unwrap_or(name) };
     let column = line_text.find(name).map(|byte| line_text[..byte].chars().count() as u32).unwrap_or(0);
     let node =
         Node { name: name.to_owned(), kind, detail: None, start: (0, 0), end: (0, 0), name_start: (0, column), children: Vec::new() };
@@ -943,6 +947,12 @@ mod tests {
         let answer = json!([symbol("Meters", 5, (0, 0, 0, 21), (0, 5), json!([])), symbol("Celsius", 5, (1, 0, 1, 20), (1, 5), json!([]))]);
         assert_eq!(summary(&build_outline(&answer, text, "go").unwrap()), vec!["type alias Meters 1-1", "type Celsius 2-2"]);
         // pyright's Function for a method (call hierarchy items, workspace symbols).
+        // trial63 F1: gopls qualifies a name its search matched through the package path.
+        assert_eq!(
+            readable_kind_on_line(12, "github.com/deckarep/golang-set.Test_PowerSet", "func Test_PowerSet(t *testing.T) {", "go"),
+            "function"
+        );
+        assert_eq!(readable_kind_on_line(12, "example.com/x.HandlerFunc", "type HandlerFunc func(int)", "go"), "type");
         assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "helper", "def helper(selfish, x):", "py"), "function");
