@@ -906,15 +906,24 @@ pub fn complete_rename(
         }
     };
     let Some(mut edits) = text_edits_by_path(&reader, &edit, server.position_encoding()) else {
+        // The occurrences are not each asked for their definition (a file the edit renames has
+        // no stable name to ask at), but those in code the server does not analyze — behind an
+        // off `#[cfg]` — are found and said (trial64 F1: slab's module `builder` renamed,
+        // `serde.rs`'s `use super::{builder::Builder, …}` under the `serde` feature left, "no
+        // new errors", and `cargo check --all-features` failed).
+        let mut report = vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()];
+        let mut write_check_blind_spots = Vec::new();
+        let unanalyzed = occurrences_unanalyzed_outside_edit(server, workspace_root, &edit, old_name);
+        report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
         return RenameCoverage {
             edit,
-            report: vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()],
+            report,
             summary: RenameCoverageSummary::NotChecked(UncheckedRenameCoverage {
                 checked: false,
                 reason: "resource operations".to_owned(),
             }),
             warnings: Vec::new(),
-            write_check_blind_spots: Vec::new(),
+            write_check_blind_spots,
         };
     };
     let started = Instant::now();
@@ -1761,51 +1770,7 @@ pub fn complete_rename(
             },
         );
     }
-    if !unanalyzed.is_empty() {
-        let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
-        let gated = unanalyzed.len() - templates;
-        let mut features: Vec<String> = Vec::new();
-        let mut features_off: Vec<String> = Vec::new();
-        for (_, place) in &unanalyzed {
-            for (from, into) in [(&place.features, &mut features), (&place.features_off, &mut features_off)] {
-                for feature in from {
-                    if !into.contains(feature) {
-                        into.push(feature.clone());
-                    }
-                }
-            }
-        }
-        report.push(format!(
-            "  left unrenamed: {} in code {} does not analyze ({gated} behind a `#[cfg]` that is off, {templates} in `macro_rules!` templates), so its rename could not reach {} — if {} this symbol, edit {} by hand:",
-            crate::render::plural(unanalyzed.len(), "occurrence"),
-            server.id(),
-            if unanalyzed.len() == 1 { "it" } else { "them" },
-            if unanalyzed.len() == 1 { "it names" } else { "they name" },
-            if unanalyzed.len() == 1 { "it" } else { "them" },
-        ));
-        let lines = one_per_line(unanalyzed.iter(), |(hit, _)| hit);
-        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, place)| format!("   ({})", place.reason));
-        if gated > 0 {
-            let check = if !features_off.is_empty() {
-                let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
-                format!(
-                    "only a check with {} OFF ({{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}}, plus the default features it needs other than those)",
-                    features_off.join(", "),
-                    quoted.join(", ")
-                )
-            } else if features.is_empty() {
-                "a `cargo check` with the cfg enabled".to_owned()
-            } else {
-                let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
-                format!("{{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}}", quoted.join(", "))
-            };
-            write_check_blind_spots.push(format!(
-                "{} of `{old_name}` left unrenamed behind a `#[cfg]` that is off (listed above) — {check} compiles {}",
-                crate::render::plural(gated, "occurrence"),
-                if gated == 1 { "it" } else { "them" }
-            ));
-        }
-    }
+    report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
     if !elsewhere.is_empty() {
         report.push(format!(
             "  left unrenamed: {} occurrence{} in code whose definition leads elsewhere or nowhere (another symbol with this name, code the server cannot resolve) — check them{}:",
@@ -2352,6 +2317,109 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
     Some(format!(
         "`ast_edit` with {{\"pattern\": \"func ($R $T) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($R $T) {new_name}($$$P){results} {{\\n\\t$$$B\\n}}\", \"language\": \"go\"}} renames the declarations, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too)"
     ))
+}
+
+/// Whole-word occurrences of `old_name` in Rust files that `edit`'s text edits do not cover
+/// (its file operations left aside) and that rust-analyzer does not analyze (behind a `#[cfg]`
+/// that is off, inside a `macro_rules!` template), with where each is and why. Empty for other
+/// languages.
+fn occurrences_unanalyzed_outside_edit(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    edit: &lsp_types::WorkspaceEdit,
+    old_name: &str,
+) -> Vec<(WordHit, crate::lsp::inactive::RustUnresolvedPlace)> {
+    if server.id() != "rust-analyzer" {
+        return Vec::new();
+    }
+    let mut covered: BTreeMap<PathBuf, Vec<(u32, u32, u32, u32)>> = BTreeMap::new();
+    if let Some(lsp_types::DocumentChanges::Operations(operations)) = &edit.document_changes {
+        for operation in operations {
+            if let lsp_types::DocumentChangeOperation::Edit(document_edit) = operation {
+                let Some(path) = lsp_uri_to_path(&document_edit.text_document.uri) else { continue };
+                let path = std::fs::canonicalize(&path).unwrap_or(path);
+                covered.entry(path).or_default().extend(document_edit.edits.iter().map(|edit| match edit {
+                    lsp_types::OneOf::Left(edit) => range_of(edit),
+                    lsp_types::OneOf::Right(annotated) => range_of(&annotated.text_edit),
+                }));
+            }
+        }
+    }
+    let encoding = server.position_encoding();
+    let place = |path: &Path, line0: u32| format!("{}:{}", crate::render::display_path(workspace_root, path), line0 + 1);
+    grep_word(server.definition(), server.workspace_root(), server.root(), old_name)
+        .hits
+        .into_iter()
+        .filter(|hit| hit.path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|hit| {
+            let start = encoding.column_from_byte(&hit.line_text, hit.byte_start);
+            let end = encoding.column_from_byte(&hit.line_text, hit.byte_start + old_name.len());
+            !covered.get(&hit.path).is_some_and(|ranges| ranges.iter().any(|range| covers(*range, hit.line, start, end)))
+        })
+        .filter_map(|hit| {
+            let found = crate::lsp::inactive::rust_unresolved_place(workspace_root, &hit.path, hit.line, &place)?;
+            Some((hit, found))
+        })
+        .collect()
+}
+
+/// The report lines and write-check blind spots of Rust occurrences rust-analyzer does not
+/// analyze (`unanalyzed`: behind a `#[cfg]` that is off, inside a `macro_rules!` template), each
+/// with its reason and the check that compiles it. Nothing when there are none.
+fn report_unanalyzed(
+    report: &mut Vec<String>,
+    write_check_blind_spots: &mut Vec<String>,
+    unanalyzed: &[(WordHit, crate::lsp::inactive::RustUnresolvedPlace)],
+    server_id: &str,
+    old_name: &str,
+    shown: &dyn Fn(&Path) -> String,
+) {
+    if unanalyzed.is_empty() {
+        return;
+    }
+    let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
+    let gated = unanalyzed.len() - templates;
+    let mut features: Vec<String> = Vec::new();
+    let mut features_off: Vec<String> = Vec::new();
+    for (_, place) in unanalyzed {
+        for (from, into) in [(&place.features, &mut features), (&place.features_off, &mut features_off)] {
+            for feature in from {
+                if !into.contains(feature) {
+                    into.push(feature.clone());
+                }
+            }
+        }
+    }
+    report.push(format!(
+        "  left unrenamed: {} in code {} does not analyze ({gated} behind a `#[cfg]` that is off, {templates} in `macro_rules!` templates), so its rename could not reach {} — if {} this symbol, edit {} by hand:",
+        crate::render::plural(unanalyzed.len(), "occurrence"),
+        server_id,
+        if unanalyzed.len() == 1 { "it" } else { "them" },
+        if unanalyzed.len() == 1 { "it names" } else { "they name" },
+        if unanalyzed.len() == 1 { "it" } else { "them" },
+    ));
+    let lines = one_per_line(unanalyzed.iter(), |(hit, _)| hit);
+    list_lines(report, &lines, LISTED, |(hit, _)| hit, shown, old_name.len(), |(_, place)| format!("   ({})", place.reason));
+    if gated > 0 {
+        let check = if !features_off.is_empty() {
+            let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+            format!(
+                "only a check with {} OFF ({{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}}, plus the default features it needs other than those)",
+                features_off.join(", "),
+                quoted.join(", ")
+            )
+        } else if features.is_empty() {
+            "a `cargo check` with the cfg enabled".to_owned()
+        } else {
+            let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+            format!("{{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}}", quoted.join(", "))
+        };
+        write_check_blind_spots.push(format!(
+            "{} of `{old_name}` left unrenamed behind a `#[cfg]` that is off (listed above) — {check} compiles {}",
+            crate::render::plural(gated, "occurrence"),
+            if gated == 1 { "it" } else { "them" }
+        ));
+    }
 }
 
 /// For a Rust file: the renamed occurrences of `name` (`renamed`: 0-based line, byte column) that
