@@ -85,6 +85,7 @@ mod lsp_trial58;
 mod lsp_trial59;
 mod lsp_trial60;
 mod lsp_trial61;
+mod lsp_trial63;
 mod lsp_trial64;
 mod lsp_write_ledger;
 mod mcp_sdk;

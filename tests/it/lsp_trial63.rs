@@ -1,0 +1,43 @@
+//! Misleading answers from the fresh-user trial 63 (deckarep/golang-set 1.5), against the real
+//! gopls and the real `go vet`, on a fixture of the same shape:
+//! - M3: renaming the type `Set` re-announced 2 `unusedresult` findings that were there before
+//!   as "introduced by this write": their messages name the type (`result of (…Set).String call
+//!   not used`), on lines the rename left unchanged.
+//!
+//! Ground truth: `go vet` before the write.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn a_warning_reworded_by_a_rename_on_an_unchanged_line_is_not_new() {
+    let test = "lsp_trial63::a_warning_reworded_by_a_rename_on_an_unchanged_line_is_not_new";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/sets\n\ngo 1.19\n"),
+        ("set.go", "package sets\n\n// Set is a set.\ntype Set interface {\n\tString() string\n}\n\ntype set struct{}\n\nfunc (set) String() string { return \"{}\" }\n\n// New makes one.\nfunc New() Set { return set{} }\n"),
+        ("uses.go", "package sets\n\nfunc touch(s Set) {\n\ts.String()\n}\n"),
+    ]);
+    let vet = std::process::Command::new("go")
+        .args(["vet", "-unusedresult", "./..."])
+        .current_dir(dir.path())
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .output()
+        .expect("go vet");
+    let vet = String::from_utf8_lossy(&vet.stderr).into_owned();
+    assert!(vet.contains("uses.go:4:") && vet.contains("String call not used"), "ground truth: the finding is there before: {vet}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let before = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "uses.go"}));
+    assert!(before.contains("uses.go:4: warning result of (example.com/sets.Set).String call not used"), "{before}");
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "set.go", "line": 4, "symbol": "Set", "new_name": "Collection"}));
+    assert!(!text.contains("introduced 1 new warning"), "{text}");
+    let after = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "uses.go"}));
+    assert!(
+        after.contains("uses.go:4: warning result of (example.com/sets.Collection).String call not used"),
+        "the message is reworded: {after}"
+    );
+}
