@@ -1726,7 +1726,43 @@ pub fn complete_rename(
         // interface, and renames nothing in a package with errors (trial61 M1: "lsp_rename at
         // each declaration" failed 18 times on gods' `Container.Size`). A structural rewrite of
         // the declarations and the calls does it.
+        // An implementation that also implements another interface's method of the old name
+        // breaks that interface when renamed (trial63 M5: golang-set's `threadSafeSet.Add`
+        // implements the renamed `Adder.Add` and the public `Set.Add`; following the remedy gave
+        // 54 errors): said, with those interface methods.
+        let mut other_interfaces: Vec<String> = Vec::new();
+        if implementations && server.id() == "gopls" {
+            for (hit, _) in tied_methods.iter().take(50) {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let character = encoding.column_from_byte(&hit.line_text, hit.byte_start);
+                for (path, target_line, _) in implementation_targets(server, &hit.path, hit.line, character, deadline) {
+                    if origin_targets.iter().any(|(origin_path, origin_line, _)| *origin_path == path && *origin_line == target_line) {
+                        continue;
+                    }
+                    let place = format!("{}:{}", shown(&path), target_line + 1);
+                    let named = match go_interface_method_name(workspace_root, &path, target_line) {
+                        Some(name) => format!("`{name}` ({place})"),
+                        None => format!("the interface method at {place}"),
+                    };
+                    if !other_interfaces.contains(&named) {
+                        other_interfaces.push(named);
+                    }
+                }
+            }
+        }
         let how = match declaration_line.as_deref().and_then(|line| go_interface_method_rewrites(line, old_name, new_name)) {
+            Some(_) if !other_interfaces.is_empty() => format!(
+                "but {} also {} {}, which this rename leaves: renaming {} breaks {} the same way — rename {} too (and {} other implementations), or rename this one back",
+                if tied_methods.len() == 1 { "it" } else { "they" },
+                if tied_methods.len() == 1 { "implements" } else { "implement" },
+                other_interfaces.join(", "),
+                if tied_methods.len() == 1 { "it" } else { "them" },
+                if other_interfaces.len() == 1 { "that interface" } else { "those interfaces" },
+                if other_interfaces.len() == 1 { "that interface method" } else { "those interface methods" },
+                if other_interfaces.len() == 1 { "its" } else { "their" },
+            ),
             Some(rewrites) if implementations && server.id() == "gopls" => format!(
                 "rename {} to `{new_name}` too — gopls renames none of them alone (it refuses a rename that breaks the interface, and any rename in a package with errors): {rewrites}; or rename this one back",
                 if tied_methods.len() == 1 { "it" } else { "them" }

@@ -4,7 +4,10 @@
 //!   as "introduced by this write": their messages name the type (`result of (…Set).String call
 //!   not used`), on lines the rename left unchanged.
 //!
-//! Ground truth: `go vet` before the write.
+//! - M5: renaming the small interface method `Adder.Add` told the agent to rename its 2
+//!   implementations too, which also implement the public `Set.Add`: following it, 54 errors.
+//!
+//! Ground truth: `go vet` before the write; `go build` after following the remedy.
 
 use crate::support;
 
@@ -40,4 +43,31 @@ fn a_warning_reworded_by_a_rename_on_an_unchanged_line_is_not_new() {
         after.contains("uses.go:4: warning result of (example.com/sets.Collection).String call not used"),
         "the message is reworded: {after}"
     );
+}
+
+#[test]
+fn implementations_that_also_implement_another_interface_are_not_told_to_be_renamed() {
+    let test = "lsp_trial63::implementations_that_also_implement_another_interface_are_not_told_to_be_renamed";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/sets\n\ngo 1.19\n"),
+        ("set.go", "package sets\n\n// Set is a set.\ntype Set interface {\n\tAdd(i int) bool\n}\n\ntype set map[int]bool\n\nfunc (s set) Add(i int) bool { s[i] = true; return true }\n\n// New makes one.\nfunc New() Set { return set{} }\n"),
+        ("adder/adder.go", "package adder\n\n// Adder adds.\ntype Adder interface {\n\tAdd(i int) bool\n}\n\n// AddAll adds each.\nfunc AddAll(a Adder, items []int) {\n\tfor _, i := range items {\n\t\ta.Add(i)\n\t}\n}\n"),
+        ("adder/use.go", "package adder\n\nimport \"example.com/sets\"\n\nfunc fill() { AddAll(sets.New(), []int{1}) }\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "adder/adder.go", "line": 5, "symbol": "Add", "new_name": "Put", "preview": true}),
+    );
+    assert!(
+        text.contains(
+            "but it also implements `sets.Set.Add` (set.go:5), which this rename leaves: renaming it breaks that interface the same way"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("rename them to `Put` too"), "{text}");
 }
