@@ -726,15 +726,31 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             } else {
                 None
             };
+            // A struct, enum or union declared on the queried line: its impl blocks.
+            let type_query = trait_of_method.is_none()
+                && ["struct", "enum", "union"].iter().any(|keyword| {
+                    resolved.line_text.split_whitespace().collect::<Vec<_>>().windows(2).any(|pair| {
+                        pair[0] == *keyword
+                            && pair[1].trim_end_matches(|c: char| !c.is_alphanumeric() && c != '_').starts_with(&resolved.cursor_identifier)
+                    })
+                });
             match &trait_of_method {
                 Some(trait_name) => notes.extend(rust_impls_not_listed(
                     supervisor,
                     server,
                     trait_name,
                     Some(&resolved.cursor_identifier),
+                    false,
                     locations.clone(),
                 )),
-                None => notes.extend(rust_impls_not_listed(supervisor, server, &resolved.cursor_identifier, None, locations.clone())),
+                None => notes.extend(rust_impls_not_listed(
+                    supervisor,
+                    server,
+                    &resolved.cursor_identifier,
+                    None,
+                    type_query,
+                    locations.clone(),
+                )),
             }
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
             if location_ranges(locations.clone()).is_empty() {
@@ -2216,6 +2232,54 @@ fn members_assigned_instead(
     ))
 }
 
+/// The type name at the start of `text` (after an impl's ` for ` or its generics): references
+/// and lifetimes stripped (`&'a mut Slab<T>` → `Slab`), a path's last segment (`crate::Slab`).
+fn rust_type_after(text: &str) -> Option<&str> {
+    let mut rest = text.trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix('&') {
+            rest = after.trim_start();
+        } else if rest.starts_with('\'') {
+            let end = rest.find(char::is_whitespace)?;
+            rest = rest[end..].trim_start();
+        } else if let Some(after) = rest.strip_prefix("mut ") {
+            rest = after.trim_start();
+        } else if let Some(after) = rest.strip_prefix("dyn ") {
+            rest = after.trim_start();
+        } else {
+            break;
+        }
+    }
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+    let path = &rest[..end];
+    let name = path.rsplit("::").next()?;
+    (!name.is_empty()).then_some(name)
+}
+
+/// `text` after a leading generic parameter list (`<T: Clone> Slab<T>` → `Slab<T>`), or `text`.
+fn rust_skip_generics(text: &str) -> &str {
+    if !text.starts_with('<') {
+        return text;
+    }
+    let mut depth = 0usize;
+    let mut previous = ' ';
+    for (index, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            // `->` in a bound (`F: Fn() -> u8`) closes nothing.
+            '>' if previous != '-' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return text[index + 1..].trim_start();
+                }
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    text
+}
+
 /// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
 /// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
 /// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
@@ -2223,13 +2287,16 @@ fn members_assigned_instead(
 /// `#[cfg]` that is off), and apart from them the lines inside `macro_rules!` bodies (templates
 /// whose expansions are the listed implementations). With `method` (the answer is for a trait
 /// method, `name` its trait): those impls' definitions of the method, the impls that use the
-/// trait's default left out. Empty when every such line is in the answer, for other servers, or
-/// when the answer is empty (not a trait, or nothing known).
+/// trait's default left out. With `type_query` (`name` is a struct, enum or union): the impl blocks
+/// of the type — its own and the traits' for it, for a reference to it too (`for &'a Slab<T>`,
+/// which rust-analyzer does not list). Empty when every such line is in the answer, for other
+/// servers, or when the answer is empty (not a trait, or nothing known).
 fn rust_impls_not_listed(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     name: &str,
     method: Option<&str>,
+    type_query: bool,
     answer: Option<lsp_types::GotoDefinitionResponse>,
 ) -> Vec<String> {
     if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
@@ -2251,16 +2318,32 @@ fn rust_impls_not_listed(
     let mut missing: Vec<(PathBuf, u32)> = Vec::new();
     let mut seen: HashSet<(PathBuf, u32)> = HashSet::new();
     for hit in &grep.hits {
-        // `impl<…> Trait for Type` / `impl<D: Trait> Trait for …`: the name right before ` for `.
         let code = hit.line_text.split("//").next().unwrap_or_default();
         let Some(impl_at) = code.find("impl") else { continue };
-        let Some(for_at) = code.find(" for ") else { continue };
-        let before_for = code[..for_at].trim_end();
-        let names_trait = before_for.ends_with(name)
-            || before_for
-                .strip_suffix('>')
-                .is_some_and(|rest| rest.rsplit_once('<').is_some_and(|(head, _)| head.trim_end().ends_with(name)));
-        if !names_trait || impl_at > for_at || hit.byte_start > for_at {
+        if !code[..impl_at].trim().is_empty() && !code[..impl_at].trim_end().ends_with("unsafe") {
+            continue;
+        }
+        let for_at = code.find(" for ");
+        let matched = if type_query {
+            // `impl<…> Trait for Type`, `… for &'a Type`, `… for &'a mut Type`, and the type's
+            // own `impl<T> Type<T>`: the name right after ` for ` (references stripped), or
+            // right after `impl` and its generics (trial64 M1: slab's `impl IntoIterator for &'a
+            // Slab<T>` and the serde impls were not listed, with no note).
+            match for_at {
+                Some(for_at) => hit.byte_start > for_at && rust_type_after(&code[for_at + " for ".len()..]) == Some(name),
+                None => rust_type_after(rust_skip_generics(code[impl_at + "impl".len()..].trim_start())) == Some(name),
+            }
+        } else {
+            // `impl<…> Trait for Type` / `impl<D: Trait> Trait for …`: the name right before ` for `.
+            let Some(for_at) = for_at else { continue };
+            let before_for = code[..for_at].trim_end();
+            let names_trait = before_for.ends_with(name)
+                || before_for
+                    .strip_suffix('>')
+                    .is_some_and(|rest| rest.rsplit_once('<').is_some_and(|(head, _)| head.trim_end().ends_with(name)));
+            names_trait && impl_at < for_at && hit.byte_start < for_at
+        };
+        if !matched {
             continue;
         }
         let canonical = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
@@ -2313,7 +2396,15 @@ fn rust_impls_not_listed(
         }
         return sentences;
     }
-    if !missing.is_empty() {
+    if !missing.is_empty() && type_query {
+        sentences.push(format!(
+            "note: NOT in this answer: {} impl block(s) of `{name}` grep finds: {}{} — {} leaves out impls for a reference to the type (`impl … for &{name}`), inside function bodies and in code behind a `#[cfg]` that is off; read them before changing the type",
+            missing.len(),
+            missing.iter().take(15).map(|(path, line0)| format!("{}:{}", supervisor.display_path(path), line0 + 1)).collect::<Vec<_>>().join(", "),
+            if missing.len() > 15 { format!(" and {} more", missing.len() - 15) } else { String::new() },
+            server.id()
+        ));
+    } else if !missing.is_empty() {
         sentences.push(format!(
             "note: NOT in this answer: {} `impl {name} for …` line(s) grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; read them before changing the trait",
             missing.len(),
@@ -3616,6 +3707,15 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_impl_headers_name_their_type_through_references_and_generics() {
+        assert_eq!(rust_type_after("&'a mut Slab<T> {"), Some("Slab"));
+        assert_eq!(rust_type_after("&'a Slab<T>"), Some("Slab"));
+        assert_eq!(rust_type_after("crate::Slab<T> {"), Some("Slab"));
+        assert_eq!(rust_type_after(rust_skip_generics("<T: Clone, F: Fn() -> u8> Slab<T> {")), Some("Slab"));
+        assert_eq!(rust_type_after(rust_skip_generics("Slab<T> {")), Some("Slab"));
+    }
 
     #[test]
     fn a_line_declaring_a_name_is_told_from_a_use() {
