@@ -143,6 +143,11 @@ pub struct GoCoverage {
     /// name suffixes) exclude for the GOOS/GOARCH/tags in force (`go list`'s `IgnoredGoFiles`):
     /// no step compiled them.
     pub excluded_by_build_constraints: Vec<GoConstrainedFile>,
+    /// Packages (as `go vet` names them) whose vet run stopped at type errors: vet's analyzers
+    /// (printf and the others `go test` runs) did not run on them, so a finding there is unknown,
+    /// not absent (trial63 M4: golang-set's `internal/usage`, whose test files did not
+    /// type-check, hid a printf finding in its non-test code).
+    pub vet_analyzers_not_run: Vec<String>,
 }
 
 /// A package (or a package's test files) the Go compiler never type-checked because a package it
@@ -1039,6 +1044,17 @@ fn go_coverage_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String
             lines.push(format!("  and {} more", packages.len() - GO_LINES_SHOWN));
         }
     }
+    let stopped = &coverage.vet_analyzers_not_run;
+    if !stopped.is_empty() {
+        let shown: Vec<&str> = stopped.iter().take(GO_LINES_SHOWN).map(String::as_str).collect();
+        lines.push(format!(
+            "NOT analysed by go vet: {} — vet stops a package at its type errors (listed above), so its analyzers (printf and the other checks `go test` runs) did not run there: a finding in {} is unknown, not absent; fix those errors and check again: {}{}",
+            plural(stopped.len(), "package"),
+            if stopped.len() == 1 { "it" } else { "them" },
+            shown.join(", "),
+            if stopped.len() > shown.len() { format!(" and {} more", stopped.len() - shown.len()) } else { String::new() }
+        ));
+    }
     let excluded = &coverage.excluded_by_build_constraints;
     for file in excluded.iter().take(GO_LINES_SHOWN) {
         lines.push(format!("NOT compiled (build constraints): {}", go_constrained_file_text(file, supervisor)));
@@ -1780,6 +1796,7 @@ fn run_checker(
     // Go: the packages whose compilation failed (`go vet` stopped at their type errors, `go
     // build` printed their errors).
     let mut go_failed_packages: Vec<String> = Vec::new();
+    let mut go_vet_stopped: Vec<String> = Vec::new();
     let mut gopls_checked = false;
     while let Some((names, args)) = steps.get(step_index).cloned() {
         step_index += 1;
@@ -1966,6 +1983,7 @@ fn run_checker(
             // without running them (`-exec` a no-op), so test-file errors are counted too.
             // Also those whose test variant did not compile: the compiler stopped at 10 errors.
             let stopped = go_vet_packages_stopped_by_type_errors(&stderr);
+            go_vet_stopped.extend(stopped.iter().cloned());
             // A package whose type errors are all in its `_test.go` files compiled: the
             // packages importing it are compiled too.
             go_failed_packages.extend(go_vet_packages_with_type_errors_outside_tests(&stderr));
@@ -1989,7 +2007,8 @@ fn run_checker(
             }
         }
         if checker == "go" && args[0] == "list" && !completed.timed_out && completed.status.success() {
-            let coverage = go_coverage_from_list(&stdout, &go_failed_packages, root);
+            let mut coverage = go_coverage_from_list(&stdout, &go_failed_packages, root);
+            coverage.vet_analyzers_not_run = go_vet_stopped.clone();
             let mut files: Vec<String> = coverage
                 .packages_not_compiled
                 .iter()

@@ -7,7 +7,12 @@
 //! - M5: renaming the small interface method `Adder.Add` told the agent to rename its 2
 //!   implementations too, which also implement the public `Set.Add`: following it, 54 errors.
 //!
-//! Ground truth: `go vet` before the write; `go build` after following the remedy.
+//! - M4: `lsp diagnostics "*"` listed the type errors of a package's test files and said
+//!   nothing of vet's analyzers not running on that package: a printf finding in its non-test
+//!   code went unseen, the check read complete.
+//!
+//! Ground truth: `go vet` before the write; `go build` after following the remedy; `go vet` with
+//! and without the test files' type error.
 
 use crate::support;
 
@@ -70,4 +75,39 @@ fn implementations_that_also_implement_another_interface_are_not_told_to_be_rena
         "{text}"
     );
     assert!(!text.contains("rename them to `Put` too"), "{text}");
+}
+
+#[test]
+fn the_project_check_says_which_packages_vet_did_not_analyse() {
+    let test = "lsp_trial63::the_project_check_says_which_packages_vet_did_not_analyse";
+    if support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/m\n\ngo 1.19\n"),
+        ("usage/usage.go", "package usage\n\nimport \"fmt\"\n\n// Describe says how many.\nfunc Describe(n int) string { return fmt.Sprintf(\"%d items %d\", n, \"x\") }\n"),
+        ("usage/usage_test.go", "package usage\n\nimport \"testing\"\n\nfunc TestDescribe(t *testing.T) {\n\t_ = Merge(1)\n}\n"),
+    ]);
+    let vet = || {
+        let output = std::process::Command::new("go")
+            .args(["vet", "./..."])
+            .current_dir(dir.path())
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOPROXY", "off")
+            .output()
+            .expect("go vet");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let by_hand = vet();
+    assert!(by_hand.contains("undeclared name: Merge") || by_hand.contains("undefined: Merge"), "ground truth: {by_hand}");
+    assert!(!by_hand.contains("Sprintf format %d has arg"), "ground truth: the type error hides the printf finding: {by_hand}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("usage/usage_test.go:6: error"), "{text}");
+    assert!(
+        text.contains("NOT analysed by go vet: 1 package — vet stops a package at its type errors (listed above), so its analyzers (printf and the other checks `go test` runs) did not run there: a finding in it is unknown, not absent; fix those errors and check again: example.com/m/usage"),
+        "{text}"
+    );
+    std::fs::write(dir.path().join("usage/usage_test.go"), "package usage\n").unwrap();
+    assert!(vet().contains("Sprintf format %d has arg"), "ground truth: without the type error vet finds it");
 }
