@@ -121,17 +121,7 @@ fn anonymous_interfaces_in_type_assertions_that_name_a_renamed_method_are_a_warn
         ("traces.go", "package traces\n\n// Frames of a trace.\ntype Frames []int\n\ntype stack struct{ frames Frames }\n\n// StackTrace returns the frames.\nfunc (s *stack) StackTrace() Frames { return s.frames }\n\n// HasTrace says whether err carries a stack trace.\nfunc HasTrace(err interface{}) bool {\n\t_, ok := err.(interface{ StackTrace() Frames })\n\treturn ok\n}\n"),
         ("traces_test.go", "package traces\n\nimport \"testing\"\n\nfunc TestStackTrace(t *testing.T) {\n\tx, ok := interface{}(&stack{}).(interface {\n\t\tStackTrace() Frames\n\t})\n\tif !ok || !HasTrace(x) {\n\t\tt.Fatal(\"no trace\")\n\t}\n}\n"),
     ]);
-    let go_test_passes = || {
-        std::process::Command::new("go")
-            .args(["test", "./..."])
-            .current_dir(dir.path())
-            .env("GOFLAGS", "-mod=mod")
-            .env("GOPROXY", "off")
-            .output()
-            .expect("go test")
-            .status
-            .success()
-    };
+    let go_test_passes = || support::go_offline(dir.path(), &["test", "./..."]).status.success();
     assert!(go_test_passes(), "the fixture's test passes");
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "traces.go", "line": 9, "symbol": "StackTrace", "new_name": "Trace"}));

@@ -23,16 +23,7 @@ fn a_vet_finding_seen_once_a_write_resolved_type_errors_is_not_known_to_be_new()
         ("utils/sort.go", "package utils\n\n// Three is three.\nfunc Three() int { return 3 }\n"),
         ("utils/sort_test.go", SORT_TEST),
     ]);
-    let vet = || {
-        let output = std::process::Command::new("go")
-            .args(["vet", "./..."])
-            .current_dir(dir.path())
-            .env("GOFLAGS", "-mod=mod")
-            .env("GOPROXY", "off")
-            .output()
-            .expect("go vet");
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    };
+    let vet = || String::from_utf8_lossy(&support::go_offline(dir.path(), &["vet", "./..."]).stderr).into_owned();
     let run = support::lsp_run_allowing_writes(dir.path());
     // Edit 1: the printf mistake and a type error (an unused variable) together.
     let first = support::call_ok(

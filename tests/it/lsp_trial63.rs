@@ -29,14 +29,7 @@ fn a_warning_reworded_by_a_rename_on_an_unchanged_line_is_not_new() {
         ("set.go", "package sets\n\n// Set is a set.\ntype Set interface {\n\tString() string\n}\n\ntype set struct{}\n\nfunc (set) String() string { return \"{}\" }\n\n// New makes one.\nfunc New() Set { return set{} }\n"),
         ("uses.go", "package sets\n\nfunc touch(s Set) {\n\ts.String()\n}\n"),
     ]);
-    let vet = std::process::Command::new("go")
-        .args(["vet", "-unusedresult", "./..."])
-        .current_dir(dir.path())
-        .env("GOFLAGS", "-mod=mod")
-        .env("GOPROXY", "off")
-        .output()
-        .expect("go vet");
-    let vet = String::from_utf8_lossy(&vet.stderr).into_owned();
+    let vet = String::from_utf8_lossy(&support::go_offline(dir.path(), &["vet", "-unusedresult", "./..."]).stderr).into_owned();
     assert!(vet.contains("uses.go:4:") && vet.contains("String call not used"), "ground truth: the finding is there before: {vet}");
     let run = support::lsp_run_allowing_writes(dir.path());
     let before = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "uses.go"}));
@@ -88,16 +81,7 @@ fn the_project_check_says_which_packages_vet_did_not_analyse() {
         ("usage/usage.go", "package usage\n\nimport \"fmt\"\n\n// Describe says how many.\nfunc Describe(n int) string { return fmt.Sprintf(\"%d items %d\", n, \"x\") }\n"),
         ("usage/usage_test.go", "package usage\n\nimport \"testing\"\n\nfunc TestDescribe(t *testing.T) {\n\t_ = Merge(1)\n}\n"),
     ]);
-    let vet = || {
-        let output = std::process::Command::new("go")
-            .args(["vet", "./..."])
-            .current_dir(dir.path())
-            .env("GOFLAGS", "-mod=mod")
-            .env("GOPROXY", "off")
-            .output()
-            .expect("go vet");
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    };
+    let vet = || String::from_utf8_lossy(&support::go_offline(dir.path(), &["vet", "./..."]).stderr).into_owned();
     let by_hand = vet();
     assert!(by_hand.contains("undeclared name: Merge") || by_hand.contains("undefined: Merge"), "ground truth: {by_hand}");
     assert!(!by_hand.contains("Sprintf format %d has arg"), "ground truth: the type error hides the printf finding: {by_hand}");

@@ -369,6 +369,18 @@ pub fn code_action_number(listing: &str, title: &str) -> Option<u64> {
         .and_then(|number| number.trim().parse().ok())
 }
 
+/// The Go toolchain's `args` in the module at `dir`, offline (`GOPROXY=off`, `-mod=mod`): the
+/// ground truth of the Go tests.
+pub fn go_offline(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("go")
+        .args(args)
+        .current_dir(dir)
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .output()
+        .unwrap_or_else(|err| panic!("run go {args:?}: {err}"))
+}
+
 /// Whether `cargo test --doc` passes in the crate at `dir` (offline, quiet, with a target
 /// directory of its own under `dir`, so the test's language server never waits on its lock).
 pub fn cargo_doc_tests_pass(dir: &std::path::Path) -> bool {
