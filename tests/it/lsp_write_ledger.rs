@@ -189,7 +189,10 @@ fn a_go_vet_finding_that_predates_a_write_is_not_counted_as_introduced_by_it() {
     assert!(after.contains("value.go:") && after.contains("flag_test.go:10:"), "go vet after the writes: {after}");
     for said in [&text, &text_import] {
         if let Some(line) = said.lines().find(|line| line.starts_with("go test will refuse to build") && line.contains("flag_test.go:10")) {
-            assert!(!line.contains("this write introduced 2"), "the finding from before the write is counted as introduced:\n{line}");
+            // "whether this write introduced 2 is not known" (a write that resolved the type error
+            // that held gopls' vet analysis back, trial61 M3) claims nothing.
+            let claims = line.replace("whether this write introduced", "");
+            assert!(!claims.contains("this write introduced 2"), "the finding from before the write is counted as introduced:\n{line}");
         }
     }
     let line = text_import
