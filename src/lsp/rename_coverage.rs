@@ -2754,7 +2754,7 @@ fn is_module_path_string(node: tree_sitter::Node<'_>, source: &str) -> bool {
 /// calls through a dynamic check (fmt's `Formatter`, `Stringer`, `GoStringer`, `error`,
 /// encoding's and encoding/json's marshalers, errors' `Unwrap`/`Is`/`As`, io's `Reader`/`Writer`/
 /// `Closer`, sort's `Interface`, net/http's `Handler`); `None` for other methods.
-fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'static str> {
+pub(crate) fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'static str> {
     let after_receiver = line.trim_start().strip_prefix("func (")?.split_once(')')?.1.trim_start();
     let parameters = after_receiver.strip_prefix(name)?.strip_prefix('(')?;
     let parameters = parameters.split(')').next().unwrap_or("");
@@ -2778,6 +2778,8 @@ fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'static str>
         ("UnmarshalText", ["[]byte"]) => "encoding.TextUnmarshaler",
         ("MarshalBinary", []) => "encoding.BinaryMarshaler",
         ("UnmarshalBinary", ["[]byte"]) => "encoding.BinaryUnmarshaler",
+        ("WriteTo", ["io.Writer"]) => "io.WriterTo",
+        ("ReadFrom", ["io.Reader"]) => "io.ReaderFrom",
         ("Read", ["[]byte"]) => "io.Reader",
         ("Write", ["[]byte"]) => "io.Writer",
         ("Close", []) => "io.Closer",

@@ -752,6 +752,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     locations.clone(),
                 )),
             }
+            notes.extend(go_standard_interfaces_not_listed(supervisor, server, &path, &resolved, locations.clone()));
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
             if location_ranges(locations.clone()).is_empty() {
                 notes.extend(members_assigned_instead(supervisor, server, &path, &resolved, request_deadline));
@@ -2230,6 +2231,110 @@ fn members_assigned_instead(
         shown.join(", "),
         if assigned.len() > shown.len() { format!(" and {} more", assigned.len() - shown.len()) } else { String::new() }
     ))
+}
+
+/// For gopls' implementations of a Go type or method: the standard interfaces the code calls
+/// dynamically (`go_dynamic_standard_interface`: `io.WriterTo`, `json.Marshaler`, …) whose
+/// method the type has, with its name and parameters, that the answer does not list — gopls
+/// searches the workspace's packages and those it loaded, and left out bitset's `io.WriterTo` and
+/// `io.ReaderFrom` ("no implementations found" at `WriteTo`, trial65 F1). A type's methods are
+/// read from the `.go` files of its directory. `None` when nothing is missing or for other
+/// servers.
+fn go_standard_interfaces_not_listed(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &crate::lsp::position::ResolvedSymbol,
+    answer: Option<lsp_types::GotoDefinitionResponse>,
+) -> Option<String> {
+    if server.id() != "gopls" {
+        return None;
+    }
+    let name = resolved.cursor_identifier.as_str();
+    let line = resolved.line_text.trim_start();
+    // (method, place, interface) the queried type or method has.
+    let mut found: Vec<(String, String, &'static str)> = Vec::new();
+    let method_query = line.starts_with("func (");
+    if method_query {
+        // One method of a several-method interface (sort.Interface's `Len`) says nothing alone.
+        let interface = crate::lsp::rename_coverage::go_dynamic_standard_interface(line, name).filter(|i| *i != "sort.Interface")?;
+        found.push((name.to_owned(), format!("{}:{}", supervisor.display_path(path), resolved.line), interface));
+    } else if line.starts_with("type ")
+        || line.split_whitespace().nth(1).is_some_and(|word| word == "struct" || word.starts_with("struct{"))
+    {
+        let directory = path.parent()?;
+        for (file, kind) in crate::files::walk_beneath::list_directory(supervisor.workspace_root(), directory) {
+            let file_name = file.file_name().and_then(|name| name.to_str()).unwrap_or("");
+            if !kind.is_file() || !file_name.ends_with(".go") || file_name.ends_with("_test.go") {
+                continue;
+            }
+            let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &file) else { continue };
+            for (index, text_line) in text.lines().enumerate() {
+                let Some(receiver) = text_line.strip_prefix("func (").and_then(|rest| rest.split_once(')')) else { continue };
+                let receiver_type = receiver.0.split_whitespace().last().unwrap_or("").trim_start_matches('*');
+                let receiver_type = receiver_type.split('[').next().unwrap_or(receiver_type);
+                if receiver_type != name {
+                    continue;
+                }
+                let method: String = receiver.1.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if let Some(interface) = crate::lsp::rename_coverage::go_dynamic_standard_interface(text_line, &method) {
+                    found.push((method, format!("{}:{}", supervisor.display_path(&file), index + 1), interface));
+                }
+            }
+        }
+    } else {
+        return None;
+    }
+    // sort.Interface counts only with all three of its methods.
+    let sort_methods = found.iter().filter(|(_, _, interface)| *interface == "sort.Interface").count();
+    if sort_methods < 3 {
+        found.retain(|(_, _, interface)| *interface != "sort.Interface");
+    } else {
+        let mut first = true;
+        found.retain(|(_, _, interface)| *interface != "sort.Interface" || std::mem::replace(&mut first, false));
+    }
+    // An interface is listed when a location's line declares it (`type WriterTo interface {`) or
+    // declares its method inside it.
+    let listed_lines: Vec<String> = location_ranges(answer)
+        .into_iter()
+        .filter_map(|(uri, range)| {
+            let path = <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))?;
+            // The standard library is read through its dependency root, like any code outside
+            // the workspace.
+            let listed = crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &path);
+            let text = match (&listed.class, &listed.origin_root) {
+                (crate::lsp::listing::PathClass::Outside, Some(root)) => crate::files::read_dependency_file_to_string(root, &path).ok()?,
+                (crate::lsp::listing::PathClass::Outside, None) => return None,
+                _ => crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok()?,
+            };
+            text.lines().nth(range.start.line as usize).map(str::to_owned)
+        })
+        .collect();
+    let missing: Vec<String> = found
+        .into_iter()
+        .filter(|(method, _, interface)| {
+            let short = interface.rsplit('.').next().unwrap_or(interface);
+            !listed_lines.iter().any(|line| {
+                let line = line.trim_start();
+                line.starts_with(&format!("type {short} interface")) || (line.starts_with(&format!("{method}(")) && interface.contains('.'))
+            })
+        })
+        .map(|(method, place, interface)| format!("`{interface}` ({method} at {place})"))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(if method_query {
+        format!(
+            "note: NOT in this answer: `{name}` has the name and parameters of the method of {} — a standard interface the library calls dynamically, which gopls did not list (it searches the packages it has loaded); code that holds the type as that interface (io.Copy, encoding/json, fmt) calls `{name}` with no compile-time link to it",
+            missing.join(", ")
+        )
+    } else {
+        format!(
+            "note: NOT in this answer: standard interfaces whose methods `{name}` has — {} — which the library calls dynamically and gopls did not list (it searches the packages it has loaded); code that holds `{name}` as one of them (io.Copy, encoding/json, fmt) calls those methods with no compile-time link to them",
+            missing.join(", ")
+        )
+    })
 }
 
 /// The type name at the start of `text` (after an impl's ` for ` or its generics): references

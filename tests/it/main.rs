@@ -87,6 +87,7 @@ mod lsp_trial60;
 mod lsp_trial61;
 mod lsp_trial63;
 mod lsp_trial64;
+mod lsp_trial65;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
