@@ -1978,7 +1978,8 @@ pub fn complete_rename(
     // Go: test examples named after the renamed identifier (`ExampleOld`, `ExampleOld_suffix`,
     // `ExampleType_Old`), which go vet's `tests` analyzer then reports as naming an unknown
     // identifier (trial49 F3: go-difflib's `ExampleGetContextDiffString`, "no new errors").
-    let go_examples: Vec<(PathBuf, u32, String)> =
+    // (file, 0-based line, example name, named after an implementation left unrenamed).
+    let go_examples: Vec<(PathBuf, u32, String, bool)> =
         if origin.extension().is_some_and(|ext| ext == "go") && old_name.starts_with(char::is_uppercase) {
             // A method (of a type, or of an interface) is named by `ExampleOwner_Method`; a
             // package-level name by `ExampleName`, `ExampleName_suffix` and its methods'
@@ -1995,20 +1996,40 @@ pub fn complete_rename(
                         .filter(|_| line.trim_start().starts_with(old_name) && line.contains('('))
                 }
             });
+            // The implementations left with the old name, which the remedy renames too, are
+            // named by their types' examples (trial65 M2: bitset's `ExampleBitSet_Len` after
+            // `Tester.Len` and the remedy's rewrite of `BitSet.Len`: go vet failed).
+            let mut owners: Vec<String> = method_owner.iter().cloned().collect();
+            if method_owner.is_some() {
+                for (hit, _) in &tied_methods {
+                    if let Some(owner) = crate::lsp::rename_public_api::go_method_receiver(&hit.line_text) {
+                        if !owners.contains(&owner) {
+                            owners.push(owner);
+                        }
+                    }
+                }
+            }
             let mut found = Vec::new();
             let is_test_file = |path: &Path| path.to_string_lossy().ends_with("_test.go");
             for_each_text_file_beneath(server.workspace_root(), server.root(), is_test_file, |path, text| {
                 for (line0, line) in split_lines(text).into_iter().enumerate() {
                     let Some(rest) = line.strip_prefix("func Example") else { continue };
                     let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                    let names_it = match &method_owner {
-                        Some(owner) => name.strip_prefix(owner.as_str()).and_then(|rest| rest.strip_prefix('_')).is_some_and(|method| {
+                    let names_method_of = |owner: &String| {
+                        name.strip_prefix(owner.as_str()).and_then(|rest| rest.strip_prefix('_')).is_some_and(|method| {
                             method == old_name || method.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
-                        }),
-                        None => name == old_name || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_')),
+                        })
+                    };
+                    let names_it = if owners.is_empty() {
+                        name == old_name || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
+                    } else {
+                        owners.iter().any(names_method_of)
                     };
                     if names_it {
-                        found.push((path.to_path_buf(), line0 as u32, format!("Example{name}")));
+                        // Named after an implementation left unrenamed: it breaks once that is
+                        // renamed too.
+                        let of_implementation = !method_owner.as_ref().is_some_and(names_method_of);
+                        found.push((path.to_path_buf(), line0 as u32, format!("Example{name}"), of_implementation));
                     }
                 }
             });
@@ -2023,7 +2044,16 @@ pub fn complete_rename(
             format!(
                 "  not renamed: {} named after `{old_name}` — go vet's `tests` analyzer reports an example naming an unknown identifier: {}; rename {} to name `{new_name}`",
                 crate::render::plural(go_examples.len(), "test example"),
-                go_examples.iter().map(|(path, line0, name)| format!("`{name}` ({}:{})", shown(path), line0 + 1)).collect::<Vec<_>>().join(", "),
+                go_examples
+                    .iter()
+                    .map(|(path, line0, name, of_implementation)| format!(
+                        "`{name}` ({}:{}{})",
+                        shown(path),
+                        line0 + 1,
+                        if *of_implementation { ", once its type's method is renamed too" } else { "" }
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 crate::render::one_or_many(go_examples.len(), "it", "them"),
             ),
         );
