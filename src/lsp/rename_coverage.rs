@@ -2028,7 +2028,7 @@ pub fn complete_rename(
                     if names_it {
                         // Named after an implementation left unrenamed: it breaks once that is
                         // renamed too.
-                        let of_implementation = !method_owner.as_ref().is_some_and(names_method_of);
+                        let of_implementation = !owners.is_empty() && !method_owner.as_ref().is_some_and(names_method_of);
                         found.push((path.to_path_buf(), line0 as u32, format!("Example{name}"), of_implementation));
                     }
                 }

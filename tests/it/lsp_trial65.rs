@@ -3,7 +3,10 @@
 //! - F1: `implementation` of `BitSet` listed 9 interfaces and not `io.WriterTo` / `io.ReaderFrom`,
 //!   which it implements; at its `WriteTo` method: "no implementations found".
 //!
-//! Ground truth: the compiler (`var _ io.WriterTo = (*Bits)(nil)` compiles).
+//! - M2: renaming the interface method `Tester.Len` and following the remedy (renaming the
+//!   implementation `BitSet.Len`) left `ExampleBitSet_Len`, and go vet failed; no answer named it.
+//!
+//! Ground truth: the compiler (`var _ io.WriterTo = (*Bits)(nil)` compiles); go vet.
 
 use crate::support;
 
@@ -40,4 +43,31 @@ fn implementation_names_the_standard_interfaces_gopls_leaves_out() {
         text.contains("WriteTo(w Writer)") || text.contains("`WriteTo` has the name and parameters of the method of `io.WriterTo`"),
         "{text}"
     );
+}
+
+#[test]
+fn an_interface_method_rename_names_the_examples_of_its_implementations() {
+    let test = "lsp_trial65::an_interface_method_rename_names_the_examples_of_its_implementations";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/bits\n\ngo 1.19\n"),
+        ("bits.go", BITS),
+        ("bits_test.go", "package bits\n\nimport \"fmt\"\n\nfunc ExampleBits_Len() {\n\tfmt.Println((&Bits{}).Len())\n\t// Output: 0\n}\n"),
+        ("usage/usage.go", "package usage\n\n// Tester has a length.\ntype Tester interface {\n\tLen() uint\n}\n\n// Size of t.\nfunc Size(t Tester) uint { return t.Len() }\n"),
+    ]);
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success(), "ground truth: vet passes before");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "usage/usage.go", "line": 5, "symbol": "Len", "new_name": "Length", "preview": true}),
+    );
+    assert!(text.contains("`ExampleBits_Len` (bits_test.go:5, once its type's method is renamed too)"), "{text}");
+    // Ground truth: with the implementation renamed (what the remedy does), vet reports the example.
+    std::fs::write(dir.path().join("bits.go"), BITS.replace(") Len() uint", ") Length() uint")).unwrap();
+    std::fs::write(dir.path().join("bits_test.go"), "package bits\n\nfunc ExampleBits_Len() {\n}\n").unwrap();
+    let vet = support::go_offline(dir.path(), &["vet", "./..."]);
+    assert!(String::from_utf8_lossy(&vet.stderr).contains("ExampleBits_Len refers to unknown field or method"), "{vet:?}");
 }
