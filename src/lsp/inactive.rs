@@ -103,6 +103,15 @@ fn features_said(message: &str, state: &str) -> Vec<String> {
 pub fn how_to_check(message: &str) -> String {
     let features = disabled_features(message);
     let features_off = features_needed_off(message);
+    // A gate on a target as well as features (`all(target_arch = "wasm32", target_os = "unknown",
+    // feature = "js")`): the features alone compile nothing on this host (trial66 F2: fastrand's
+    // wasm seed code was said to be compiled by `"features": ["js"]`).
+    if let Some(target) = target_for_cfg(message).filter(|target| !is_host_target(target)) {
+        let cargo = if features.is_empty() { String::new() } else { format!(" --features {}", features.join(",")) };
+        return format!(
+            "check it for that target with `rustup target add {target}` and `cargo check --target {target}{cargo}` (no check on this host compiles it, whatever its features), or give rust-analyzer the setting rust-analyzer.cargo.target = \"{target}\" so its answers cover it"
+        );
+    }
     if !features_off.is_empty() {
         return how_to_check_without(&features, &features_off);
     }
@@ -127,6 +136,21 @@ pub fn how_to_check_without(features: &[String], features_off: &[String]) -> Str
         "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}} (`cargo check --no-default-features{cargo}`; add back the default features it needs other than {off})",
         quoted.join(", ")
     )
+}
+
+/// Whether `target` (a triple from [`target_for_cfg`]) has the host's architecture and OS: code
+/// gated on it is compiled here.
+pub fn is_host_target(target: &str) -> bool {
+    let arch = match std::env::consts::ARCH {
+        "x86" => "i686",
+        "arm" => "armv7",
+        other => other,
+    };
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    target.starts_with(arch) && target.contains(os)
 }
 
 /// A target triple that turns on the `target_arch = "…"` / `target_os = "…"` a cfg text names
@@ -188,6 +212,8 @@ pub fn target_for_cfg(cfg: &str) -> Option<String> {
         Some("ios") => ("aarch64", "apple-ios"),
         Some("android") => ("aarch64", "linux-android"),
         Some("freebsd") => ("x86_64", "unknown-freebsd"),
+        // `target_os = "unknown"`: bare wasm (`wasm32-unknown-unknown`).
+        Some("unknown") => ("wasm32", "unknown-unknown"),
         Some(_) => return None,
     };
     if arch.is_none() && os.is_none() {
@@ -1325,8 +1351,16 @@ pub fn rust_unresolved_place(
                     && crate::lsp::cfg_off_modules::evaluate_cfg_attribute(attribute, default_features.as_ref()) == Some(false)
             })
         });
+    // Features alone do not compile code that is also gated on another target.
+    let features_for = |cfg: &str| -> Vec<String> {
+        if target_for_cfg(cfg).is_some_and(|target| !is_host_target(&target)) {
+            Vec::new()
+        } else {
+            disabled_features(cfg)
+        }
+    };
     if let Some((attribute, at, _)) = gate {
-        let features = disabled_features(&attribute);
+        let features = features_for(&attribute);
         return Some(RustUnresolvedPlace {
             reason: format!(
                 "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
@@ -1344,7 +1378,7 @@ pub fn rust_unresolved_place(
         });
     }
     let declared = gating_declaration(workspace_root, path)?;
-    let features = disabled_features(&declared.cfg);
+    let features = features_for(&declared.cfg);
     Some(RustUnresolvedPlace {
         reason: format!(
             "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
@@ -1437,6 +1471,16 @@ mod tests {
         assert_eq!(target_for_cfg("#[cfg(all(target_os = \"macos\", target_arch = \"x86_64\"))]").as_deref(), Some("x86_64-apple-darwin"));
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"wasm32\")]").as_deref(), Some("wasm32-unknown-unknown"));
         assert_eq!(target_for_cfg("#[cfg(not(target_arch = \"x86_64\"))]"), None);
+        // trial66 F2: a feature gate with a target gate names the target, not the feature alone.
+        let wasm_js = "#[cfg(all(any(target_arch = \"wasm32\", target_arch = \"wasm64\"), target_os = \"unknown\", feature = \"js\"))]";
+        if !is_host_target("wasm32-unknown-unknown") {
+            assert!(
+                how_to_check(wasm_js).contains("`cargo check --target wasm32-unknown-unknown --features js`"),
+                "{}",
+                how_to_check(wasm_js)
+            );
+        }
+        assert!(is_host_target(&format!("{}-unknown-linux-gnu", std::env::consts::ARCH)) || std::env::consts::OS != "linux");
         assert_eq!(target_for_cfg("#[cfg(all(not(miri), not(target_os = \"linux\"), target_arch = \"aarch64\"))]"), None);
         assert_eq!(target_for_cfg("#[cfg(all(target_arch = \"aarch64\", not(miri)))]").as_deref(), Some("aarch64-unknown-linux-gnu"));
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"mips\")]"), None);

@@ -1054,7 +1054,12 @@ pub fn complete_rename(
         let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
         // A missed reference leads to the renamed symbol, or to a binding the edit renames (an
         // import of it, a stub of it).
-        let leads_to_renamed = !targets.is_disjoint(&origin_targets) || targets.iter().any(|target| renamed_by(&edits, target));
+        // A target in a Rust macro call's arguments counts only as the renamed symbol itself:
+        // that token can be another item's name and, in the expansion, a use of this one
+        // (trial66 F1: fastrand's `integer!(u32, …)` names the free fn `u32` and expands to a
+        // call of the method `Rng::u32`; the free fn's caller was renamed with the method).
+        let leads_to_renamed = !targets.is_disjoint(&origin_targets)
+            || targets.iter().any(|target| renamed_by(&edits, target) && !in_rust_macro_arguments(workspace_root, target, encoding));
         if !leads_to_renamed {
             let first = targets.into_iter().min();
             elsewhere.push((hit, first));
@@ -2429,6 +2434,19 @@ fn occurrences_unanalyzed_outside_edit(
         .collect()
 }
 
+/// Whether `target` (a definition's start: canonical path, 0-based line, column in `encoding`)
+/// lies in a Rust macro call's arguments (`integer!(u32, …)`), read beneath `workspace_root`.
+fn in_rust_macro_arguments(workspace_root: &Path, (path, line, character): &Target, encoding: PositionEncoding) -> bool {
+    if path.extension().is_none_or(|ext| ext != "rs") {
+        return false;
+    }
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return false };
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let Some(line_text) = lines.get(*line as usize) else { return false };
+    let byte = encoding.byte_from_column(line_text, *character);
+    crate::lsp::hierarchy::enclosing_macro_invocation(&lines, *line as usize, byte).is_some()
+}
+
 /// The report lines and write-check blind spots of Rust occurrences rust-analyzer does not
 /// analyze (`unanalyzed`: behind a `#[cfg]` that is off, inside a `macro_rules!` template), each
 /// with its reason and the check that compiles it. Nothing when there are none.
@@ -3465,10 +3483,13 @@ fn complete_references_in_served_files(
             nowhere.push((hit.path.clone(), hit.line));
             continue;
         }
+        // As in `complete_rename`: a target in a Rust macro call's arguments counts only as the
+        // symbol itself (trial66 F1).
         let leads_here = !targets.is_disjoint(&origin_targets)
-            || targets
-                .iter()
-                .any(|(path, target_line, target_char)| contains(&references, path, *target_line, *target_char, *target_char + 1));
+            || targets.iter().any(|target @ (path, target_line, target_char)| {
+                contains(&references, path, *target_line, *target_char, *target_char + 1)
+                    && !in_rust_macro_arguments(workspace_root, target, encoding)
+            });
         if !leads_here {
             elsewhere += 1;
             continue;
