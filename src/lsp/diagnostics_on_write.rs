@@ -4834,8 +4834,8 @@ fn pair_each_new_with_a_gone(
     (pairs, new_left, gone.into_iter().flatten().collect())
 }
 
-/// Whether `record` is one of `before` reworded: the same source (a gopls analyzer, rustc, …)
-/// and severity on a line the write left unchanged ([`LineMap::map`] exact) — a message that
+/// Whether `record` is one of `before` reworded: the same source (a gopls analyzer, rustc, …),
+/// code (none for a gopls analyzer's) and severity on a line the write left unchanged ([`LineMap::map`] exact) — a message that
 /// names a type or method the write renamed elsewhere (golang-set's `result of (…Set).String
 /// call not used` after `Set` → `Collection`, trial63 M3). For warnings, which carry no code.
 /// The one before must be gone from `after` (a finding that stays beside a new one of the same
@@ -4852,6 +4852,7 @@ fn reworded_on_unchanged_line(
             && mapped == record.line
             && old.source.is_some()
             && old.source == record.source
+            && old.code == record.code
             && old.severity == record.severity
             && !after.iter().any(|now| now.line == mapped && now.source == old.source && now.message == old.message)
     })
