@@ -98,6 +98,11 @@ pub struct PackageFeatures {
     /// Files with `cfg(not(feature = "X"))` for an enabled X: code compiled only without X,
     /// not checked either.
     pub negated_gates: Vec<GatedFile>,
+    /// Gates (one entry per gate, its file and 1-based line) that name a feature in
+    /// `not_enabled` and stay off with it on: they need another target or `--cfg` too
+    /// (fastrand's `all(target_arch = "wasm32", target_os = "unknown", feature = "js")`, trial66
+    /// F3), so no check on this host compiles their code.
+    pub gates_off_with_them_on: Vec<GatedFile>,
     /// `.rs` files left unread for the file cap (0 normally).
     pub files_unread: usize,
     /// The package's build targets (`cargo metadata`'s `targets`, build scripts left out), so a
@@ -260,12 +265,12 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
             table.keys().filter(|feature| *feature != "default" && !enabled.contains(*feature)).cloned().collect();
         let manifest = PathBuf::from(package["manifest_path"].as_str().unwrap_or(""));
         let dir = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
-        let (gated_files, negated_gates, files_unread) = if table.keys().any(|f| f != "default") {
+        let (gated_files, negated_gates, gates_off_with_them_on, files_unread) = if table.keys().any(|f| f != "default") {
             let others: Vec<&Path> =
                 nested_roots.iter().filter(|other| **other != dir && other.starts_with(&dir)).map(PathBuf::as_path).collect();
             scan_gates(workspace_root, &dir, &others, &not_enabled, &enabled)
         } else {
-            (Vec::new(), Vec::new(), 0)
+            (Vec::new(), Vec::new(), Vec::new(), 0)
         };
         out.push(PackageFeatures {
             package: name,
@@ -274,6 +279,7 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
             not_enabled,
             gated_files,
             negated_gates,
+            gates_off_with_them_on,
             files_unread,
             targets: package["targets"]
                 .as_array()
@@ -331,7 +337,7 @@ fn scan_gates(
     others: &[&Path],
     not_enabled: &[String],
     enabled: &BTreeSet<String>,
-) -> (Vec<GatedFile>, Vec<GatedFile>, usize) {
+) -> (Vec<GatedFile>, Vec<GatedFile>, Vec<GatedFile>, usize) {
     let others: Vec<PathBuf> = others.iter().map(|other| other.to_path_buf()).collect();
     // Listed beneath a handle of the run's root, no symlink followed (issue 13 §1).
     let mut files: Vec<PathBuf> = Vec::new();
@@ -352,6 +358,7 @@ fn scan_gates(
     files.truncate(FILES_READ_CAP);
     let mut gated = Vec::new();
     let mut negated = Vec::new();
+    let mut off_with_them_on = Vec::new();
     for path in files {
         let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &path) else { continue };
         let mut off: (Option<u32>, BTreeSet<String>) = (None, BTreeSet::new());
@@ -363,6 +370,10 @@ fn scan_gates(
             let (first_line, names, module_list) = match gate {
                 SiteGate::Off(_) => (&mut off.0, &mut off.1, &mut modules),
                 SiteGate::OffForEnabled(_) => (&mut neg.0, &mut neg.1, &mut negated_modules),
+                SiteGate::OffWithThemOn(features) => {
+                    off_with_them_on.push(GatedFile { path: path.clone(), line: site.line, features, declared_at: None });
+                    continue;
+                }
             };
             let features = gate.features();
             if let Some(module) = site.gated_module.as_ref().and_then(|module| module.file(&path)) {
@@ -402,7 +413,7 @@ fn scan_gates(
         // Whole gated module files first: they are where unchecked code is certain.
         list.sort_by_key(|file| file.declared_at.is_none());
     }
-    (gated, negated, unread)
+    (gated, negated, off_with_them_on, unread)
 }
 
 /// The file of module `name` declared by `mod name;` in `declaring` (`lib.rs`, `main.rs` and
@@ -455,12 +466,15 @@ enum SiteGate {
     Off(Vec<String>),
     /// Off because these enabled features are named inside `not(…)`: compiled only without them.
     OffForEnabled(Vec<String>),
+    /// Off, naming these features (not enabled), and still off with them on: it needs another
+    /// target or `--cfg` as well.
+    OffWithThemOn(Vec<String>),
 }
 
 impl SiteGate {
     fn features(&self) -> &[String] {
         match self {
-            SiteGate::Off(features) | SiteGate::OffForEnabled(features) => features,
+            SiteGate::Off(features) | SiteGate::OffForEnabled(features) | SiteGate::OffWithThemOn(features) => features,
         }
     }
 }
@@ -469,8 +483,9 @@ impl SiteGate {
 /// selected features; `not_enabled` the package's other features), by evaluating the whole
 /// predicate ([`crate::lsp::cfg_off_modules::evaluate_cfg_predicate`]): `any(feature = "std",
 /// feature = "critical-section")` with `std` on is compiled (trial40 F1 named it NOT checked).
-/// `None` when it is compiled, or off for something other than features (a target: the module
-/// scan says that), or unknown whatever the features.
+/// `None` when it is compiled, or names no feature that is off, or is unknown whatever the
+/// features; [`SiteGate::OffWithThemOn`] when the features it names are off and turning them on
+/// still leaves it off (another target or `--cfg`: the module scan also names such modules).
 fn classify_site(site: &CfgSite, not_enabled: &[String], enabled: &BTreeSet<String>) -> Option<SiteGate> {
     let (positive, negative) = feature_polarity(&site.predicate);
     // Parsed once; evaluated with up to three feature sets.
@@ -491,7 +506,10 @@ fn classify_site(site: &CfgSite, not_enabled: &[String], enabled: &BTreeSet<Stri
     for feature in &to_disable {
         with_more.remove(feature);
     }
-    (!to_disable.is_empty() && evaluate(&with_more) != Some(false)).then_some(SiteGate::OffForEnabled(to_disable))
+    if !to_disable.is_empty() && evaluate(&with_more) != Some(false) {
+        return Some(SiteGate::OffForEnabled(to_disable));
+    }
+    (!to_enable.is_empty() && evaluate(&with_more) == Some(false)).then_some(SiteGate::OffWithThemOn(to_enable))
 }
 
 /// The features `predicate` names outside any `not(…)` (or inside an even number of them) and
@@ -693,6 +711,11 @@ mod tests {
         assert_eq!(classify("not(feature = \"parking_lot\")"), None, "compiled: parking_lot is off");
         assert_eq!(classify("any(test, feature = \"parking_lot\")"), None, "compiled in the test build");
         assert_eq!(classify("feature = \"undeclared\""), None, "no feature of the package can turn it on");
+        // trial66 F3: named, and off on this host with it on (another target).
+        assert_eq!(
+            classify("all(target_os = \"unknown\", target_arch = \"wasm32\", feature = \"parking_lot\")"),
+            Some(SiteGate::OffWithThemOn(vec!["parking_lot".to_owned()]))
+        );
         let (positive, negative) = feature_polarity("all(feature = \"a\", not(any(feature = \"b\", target_os = \"x\")), feature=\"c\")");
         assert_eq!(
             (positive.into_iter().collect::<Vec<_>>(), negative.into_iter().collect::<Vec<_>>()),

@@ -1320,35 +1320,21 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
                 package.not_enabled.join(", ")
             ));
             if package.gated_files.is_empty() {
-                // Gates that name them but stay off with them on (they need another target too:
+                // Gates that name them but stay off with them on (another target or `--cfg`:
                 // fastrand's `all(target_arch = "wasm32", target_os = "unknown", feature = "js")`,
                 // trial66 F3 read "no `cfg` gate naming them was found").
-                let mut named_at: Vec<String> = Vec::new();
-                if let Some(dir) = package.manifest.parent() {
-                    let wanted: Vec<String> = package.not_enabled.iter().map(|feature| format!("feature = \"{feature}\"")).collect();
-                    crate::lsp::rename_coverage::for_each_text_file_beneath(
-                        supervisor.workspace_root(),
-                        dir,
-                        |path| {
-                            path.extension().is_some_and(|ext| ext == "rs") && !path.components().any(|part| part.as_os_str() == "target")
-                        },
-                        |path, text| {
-                            for (index, line) in text.lines().enumerate() {
-                                // A multi-line `#[cfg(all(…))]` puts the feature on a line of its own.
-                                let code = !line.trim_start().starts_with("//");
-                                if code && wanted.iter().any(|gate| line.contains(gate.as_str())) && named_at.len() < 6 {
-                                    named_at.push(format!("{}:{}", supervisor.display_path(path), index + 1));
-                                }
-                            }
-                        },
-                    );
-                }
+                let named_at: Vec<String> = package
+                    .gates_off_with_them_on
+                    .iter()
+                    .take(6)
+                    .map(|gate| format!("{}:{}", supervisor.display_path(&gate.path), gate.line))
+                    .collect();
                 lines.push(if named_at.is_empty() {
                     "  no `cfg` gate naming them was found in the package's .rs files (they may switch dependencies or their features only)"
                         .to_owned()
                 } else {
                     format!(
-                        "  the `cfg` gates naming them ({}) stay off on this host with them on: they need another target too, so no check here compiles that code (`cargo check --target …` with that target installed does)",
+                        "  the `cfg` gates naming them ({}) stay off on this host with them on: they need another target or `--cfg` too, so no check here compiles that code (`cargo check --target …` with that target installed does, or RUSTFLAGS=\"--cfg …\")",
                         named_at.join(", ")
                     )
                 });
