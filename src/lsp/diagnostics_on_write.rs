@@ -1417,10 +1417,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             // no clock is compared: a run that ended a few ms before the write can carry a later
             // wall-clock time than the file's coarse mtime (seen on a fresh session's first write,
             // the server's first check ending just before it: "NOT known to be new").
-            let no_run_since_settled_seed = !running_at_write
-                && baseline.as_ref().is_some_and(|baseline| baseline.settled && server.check_runs().0 == baseline.check_runs_started);
+            // Asked each time, not once: a run that begins after this point (the server's
+            // second initial check, after cache priming) reads the written text, and the state
+            // taken once it ended is no pre-write state (a fresh session's first write read its
+            // own errors as "already present", 1 run in 3).
+            let settled_seed_runs =
+                baseline.as_ref().filter(|baseline| baseline.settled && !running_at_write).map(|b| b.check_runs_started);
             let ended_before_write = |ended: Option<std::time::SystemTime>| {
-                no_run_since_settled_seed
+                settled_seed_runs.is_some_and(|runs| server.check_runs().0 == runs)
                     || match (ended, write_landed) {
                         (Some(ended), Some(landed)) => ended < landed,
                         (None, _) => true,
