@@ -178,6 +178,19 @@ pub enum PathClass {
     Outside,
 }
 
+/// The text of the file at `path`, where a list may read it: beneath the workspace root, or
+/// beneath its dependency root when it is dependency code outside the workspace (the standard
+/// library, a module cache); `None` for any other place outside the workspace or an unreadable
+/// file.
+pub(crate) fn read_listed_file(workspace_root: &Path, path: &Path) -> Option<String> {
+    let listed = ListedPath::new(workspace_root, path);
+    match (&listed.class, &listed.origin_root) {
+        (PathClass::Outside, Some(dependency_root)) => crate::files::read_dependency_file_to_string(dependency_root, path).ok(),
+        (PathClass::Outside, None) => None,
+        _ => crate::files::read_workspace_file_to_string(workspace_root, path).ok(),
+    }
+}
+
 /// A location's path as a list shows it (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedPath {

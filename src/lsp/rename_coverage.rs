@@ -492,13 +492,7 @@ fn implementation_targets(server: &LanguageServer, path: &Path, line: u32, chara
 /// belongs to (GOROOT's sources, the module cache: only the names are taken); `None` when the
 /// line is no method of an interface type, or the file lies under neither.
 fn go_interface_method_name(workspace_root: &Path, path: &Path, line: u32) -> Option<String> {
-    use crate::lsp::listing::{ListedPath, PathClass};
-    let listed = ListedPath::new(workspace_root, path);
-    let text = match (&listed.class, &listed.origin_root) {
-        (PathClass::Outside, Some(dependency_root)) => crate::files::read_dependency_file_to_string(dependency_root, path).ok()?,
-        (PathClass::Outside, None) => return None,
-        _ => crate::files::read_workspace_file_to_string(workspace_root, path).ok()?,
-    };
+    let text = crate::lsp::listing::read_listed_file(workspace_root, path)?;
     let lines: Vec<&str> = text.lines().collect();
     let method: String = lines.get(line as usize)?.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     let package = lines.iter().find_map(|l| l.strip_prefix("package "))?.split_whitespace().next()?.to_owned();

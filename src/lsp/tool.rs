@@ -2299,14 +2299,8 @@ fn go_standard_interfaces_not_listed(
         .into_iter()
         .filter_map(|(uri, range)| {
             let path = <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))?;
-            // The standard library is read through its dependency root, like any code outside
-            // the workspace.
-            let listed = crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &path);
-            let text = match (&listed.class, &listed.origin_root) {
-                (crate::lsp::listing::PathClass::Outside, Some(root)) => crate::files::read_dependency_file_to_string(root, &path).ok()?,
-                (crate::lsp::listing::PathClass::Outside, None) => return None,
-                _ => crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok()?,
-            };
+            // The standard library is read through its dependency root.
+            let text = crate::lsp::listing::read_listed_file(supervisor.workspace_root(), &path)?;
             text.lines().nth(range.start.line as usize).map(str::to_owned)
         })
         .collect();

@@ -103,15 +103,12 @@ fn a_breaking_edit_lists_the_errors_of_the_library_test_target_when_the_library_
     let old = "pub fn display_width(text: &str) -> usize {";
     let new = "pub fn display_width(text: &str, tab: usize) -> usize {";
     // Ground truth: the edit by hand, checked by cargo with every unit it can check.
-    let target = dir.path().join("target/by-hand");
     std::fs::write(dir.path().join("src/lib.rs"), lib.replace(old, new)).unwrap();
-    let by_hand = std::process::Command::new("cargo")
-        .args(["check", "--all-targets", "--keep-going", "--message-format=short"])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_BUILD_JOBS", "1")
-        .output()
-        .expect("cargo check");
+    let by_hand = support::cargo_by_hand(
+        dir.path(),
+        &["check", "--all-targets", "--keep-going", "--message-format=short"],
+        &[("CARGO_BUILD_JOBS", "1")],
+    );
     let by_hand = String::from_utf8_lossy(&by_hand.stderr).into_owned();
     for line in ["src/lib.rs:6:5: error[E0061]", "src/lib.rs:15:20: error[E0061]"] {
         assert!(by_hand.contains(line), "ground truth: {line} in\n{by_hand}");

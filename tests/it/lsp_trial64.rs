@@ -25,16 +25,7 @@ fn a_module_rename_names_the_uses_behind_an_off_cfg() {
         ("src/builder.rs", "pub(crate) struct Builder(pub(crate) u32);\n\nimpl Builder {\n    pub(crate) fn new() -> Self {\n        Builder(1)\n    }\n}\n"),
         ("src/serde.rs", "use super::builder::Builder;\n\n/// Builds through serde.\npub fn from_serde() -> u32 {\n    Builder::new().0\n}\n"),
     ]);
-    let checks_with_serde = || {
-        std::process::Command::new("cargo")
-            .args(["check", "--features", "serde", "--quiet"])
-            .current_dir(dir.path())
-            .env("CARGO_TARGET_DIR", dir.path().join("target/by-hand"))
-            .output()
-            .expect("cargo check")
-            .status
-            .success()
-    };
+    let checks_with_serde = || support::cargo_by_hand(dir.path(), &["check", "--features", "serde", "--quiet"], &[]).status.success();
     assert!(checks_with_serde(), "the fixture builds with serde");
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 4, "symbol": "builder", "new_name": "assembler"}));

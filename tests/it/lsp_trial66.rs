@@ -28,12 +28,7 @@ fn features_gated_with_another_target_are_named_with_that_target() {
         ("Cargo.toml", "[package]\nname = \"seeds\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\njs = []\n"),
         ("src/lib.rs", LIB),
     ]);
-    let checks = std::process::Command::new("cargo")
-        .args(["check", "--features", "js", "--quiet"])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", dir.path().join("target/by-hand"))
-        .output()
-        .expect("cargo check");
+    let checks = support::cargo_by_hand(dir.path(), &["check", "--features", "js", "--quiet"], &[]);
     assert!(checks.status.success(), "ground truth: the broken wasm code is not compiled with js on this host: {checks:?}");
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));

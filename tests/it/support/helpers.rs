@@ -381,6 +381,19 @@ pub fn go_offline(dir: &std::path::Path, args: &[&str]) -> std::process::Output 
         .unwrap_or_else(|err| panic!("run go {args:?}: {err}"))
 }
 
+/// cargo's `args` in the crate at `dir`, with a target directory of its own under `dir`
+/// (`target/by-hand`: the test's language server never waits on its lock) and `env` added: the
+/// ground truth of the Rust tests.
+pub fn cargo_by_hand(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new("cargo")
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target/by-hand"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|err| panic!("run cargo {args:?}: {err}"))
+}
+
 /// Whether `cargo test --doc` passes in the crate at `dir` (offline, quiet, with a target
 /// directory of its own under `dir`, so the test's language server never waits on its lock).
 pub fn cargo_doc_tests_pass(dir: &std::path::Path) -> bool {
