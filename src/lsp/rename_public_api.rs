@@ -192,6 +192,46 @@ fn root_reexports(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
         .any(|(start, end)| has_word(&root_lines[start..=end].join(" "), owner))
 }
 
+/// The library root's `pub use` statement that re-exports everything of the file `path`'s
+/// module by a glob (`pub use global_rng::*;`, `pub use self::a::b::*;`, `pub use crate::a::*;`),
+/// whether or not that module is itself public: (its 1-based line, its text). The items the
+/// module declares `pub` are then public at the crate root (trial66 F5: fastrand's private `mod
+/// global_rng;` and `pub use global_rng::*;`, whose `choose_multiple` got no note). `None` when
+/// the root has none or `path` is the root.
+fn root_glob_reexport_of_module(workspace_root: &Path, lib_root: &Path, path: &Path) -> Option<(usize, String)> {
+    let source = lib_root.parent()?;
+    let relative = path.strip_prefix(source).ok()?;
+    let mut segments: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+    let file = segments.pop()?;
+    let stem = file.strip_suffix(".rs")?;
+    if stem != "mod" {
+        segments.push(stem.to_owned());
+    }
+    if segments.is_empty() {
+        return None;
+    }
+    let glob = format!("{}::*;", segments.join("::"));
+    let root_text = crate::files::read_workspace_file_to_string(workspace_root, lib_root).ok()?;
+    let root_lines: Vec<&str> = root_text.lines().collect();
+    (0..root_lines.len()).filter_map(|line| rust_pub_use_statement(&root_lines, line)).find_map(|(start, end)| {
+        let statement: String = root_lines[start..=end].join(" ");
+        let body: String = statement.trim_start().trim_start_matches("pub use ").split_whitespace().collect();
+        let body = body.trim_start_matches("::");
+        let body = body.strip_prefix("crate::").or_else(|| body.strip_prefix("self::")).unwrap_or(body);
+        (body == glob).then(|| (start + 1, statement.split_whitespace().collect::<Vec<_>>().join(" ")))
+    })
+}
+
+/// Whether the `pub use` statement `statement` exports a name `name`: an occurrence of it that
+/// is no path segment before `::` (`pub use global_rng::*;` exports what the module holds, not
+/// `global_rng`: trial66 F6, a private module renamed had been called a public API change, and
+/// the `pub use global as global_rng;` suggested does not compile, E0365).
+fn pub_use_exports_name(statement: &str, name: &str) -> bool {
+    crate::lsp::rename_coverage::word_positions(statement, name)
+        .into_iter()
+        .any(|at| !statement[at + name.len()..].trim_start().starts_with("::"))
+}
+
 /// The name of the type an inherent `impl` around 0-based line `index` of `text` implements
 /// (`impl<T, const CAP: usize> ArrayVec<T, CAP>` → `ArrayVec`), or of the struct whose field
 /// declaration holds it; `None` outside one or in a trait impl.
@@ -392,6 +432,12 @@ fn rust_notes(
 ) -> Vec<String> {
     let Some((_, crate_name, lib_root)) = rust_library_crate(workspace_root, path) else { return Vec::new() };
     let file_module = rust_public_module_path(workspace_root, &lib_root, &crate_name, path);
+    // A private module whose items the root re-exports by a glob: its `pub` items are public at
+    // the crate root.
+    let root_glob = file_module.is_none().then(|| root_glob_reexport_of_module(workspace_root, &lib_root, path)).flatten();
+    // Not inside an inline module of that file, whose items the glob does not reach.
+    let in_root_glob =
+        |context: &Option<RustLineContext>| root_glob.is_some() && context.as_ref().is_none_or(|context| context.modules.is_empty());
     let old_text = old_lines.join("\n");
     let tree = RustTree::try_new(old_text.as_str(), ast_grep_language::SupportLang::Rust).ok();
     let mut notes = Vec::new();
@@ -421,8 +467,8 @@ fn rust_notes(
             said_statements.push(start);
             let before = old_lines[start..=end].join(" ");
             let after = new_lines[start..=end].join(" ");
-            let still_exported = has_word(&after, old_name);
-            if !has_word(&before, old_name) || still_exported {
+            let still_exported = pub_use_exports_name(&after, old_name);
+            if !pub_use_exports_name(&before, old_name) || still_exported {
                 continue;
             }
             // The path the import names, up to the list or the name: `crate::writer::`.
@@ -452,7 +498,8 @@ fn rust_notes(
                 // An owner in a private module is public where the library root re-exports it
                 // (trial48 F4: either's `pub use self::into_either::IntoEither;`, whose methods
                 // got no note while the trait did).
-                let reexported = || root_reexports(workspace_root, &lib_root, &member.owner).then(|| crate_name.clone());
+                let reexported =
+                    || (root_reexports(workspace_root, &lib_root, &member.owner) || in_root_glob(&context)).then(|| crate_name.clone());
                 if let Some(module) = module.clone().or_else(reexported) {
                     notes.push(member.note(shown, index + 1, &module, &crate_name, old_name, new_name));
                 }
@@ -461,15 +508,18 @@ fn rust_notes(
         };
         // An associated item of a type declared in a private module is public where the library
         // root re-exports the type (trial50 F3: arrayvec's `ArrayVec::try_push`).
-        let module = module.clone().or_else(|| {
-            let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index))?;
-            root_reexports(workspace_root, &lib_root, &owner).then(|| crate_name.clone())
-        });
-        let Some(module) = &module else { continue };
         let associated = match &context {
             Some(context) => context.associated,
             None => old_lines[index].starts_with(char::is_whitespace),
         };
+        let module = module.clone().or_else(|| {
+            if in_root_glob(&context) {
+                return Some(crate_name.clone());
+            }
+            let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index))?;
+            root_reexports(workspace_root, &lib_root, &owner).then(|| crate_name.clone())
+        });
+        let Some(module) = &module else { continue };
         let (what, keep) = match (kind, associated) {
             ("field", _) => {
                 (format!("the public field `{old_name}`"), "no alias keeps a field name: every user of the field must change".to_owned())
@@ -491,7 +541,12 @@ fn rust_notes(
                 format!("to keep it, also add `pub use {new_name} as {old_name};` in {shown}"),
             ),
         };
-        let reach = if *module == crate_name {
+        let reach = if let (Some((line, statement)), true) = (&root_glob, in_root_glob(&context)) {
+            format!(
+                "a private module whose items the crate root re-exports ({}:{line}: `{statement}`)",
+                crate::render::display_path(workspace_root, &lib_root)
+            )
+        } else if *module == crate_name {
             "the crate root".to_owned()
         } else {
             format!("module `{module}`, reachable from the crate root through `pub mod`")
@@ -926,6 +981,52 @@ mod tests {
             notes[3].starts_with("note: public API changed: src/lib.rs:12 defines the associated type `Metric::DifferentLengthArgs`"),
             "{notes:#?}"
         );
+    }
+
+    #[test]
+    fn a_private_module_glob_re_exported_at_the_root_publishes_its_items_not_its_name() {
+        // trial66 F5/F6: fastrand 2.1.1's `mod global_rng;` + `pub use global_rng::*;`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"fastrand\"\nversion = \"0.1.0\"\n").unwrap();
+        let lib = "mod global_rng;\n\n#[cfg(feature = \"std\")]\npub use global_rng::*;\n";
+        std::fs::write(root.join("src/lib.rs"), lib).unwrap();
+        let module = "pub fn choose_multiple() {}\n\npub struct Guard;\n\nimpl Guard {\n    pub fn keep(&self) {}\n}\n\nfn private_helper() {}\n\nmod inner {\n    pub fn choose_multiple() {}\n}\n";
+        std::fs::write(root.join("src/global_rng.rs"), module).unwrap();
+        // F5: the free function is `fastrand::choose_multiple`.
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/global_rng.rs"), module, &module.replacen("choose_multiple", "pick_many", 1))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "choose_multiple", "pick_many");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].starts_with("note: public API changed: src/global_rng.rs:1 defines `fastrand::choose_multiple` (`pub fn`) in a private module whose items the crate root re-exports (src/lib.rs:4: `pub use global_rng::*;`)"), "{notes:#?}");
+        // A method of a type the glob publishes, too; a private fn and an inline module's fn not.
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/global_rng.rs"), module, &module.replace("keep", "hold"))],
+            files: Vec::new(),
+        };
+        assert_eq!(public_api_notes(&root, &plan, "keep", "hold").len(), 1);
+        for (old, new) in [("private_helper", "helper"), ("mod inner {\n    pub fn choose_multiple", "mod inner {\n    pub fn pick")] {
+            let renamed = module.replace(old, new);
+            let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/global_rng.rs"), module, &renamed)], files: Vec::new() };
+            let old_name = if old == "private_helper" { "private_helper" } else { "choose_multiple" };
+            assert!(public_api_notes(&root, &plan, old_name, "x").is_empty(), "{old}");
+        }
+        // F6: renaming the private module changes no public name: the glob exports its items.
+        let renamed_lib = lib.replace("global_rng", "global");
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), lib, &renamed_lib)], files: Vec::new() };
+        assert!(public_api_notes(&root, &plan, "global_rng", "global").is_empty());
+        // A re-exported module is public under its name: `pub use self::global_rng;`.
+        let reexported = "mod global_rng;\npub use self::global_rng;\n";
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/lib.rs"), reexported, &reexported.replace("global_rng", "global"))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "global_rng", "global");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].contains("re-exports `global_rng`"), "{notes:#?}");
     }
 
     #[test]

@@ -1839,14 +1839,26 @@ fn implementations_that_are_expressions(
             continue;
         };
         let path = std::fs::canonicalize(&path).unwrap_or(path);
-        if path == queried && range.start.line + 1 == resolved.line {
-            itself = true;
-            continue;
-        }
         let source = parsed.entry(path.clone()).or_insert_with(|| {
             let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok()?;
             crate::lsp::syntax::ParsedSource::parse(&path, &text)
         });
+        // The queried declaration itself, when the cursor is on a declaration's name: at a trait
+        // named in `impl Drop for Guard` the location on that line is the workspace's own
+        // implementation (trial66 F4: fastrand's one `impl Drop` and `impl Default` had been
+        // called "the queried declaration itself").
+        if path == queried && range.start.line + 1 == resolved.line {
+            let cursor_character =
+                crate::lsp::position::PositionEncoding::Utf32.column_from_byte(&resolved.line_text, resolved.cursor_byte);
+            let queried_is_declaration = source.as_ref().is_some_and(|source| {
+                source.reference_role(range.start.line, cursor_character, &resolved.cursor_identifier)
+                    == Some(crate::lsp::syntax::ReferenceRole::Declaration)
+            });
+            if queried_is_declaration {
+                itself = true;
+                continue;
+            }
+        }
         let Some(source) = source.as_ref() else { continue };
         let Some(line) = source.line_text(range.start.line) else { continue };
         let byte = encoding.byte_from_column(line, range.start.character);

@@ -9,6 +9,12 @@
 //!   free function `fastrand::u32` (`integer!(u32, …)` names the free fn and, in its expansion,
 //!   calls the method), and the rename renamed that call too.
 //!
+//! - F4: `implementation` of `Drop` asked at the crate's own `impl Drop for Guard` called that
+//!   impl "the queried declaration of `Drop` itself".
+//! - F5: renaming a `pub fn` of a private module the crate root re-exports by a glob (`mod
+//!   global_rng;` + `pub use global_rng::*;`) gave no public-API note; F6: renaming that private
+//!   module gave one, with a `pub use` that does not compile (E0365).
+//!
 //! Ground truth: `cargo check --features js` is clean while the gated code is broken; the free
 //! function's own definition (a word search: `fn` named by the macro's first argument).
 
@@ -62,4 +68,66 @@ fn a_free_function_named_by_a_macro_argument_is_not_merged_into_a_methods_refere
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 5, "symbol": "next"}));
     assert!(!text.contains("tests/calls.rs"), "the free function's call is no reference of the method:\n{text}");
+}
+
+/// F4, F5, F6 on a crate of fastrand's shape.
+#[test]
+fn a_glob_re_exported_private_module_and_an_impl_of_a_std_trait_are_told_right() {
+    let test = "lsp_trial66::a_glob_re_exported_private_module_and_an_impl_of_a_std_trait_are_told_right";
+    if support::require_binary(test, "cargo").is_none() || support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let lib = "mod global_rng;\n\npub use global_rng::*;\n\n/// A generator.\npub struct Rng(u64);\n\nimpl Default for Rng {\n    fn default() -> Rng {\n        Rng(1)\n    }\n}\n";
+    let global = "use crate::Rng;\n\n/// Restores on drop.\nstruct RestoreOnDrop(u64);\n\nimpl Drop for RestoreOnDrop {\n    fn drop(&mut self) {}\n}\n\n/// Picks some.\npub fn choose_multiple(amount: usize) -> Vec<u64> {\n    let _guard = RestoreOnDrop(0);\n    vec![Rng::default().0; amount]\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"rands\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+        ("src/global_rng.rs", global),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // F4: the crate's own impl is an implementation, not the trait's declaration.
+    let text = support::call_ok(&run, "lsp", json!({"op": "implementation", "file": "src/global_rng.rs", "line": 6, "symbol": "Drop"}));
+    assert!(text.contains("src/global_rng.rs:6: impl Drop for RestoreOnDrop"), "{text}");
+    assert!(!text.contains("itself (no implementation of itself)"), "{text}");
+    let text = support::call_ok(&run, "lsp", json!({"op": "implementation", "file": "src/lib.rs", "line": 8, "symbol": "Default"}));
+    assert!(text.contains("src/lib.rs:8: impl Default for Rng"), "{text}");
+    assert!(!text.contains("itself (no implementation of itself)"), "{text}");
+    // F5: `rands::choose_multiple` is public through the glob.
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/global_rng.rs", "line": 11, "symbol": "choose_multiple", "new_name": "pick_many", "preview": true}),
+    );
+    assert!(
+        text.contains("note: public API changed: src/global_rng.rs:11 defines `rands::choose_multiple` (`pub fn`) in a private module whose items the crate root re-exports (src/lib.rs:3: `pub use global_rng::*;`)"),
+        "{text}"
+    );
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "discard"}));
+    // F6: the module's own name was never public.
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 1, "symbol": "global_rng", "new_name": "global", "preview": true}),
+    );
+    assert!(text.contains("src/global.rs"), "the module's file is renamed:\n{text}");
+    assert!(!text.contains("public API changed"), "{text}");
+    // Ground truth, from a dependent crate: `rands::choose_multiple` is public (F5), the module
+    // `rands::global_rng` never was (F6: E0603).
+    let dependent_main = |body: &str| {
+        let dependent = support::workspace_with(&[
+            (
+                "Cargo.toml",
+                &format!(
+                    "[package]\nname = \"dependent\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrands = {{ path = {:?} }}\n",
+                    dir.path().display().to_string()
+                ),
+            ),
+            ("src/main.rs", body),
+        ]);
+        support::cargo_by_hand(dependent.path(), &["check", "--offline", "--quiet"], &[])
+    };
+    let public = dependent_main("fn main() {\n    let _ = rands::choose_multiple(3);\n}\n");
+    assert!(public.status.success(), "{public:?}");
+    let private = dependent_main("fn main() {\n    let _ = rands::global_rng::choose_multiple(3);\n}\n");
+    assert!(String::from_utf8_lossy(&private.stderr).contains("E0603"), "{private:?}");
 }
