@@ -217,6 +217,17 @@ pub struct PythonDefinition {
     pub decorators: Vec<String>,
 }
 
+/// A Rust macro call in item position (see [`ParsedSource::rust_item_macro_invocations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustItemMacroInvocation {
+    /// The macro's name as called, without `!` (`rng_integer`, `std::thread_local`).
+    pub macro_name: String,
+    /// 1-based line of the call.
+    pub line: u32,
+    /// Where it stands: `impl Rng`, `trait Tr`, `mod m`, or `None` at the file's top level.
+    pub container: Option<String>,
+}
+
 /// A Python class statement as its syntax tree shows it (see
 /// [`ParsedSource::python_class_of_method`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,6 +374,56 @@ impl ParsedSource {
         let start = *self.line_starts.get(line0 as usize)?;
         let end = self.line_starts.get(line0 as usize + 1).map_or(self.source.len(), |next| next - 1);
         Some((start + byte_column).min(end))
+    }
+
+    /// The macro calls of a Rust file that stand where an item would — at the file's top level,
+    /// in an `impl`/`trait` body or an inline module — in source order. Their expansion defines
+    /// items (`rng_integer!(u32, …)` in fastrand's `impl Rng` defines the method `u32`) that a
+    /// file outline from rust-analyzer does not list (trial66 M1). Empty for other grammars.
+    pub fn rust_item_macro_invocations(&self) -> Vec<RustItemMacroInvocation> {
+        if self.language != SupportLang::Rust {
+            return Vec::new();
+        }
+        let bytes = self.source.as_bytes();
+        let text_of = |node: tree_sitter::Node<'_>| node.utf8_text(bytes).ok().map(|text| text.split_whitespace().collect::<String>());
+        let mut found = Vec::new();
+        let mut stack = vec![(self.root.root().get_inner_node(), None::<String>)];
+        while let Some((node, container)) = stack.pop() {
+            let mut cursor = node.walk();
+            let children: Vec<tree_sitter::Node<'_>> = node.children(&mut cursor).collect();
+            for child in children.into_iter().rev() {
+                // `integer!(u8, "…");` at top level parses as a statement holding the call.
+                let child = match child.kind() {
+                    "expression_statement" => match child.named_child(0) {
+                        Some(inner) if inner.kind() == "macro_invocation" => inner,
+                        _ => continue,
+                    },
+                    _ => child,
+                };
+                match child.kind() {
+                    "macro_invocation" => {
+                        let Some(name) = child.child_by_field_name("macro").and_then(text_of) else { continue };
+                        found.push(RustItemMacroInvocation {
+                            macro_name: name,
+                            line: child.start_position().row as u32 + 1,
+                            container: container.clone(),
+                        });
+                    }
+                    "impl_item" | "trait_item" | "mod_item" => {
+                        let Some(body) = child.child_by_field_name("body") else { continue };
+                        let named = match child.kind() {
+                            "impl_item" => child.child_by_field_name("type").and_then(text_of).map(|name| format!("impl {name}")),
+                            "trait_item" => child.child_by_field_name("name").and_then(text_of).map(|name| format!("trait {name}")),
+                            _ => child.child_by_field_name("name").and_then(text_of).map(|name| format!("mod {name}")),
+                        };
+                        stack.push((body, named));
+                    }
+                    _ => (),
+                }
+            }
+        }
+        found.sort_by_key(|invocation| invocation.line);
+        found
     }
 
     /// The text of 0-based line `line0` without its line break; `None` past the last line.

@@ -3375,6 +3375,15 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             unlisted_definitions_text(&unlisted_definitions)
         ));
     }
+    // rust-analyzer's outline shows no macro expansion: the items a macro call in item position
+    // defines are in no entry (trial66 M1: fastrand's 16 `rng_integer!` calls in `impl Rng`).
+    if extension == "rs" {
+        if let Some(note) = crate::lsp::syntax::ParsedSource::parse(&path, &file_text)
+            .and_then(|parsed| item_macro_invocations_note(&parsed.rust_item_macro_invocations()))
+        {
+            notes.push(note);
+        }
+    }
     if (page.next_offset().is_some() || (total == 0 && !entries.is_empty())) && !entries.is_empty() {
         let mut per_kind: BTreeMap<&str, usize> = BTreeMap::new();
         for entry in entries.iter().filter(|entry| args.locals || entry.hidden.is_none()) {
@@ -3409,6 +3418,43 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         notes,
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&output))))
+}
+
+/// The `not listed: …` line for the macro calls in item position of a Rust file (see
+/// [`crate::lsp::syntax::ParsedSource::rust_item_macro_invocations`]): how many, grouped by
+/// macro and container with their 1-based lines (10 lines shown per group), and how to find what
+/// they define. `None` when the file has none.
+fn item_macro_invocations_note(invocations: &[crate::lsp::syntax::RustItemMacroInvocation]) -> Option<String> {
+    if invocations.is_empty() {
+        return None;
+    }
+    let mut groups: Vec<(&str, Option<&str>, Vec<u32>)> = Vec::new();
+    for invocation in invocations {
+        let key = (invocation.macro_name.as_str(), invocation.container.as_deref());
+        match groups.iter_mut().find(|group| (group.0, group.1) == key) {
+            Some(group) => group.2.push(invocation.line),
+            None => groups.push((key.0, key.1, vec![invocation.line])),
+        }
+    }
+    let described: Vec<String> = groups
+        .iter()
+        .map(|(name, container, lines)| {
+            let shown: Vec<String> = lines.iter().take(10).map(u32::to_string).collect();
+            let more = if lines.len() > 10 { format!(" and {} more", lines.len() - 10) } else { String::new() };
+            format!(
+                "`{name}!` ×{} {} (line{} {}{more})",
+                lines.len(),
+                container.map_or_else(|| "at top level".to_owned(), |container| format!("in `{container}`")),
+                if lines.len() == 1 { "" } else { "s" },
+                shown.join(", ")
+            )
+        })
+        .collect();
+    Some(format!(
+        "not listed: the items that {} in item position define — the outline shows no macro expansion: {}; `symbols` with a `query` (the workspace search) lists what they define",
+        plural(invocations.len(), "macro call"),
+        described.join("; ")
+    ))
 }
 
 fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
@@ -3818,6 +3864,36 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn macro_calls_in_item_position_are_named_as_what_the_outline_does_not_list() {
+        // trial66 M1: fastrand's `rng_integer!` calls in `impl Rng`, `integer!(…);` and a braced
+        // `thread_local!` at top level; a call in a function body or a `macro_rules!` is none.
+        let source = "std::thread_local! {\n    static R: u8 = 0;\n}\n\nmacro_rules! integer {\n    ($t:tt) => { pub fn $t() {} };\n}\n\ninteger!(u8);\ninteger!(u16);\n\npub struct Rng;\n\nimpl Rng {\n    rng_integer!(u8);\n    pub fn f(&self) {\n        println!(\"x\");\n    }\n}\n\nmod inner {\n    integer!(u32);\n}\n";
+        let parsed = crate::lsp::syntax::ParsedSource::parse(Path::new("lib.rs"), source).unwrap();
+        let found: Vec<(String, u32, Option<String>)> = parsed
+            .rust_item_macro_invocations()
+            .into_iter()
+            .map(|invocation| (invocation.macro_name, invocation.line, invocation.container))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("std::thread_local".to_owned(), 1, None),
+                ("integer".to_owned(), 9, None),
+                ("integer".to_owned(), 10, None),
+                ("rng_integer".to_owned(), 15, Some("impl Rng".to_owned())),
+                ("integer".to_owned(), 22, Some("mod inner".to_owned())),
+            ]
+        );
+        let note = item_macro_invocations_note(&parsed.rust_item_macro_invocations()).unwrap();
+        assert_eq!(
+            note,
+            "not listed: the items that 5 macro calls in item position define — the outline shows no macro expansion: `std::thread_local!` ×1 at top level (line 1); `integer!` ×2 at top level (lines 9, 10); `rng_integer!` ×1 in `impl Rng` (line 15); `integer!` ×1 in `mod inner` (line 22); `symbols` with a `query` (the workspace search) lists what they define"
+        );
+        let plain = crate::lsp::syntax::ParsedSource::parse(Path::new("lib.rs"), "pub fn f() {\n    vec![1];\n}\n").unwrap();
+        assert_eq!(item_macro_invocations_note(&plain.rust_item_macro_invocations()), None);
+    }
 
     #[test]
     fn rust_impl_headers_name_their_type_through_references_and_generics() {
