@@ -66,6 +66,7 @@ pub(crate) mod rename_across_roots;
 pub(crate) mod rename_coverage;
 pub(crate) mod rename_inherited_members;
 pub(crate) mod rename_local_scope;
+pub(crate) mod rename_macro_arguments;
 pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_api;
 pub(crate) mod rename_public_names;

@@ -783,9 +783,16 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             crate::render::one_or_many(edited_outside.len(), "it", "them"),
         )
     });
+    // Rust: a renamed token that is a whole argument of a `macro_rules!` call whose template
+    // uses it more than once changes the expansion beyond the renamed name (trial66 M2).
+    let macro_argument_warnings =
+        crate::lsp::rename_macro_arguments::macro_argument_warnings(root, &plan, &resolved.cursor_identifier, &args.new_name, &|path| {
+            supervisor.display_path(path)
+        });
     let top_warnings: Vec<String> = outside_config
         .iter()
         .chain(edited_outside_warning.iter())
+        .chain(&macro_argument_warnings)
         .chain(loading_warning.iter())
         .chain(&coverage.warnings)
         .chain(&taken.warnings)

@@ -569,7 +569,24 @@ pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<ls
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let position = |line: usize, character: u32| lsp_types::Position { line: line as u32, character };
     let mut edits = Vec::new();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+    let mut ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines);
+    // A rename keeps the line count. Where line i before is line i after with no more lines
+    // changed than the diff changes, lines are paired in place: among identical lines the diff
+    // may insert one and delete another (rust-analyzer renaming the first of `u32,` `u32,` in
+    // fastrand's `rng_integer!(u32, u32, …)` — its edit inserted `rand_u32,` before them and
+    // deleted the second), which is the same text but no edit of the renamed token (trial66 M2).
+    if old_lines.len() == new_lines.len() {
+        let changed_in_place = old_lines.iter().zip(&new_lines).filter(|(a, b)| a != b).count();
+        let changed_by_diff: usize =
+            ops.iter().filter(|op| op.tag() != similar::DiffTag::Equal).map(|op| op.old_range().len().max(op.new_range().len())).sum();
+        if changed_in_place <= changed_by_diff {
+            ops = (0..old_lines.len())
+                .filter(|&index| old_lines[index] != new_lines[index])
+                .map(|index| similar::DiffOp::Replace { old_index: index, old_len: 1, new_index: index, new_len: 1 })
+                .collect();
+        }
+    }
+    for op in ops {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
             continue;
@@ -3739,6 +3756,14 @@ mod tests {
             edits.iter().map(|e| (e.range.start.line, e.range.start.character, e.range.end.character, e.new_text.as_str())).collect();
         assert_eq!(ranges, vec![(0, 25, 36, "gross_price"), (2, 4, 15, "gross_price")]);
         assert_eq!(crate::lsp::rename::apply_text_edits(old, &edits, PositionEncoding::Utf16).unwrap(), new);
+        // Identical lines: the renamed one is edited in place, not an inserted line and a
+        // deleted one (trial66 M2: fastrand's `rng_integer!(\n u32,\n u32,`).
+        let old = "m!(\n    u32,\n    u32,\n);\n";
+        let new = "m!(\n    rand_u32,\n    u32,\n);\n";
+        let edits = minimal_edits(old, new, PositionEncoding::Utf8);
+        let ranges: Vec<(u32, u32, u32, &str)> =
+            edits.iter().map(|e| (e.range.start.line, e.range.start.character, e.range.end.character, e.new_text.as_str())).collect();
+        assert_eq!(ranges, vec![(1, 4, 7, "rand_u32")]);
         // Inserted lines become one whole-line edit.
         let grown = "a\nb\nc\n";
         let edits = minimal_edits("a\nc\n", grown, PositionEncoding::Utf8);

@@ -131,3 +131,35 @@ fn a_glob_re_exported_private_module_and_an_impl_of_a_std_trait_are_told_right()
     let private = dependent_main("fn main() {\n    let _ = rands::global_rng::choose_multiple(3);\n}\n");
     assert!(String::from_utf8_lossy(&private.stderr).contains("E0603"), "{private:?}");
 }
+
+/// M2: renaming a method a `macro_rules!` template defines edits the call's argument, which the
+/// template also uses as a type: the preview warns of it, and the renamed argument is not said
+/// to be "left unrenamed" (rust-analyzer's edit of `m!(\n u32,\n u32,` inserts one line and
+/// deletes the other, the same text).
+#[test]
+fn a_renamed_macro_argument_the_template_reuses_is_warned_of_in_the_preview() {
+    let test = "lsp_trial66::a_renamed_macro_argument_the_template_reuses_is_warned_of_in_the_preview";
+    if support::require_binary(test, "cargo").is_none() || support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let lib = "pub struct Rng(u64);\n\nmacro_rules! rng_integer {\n    ($t:tt, $unsigned_t:tt) => {\n        /// A number.\n        pub fn $t(&mut self) -> $t {\n            self.0 as $unsigned_t as $t\n        }\n    };\n}\n\nimpl Rng {\n    rng_integer!(\n        u32,\n        u32\n    );\n\n    /// Another.\n    pub fn twice(&mut self) -> u32 {\n        self.u32() + self.u32()\n    }\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"rngs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 20, "symbol": "u32", "occurrence": 2, "new_name": "rand_u32", "preview": true}),
+    );
+    assert!(
+        text.contains("WARNING: this rename edits the argument `u32` of 1 call of `rng_integer!` (src/lib.rs:14); the macro (`macro_rules! rng_integer`, src/lib.rs:3) puts that argument, `$t`, in 3 places"),
+        "{text}"
+    );
+    assert!(!text.contains("keep working"), "{text}");
+    // Ground truth: the rename breaks the build (the template's `-> $t` and `as $t`).
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    let checks = support::cargo_by_hand(dir.path(), &["check", "--quiet"], &[]);
+    assert!(!checks.status.success(), "{checks:?}");
+}
