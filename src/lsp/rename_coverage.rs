@@ -2812,7 +2812,8 @@ fn is_module_path_string(node: tree_sitter::Node<'_>, source: &str) -> bool {
 /// verb rune) {`) satisfies by its name and parameter types, among those the standard library
 /// calls through a dynamic check (fmt's `Formatter`, `Stringer`, `GoStringer`, `error`,
 /// encoding's and encoding/json's marshalers, errors' `Unwrap`/`Is`/`As`, io's `Reader`/`Writer`/
-/// `Closer`, sort's `Interface`, net/http's `Handler`); `None` for other methods.
+/// `Closer`, sort's `Interface`, net/http's `Handler`, database/sql's `driver.Valuer` and
+/// `sql.Scanner`, fmt's `Scanner`, gob's encoder and decoder); `None` for other methods.
 pub(crate) fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'static str> {
     let after_receiver = line.trim_start().strip_prefix("func (")?.split_once(')')?.1.trim_start();
     let parameters = after_receiver.strip_prefix(name)?.strip_prefix('(')?;
@@ -2843,13 +2844,20 @@ pub(crate) fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'
         ("Write", ["[]byte"]) => "io.Writer",
         ("Close", []) => "io.Closer",
         ("ServeHTTP", [_, _]) => "http.Handler",
+        // database/sql converts arguments and scans rows through these (trial68 F1: google/uuid's
+        // `UUID.Value` and `Scan`, which gopls listed no interface of).
+        ("Value", []) => "driver.Valuer",
+        ("Scan", ["any" | "interface{}"]) => "sql.Scanner",
+        ("Scan", ["fmt.ScanState", "rune"]) => "fmt.Scanner",
+        ("GobEncode", []) => "gob.GobEncoder",
+        ("GobDecode", ["[]byte"]) => "gob.GobDecoder",
         ("Len", []) | ("Less" | "Swap", [_, "int"]) => "sort.Interface",
         _ => return None,
     })
 }
 
 /// Who calls the standard interface `interface` (from [`go_dynamic_standard_interface`]) dynamically.
-fn go_dynamic_caller(interface: &str) -> &'static str {
+pub(crate) fn go_dynamic_caller(interface: &str) -> &'static str {
     match interface {
         "fmt.Formatter" | "fmt.Stringer" | "fmt.GoStringer" => "fmt's verbs: `%v`, `%+v`, `%s`, `%q`",
         "error" => "fmt and every caller that holds it as an `error`",
@@ -2859,6 +2867,9 @@ fn go_dynamic_caller(interface: &str) -> &'static str {
         }
         interface if interface.starts_with("io.") => "io.Copy and every function taking an io interface",
         "sort.Interface" => "sort.Sort",
+        "driver.Valuer" | "sql.Scanner" => "database/sql, converting query arguments and scanning rows",
+        "fmt.Scanner" => "fmt's Scan, Fscan and Sscan",
+        interface if interface.starts_with("gob.") => "encoding/gob",
         _ => "net/http's server",
     }
 }
@@ -3636,6 +3647,11 @@ mod tests {
         assert_eq!(standard("func (s byAge) Less(i, j int) bool {", "Less"), Some("sort.Interface"));
         assert_eq!(standard("func (f Frame) Format(verb rune) string {", "Format"), None, "other parameters");
         assert_eq!(standard("func Format(s fmt.State, verb rune) {", "Format"), None, "no method");
+        // trial68 F1: google/uuid's database/sql methods.
+        assert_eq!(standard("func (uuid UUID) Value() (driver.Value, error) {", "Value"), Some("driver.Valuer"));
+        assert_eq!(standard("func (uuid *UUID) Scan(src interface{}) error {", "Scan"), Some("sql.Scanner"));
+        assert_eq!(standard("func (nu *NullUUID) Scan(value any) error {", "Scan"), Some("sql.Scanner"));
+        assert_eq!(standard("func (s *T) Scan(dst []byte) error {", "Scan"), None, "other parameters");
     }
 
     #[test]

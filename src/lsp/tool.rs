@@ -2316,7 +2316,7 @@ fn go_standard_interfaces_not_listed(
             text.lines().nth(range.start.line as usize).map(str::to_owned)
         })
         .collect();
-    let missing: Vec<String> = found
+    let missing: Vec<(String, String, &'static str)> = found
         .into_iter()
         .filter(|(method, _, interface)| {
             let short = interface.rsplit('.').next().unwrap_or(interface);
@@ -2325,19 +2325,29 @@ fn go_standard_interfaces_not_listed(
                 line.starts_with(&format!("type {short} interface")) || (line.starts_with(&format!("{method}(")) && interface.contains('.'))
             })
         })
-        .map(|(method, place, interface)| format!("`{interface}` ({method} at {place})"))
         .collect();
     if missing.is_empty() {
         return None;
     }
+    // Who makes those calls, per interface (database/sql for `driver.Valuer`, fmt for `Stringer`).
+    let mut callers: Vec<&'static str> = Vec::new();
+    for (_, _, interface) in &missing {
+        let caller = crate::lsp::rename_coverage::go_dynamic_caller(interface);
+        if !callers.contains(&caller) {
+            callers.push(caller);
+        }
+    }
+    let callers = callers.join("; ");
+    let missing: Vec<String> =
+        missing.into_iter().map(|(method, place, interface)| format!("`{interface}` ({method} at {place})")).collect();
     Some(if method_query {
         format!(
-            "note: NOT in this answer: `{name}` has the name and parameters of the method of {} — a standard interface the library calls dynamically, which gopls did not list (it searches the packages it has loaded); code that holds the type as that interface (io.Copy, encoding/json, fmt) calls `{name}` with no compile-time link to it",
+            "note: NOT in this answer: `{name}` has the name and parameters of the method of {} — a standard interface the library calls dynamically, which gopls did not list (it searches the packages it has loaded); code that holds the type as that interface ({callers}) calls `{name}` with no compile-time link to it",
             missing.join(", ")
         )
     } else {
         format!(
-            "note: NOT in this answer: standard interfaces whose methods `{name}` has — {} — which the library calls dynamically and gopls did not list (it searches the packages it has loaded); code that holds `{name}` as one of them (io.Copy, encoding/json, fmt) calls those methods with no compile-time link to them",
+            "note: NOT in this answer: standard interfaces whose methods `{name}` has — {} — which the library calls dynamically and gopls did not list (it searches the packages it has loaded); code that holds `{name}` as one of them ({callers}) calls those methods with no compile-time link to them",
             missing.join(", ")
         )
     })
