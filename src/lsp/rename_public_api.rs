@@ -222,6 +222,20 @@ fn root_glob_reexport_of_module(workspace_root: &Path, lib_root: &Path, path: &P
     })
 }
 
+/// Whether a `pub use` statement of the file `lines` re-exports `name` from its inline module
+/// `inline` (`pub use self::once_box::OnceBox;`, `pub use inline::*;`).
+fn reexports_from_inline_module(lines: &[&str], inline: &str, name: &str) -> bool {
+    let through = format!("{inline}::");
+    (0..lines.len()).filter_map(|line| rust_pub_use_statement(lines, line).filter(|(start, _)| *start == line)).any(|(start, end)| {
+        let statement: String = lines[start..=end].join(" ").split_whitespace().collect();
+        let from_inline = statement.strip_prefix("pubuse").is_some_and(|path| {
+            let path = path.strip_prefix("self::").unwrap_or(path);
+            path.starts_with(&through)
+        });
+        from_inline && (statement.contains(&format!("{through}*")) || pub_use_exports_name(&statement, name))
+    })
+}
+
 /// Whether the `pub use` statement `statement` exports a name `name`: an occurrence of it that
 /// is no path segment before `::` (`pub use global_rng::*;` exports what the module holds, not
 /// `global_rng`: trial66 F6, a private module renamed had been called a public API change, and
@@ -448,10 +462,25 @@ fn rust_notes(
         // so it publishes `httparse::_benchable::Bytes`, not `httparse::Bytes`). A private or
         // `pub(crate)` inline module makes nothing in it public.
         let context = tree.as_ref().and_then(|tree| rust_line_context(tree, &old_text, index));
+        // An item of a private inline module is public where the file's public module re-exports
+        // it or its type from there (trial67 F2: once_cell's `mod once_box { … }` and `pub use
+        // self::once_box::OnceBox;` in `pub mod race`, whose methods got no note).
+        let mut reexported_module = None;
         if context.as_ref().is_some_and(|context| context.modules.iter().any(|(_, public)| !public)) {
-            continue;
+            reexported_module = match (&file_module, &context) {
+                (Some(file_module), Some(context)) if context.modules.len() == 1 => {
+                    let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index));
+                    reexports_from_inline_module(old_lines, &context.modules[0].0, owner.as_deref().unwrap_or(old_name))
+                        .then(|| file_module.clone())
+                }
+                _ => None,
+            };
+            if reexported_module.is_none() {
+                continue;
+            }
         }
         let module = match (&file_module, &context) {
+            _ if reexported_module.is_some() => reexported_module,
             (Some(file_module), Some(context)) if !context.modules.is_empty() => Some(
                 std::iter::once(file_module.clone())
                     .chain(context.modules.iter().map(|(name, _)| name.clone()))
@@ -1027,6 +1056,32 @@ mod tests {
         let notes = public_api_notes(&root, &plan, "global_rng", "global");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].contains("re-exports `global_rng`"), "{notes:#?}");
+    }
+
+    #[test]
+    fn a_method_of_a_type_a_public_module_re_exports_from_its_private_inline_module_is_public() {
+        // trial67 F2: once_cell 1.19.0's `pub mod race;` with `pub use self::once_box::OnceBox;`
+        // and `mod once_box { … impl<T> OnceBox<T> { pub fn get(&self) … } }`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"once_cell\"\nversion = \"0.1.0\"\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub mod race;\n").unwrap();
+        let race = "#[cfg(feature = \"alloc\")]\npub use self::once_box::OnceBox;\n\nmod once_box {\n    pub struct OnceBox<T>(T);\n\n    impl<T> OnceBox<T> {\n        pub fn get(&self) -> &T {\n            &self.0\n        }\n    }\n\n    pub struct Hidden;\n\n    impl Hidden {\n        pub fn get(&self) {}\n    }\n}\n";
+        std::fs::write(root.join("src/race.rs"), race).unwrap();
+        let renamed = race.replacen("pub fn get(&self) -> &T", "pub fn peek(&self) -> &T", 1);
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/race.rs"), race, &renamed)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "get", "peek");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(
+            notes[0].starts_with("note: public API changed: src/race.rs:8 defines the public method or associated function `get`"),
+            "{notes:#?}"
+        );
+        assert!(notes[0].contains("module `once_cell::race`"), "{notes:#?}");
+        // `Hidden` is not re-exported: its method is no public API.
+        let renamed = race.replacen("pub fn get(&self) {}", "pub fn peek(&self) {}", 1);
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/race.rs"), race, &renamed)], files: Vec::new() };
+        assert!(public_api_notes(&root, &plan, "get", "peek").is_empty());
     }
 
     #[test]
