@@ -240,6 +240,17 @@ pub(crate) fn package_root(workspace_root: &Path, path: &Path) -> Option<PathBuf
 /// those enable, transitively (`dep:` entries and `crate/feature` entries are not features of
 /// this package). `None` when the manifest cannot be read or parsed.
 pub(crate) fn default_features(workspace_root: &Path, package: &Path) -> Option<HashSet<String>> {
+    let table = feature_table(workspace_root, package)?;
+    let seeds = ["default".to_owned()].into_iter().collect();
+    let mut enabled: HashSet<String> = crate::lsp::cargo_features::closure(&table, &seeds).into_iter().collect();
+    enabled.remove("default");
+    Some(enabled)
+}
+
+/// The `[features]` table of `package`'s Cargo.toml (feature → what it enables), with cargo's
+/// implicit feature of each optional dependency no list names as `dep:NAME`. `None` when the
+/// manifest cannot be read or parsed.
+pub(crate) fn feature_table(workspace_root: &Path, package: &Path) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
     let text = crate::files::read_workspace_file_to_string(workspace_root, &package.join("Cargo.toml")).ok()?;
     let document = toml_edit::Document::parse(text).ok()?;
     let table: std::collections::BTreeMap<String, Vec<String>> = document
@@ -278,10 +289,7 @@ pub(crate) fn default_features(workspace_root: &Path, package: &Path) -> Option<
             }
         }
     }
-    let seeds = ["default".to_owned()].into_iter().collect();
-    let mut enabled: HashSet<String> = crate::lsp::cargo_features::closure(&table, &seeds).into_iter().collect();
-    enabled.remove("default");
-    Some(enabled)
+    Some(table)
 }
 
 /// The `#[cfg(…)]` gates on the `mod` items that declare `path` and the module files around it,

@@ -129,12 +129,13 @@ pub fn how_to_check(message: &str) -> String {
 /// [`how_to_check`] for code compiled only with `features_off` off (`cfg(not(feature = "std"))`)
 /// and `features` on: a check without the default features.
 pub fn how_to_check_without(features: &[String], features_off: &[String]) -> String {
-    let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
     let off = features_off.join(", ");
-    let cargo = if features.is_empty() { String::new() } else { format!(" --features {}", features.join(",")) };
+    // No `"features": []`: the schema wants at least one (trial67 F1(b)).
+    let selection = CompilingFeatureSelection { no_default_features: true, features: features.to_vec() };
     format!(
-        "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}} (`cargo check --no-default-features{cargo}`; add back the default features it needs other than {off})",
-        quoted.join(", ")
+        "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {} (`{}`; add back the default features it needs other than {off})",
+        selection.diagnostics_arguments(),
+        selection.cargo_command()
     )
 }
 
@@ -389,6 +390,120 @@ pub fn how_to_check_features(features: &[String]) -> String {
         quoted.join(", "),
         quoted.join(", ")
     )
+}
+
+/// A selection of a package's features for `cargo check` that turns a set of `#[cfg]` gates on
+/// (see [`feature_selection_compiling`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CompilingFeatureSelection {
+    /// `--no-default-features`: a default feature must be off.
+    pub no_default_features: bool,
+    /// The features to pass, sorted (with `no_default_features`: the default features kept too).
+    pub features: Vec<String>,
+}
+
+impl CompilingFeatureSelection {
+    /// The `lsp diagnostics "*"` arguments that check with this selection, as JSON text
+    /// (`{"op": "diagnostics", "file": "*", "no_default_features": true, "features": ["a"]}`);
+    /// `features` is left out when empty (the schema wants at least one).
+    pub fn diagnostics_arguments(&self) -> String {
+        let mut text = String::from("{\"op\": \"diagnostics\", \"file\": \"*\"");
+        if self.no_default_features {
+            text.push_str(", \"no_default_features\": true");
+        }
+        if !self.features.is_empty() {
+            let quoted: Vec<String> = self.features.iter().map(|feature| format!("\"{feature}\"")).collect();
+            text.push_str(&format!(", \"features\": [{}]", quoted.join(", ")));
+        }
+        text.push('}');
+        text
+    }
+
+    /// The same as a cargo command: `cargo check --no-default-features --features a,b`.
+    pub fn cargo_command(&self) -> String {
+        let mut text = String::from("cargo check");
+        if self.no_default_features {
+            text.push_str(" --no-default-features");
+        }
+        if !self.features.is_empty() {
+            text.push_str(&format!(" --features {}", self.features.join(",")));
+        }
+        text
+    }
+}
+
+/// The feature names `gate` (a `#[cfg(…)]` attribute) tests with `feature = "…"`, in order.
+fn features_named(gate: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = gate;
+    while let Some(at) = rest.find("feature") {
+        let after = rest[at + "feature".len()..].trim_start();
+        rest = &rest[at + "feature".len()..];
+        let Some(value) = after.strip_prefix('=').map(str::trim_start).and_then(|value| value.strip_prefix('"')) else { continue };
+        let Some(end) = value.find('"') else { continue };
+        if !names.iter().any(|known| known == &value[..end]) {
+            names.push(value[..end].to_owned());
+        }
+    }
+    names
+}
+
+/// The feature selection closest to a plain `cargo check` of the package holding `path` that
+/// turns every one of `gates` (`#[cfg(…)]` attributes: the line's own and its module's
+/// declaration) on on this host: first with the default features (the fewest features added),
+/// else without them (the fewest defaults dropped, then the fewest added), features read
+/// through the manifest's `[features]` (what each enables). once_cell 1.19.0's `imp_cs.rs`
+/// (`all(not(feature = "std"), feature = "critical-section")`) needs `--no-default-features
+/// --features critical-section`; the union of several places' features had been offered as one
+/// check that turned `std` back on (trial67 F1). `None` when the manifest cannot be read, a gate
+/// depends on more than what features decide here (another target), or more than 10 features
+/// or 6 default features are involved.
+pub fn feature_selection_compiling(
+    workspace_root: &std::path::Path,
+    path: &std::path::Path,
+    gates: &[String],
+) -> Option<CompilingFeatureSelection> {
+    use std::collections::{BTreeSet, HashSet};
+    let package = crate::lsp::cfg_off_modules::package_root(workspace_root, path)?;
+    let table = crate::lsp::cfg_off_modules::feature_table(workspace_root, &package)?;
+    let mut mentioned: Vec<String> = gates.iter().flat_map(|gate| features_named(gate)).collect();
+    mentioned.sort();
+    mentioned.dedup();
+    let defaults: Vec<String> = table.get("default").cloned().unwrap_or_default();
+    if mentioned.len() > 10 || defaults.len() > 6 {
+        return None;
+    }
+    let on_with = |seeds: &BTreeSet<String>| -> bool {
+        let mut enabled: HashSet<String> = crate::lsp::cargo_features::closure(&table, seeds).into_iter().collect();
+        enabled.remove("default");
+        gates.iter().all(|gate| crate::lsp::cfg_off_modules::evaluate_cfg_attribute(gate, Some(&enabled)) == Some(true))
+    };
+    let subsets = |items: &[String]| -> Vec<Vec<String>> {
+        let mut all: Vec<Vec<String>> = (0u32..(1 << items.len()))
+            .map(|mask| items.iter().enumerate().filter(|(index, _)| mask & (1 << index) != 0).map(|(_, item)| item.clone()).collect())
+            .collect();
+        all.sort_by(|a: &Vec<String>, b: &Vec<String>| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        all
+    };
+    let added_sets = subsets(&mentioned);
+    // With the default features: the fewest added.
+    for added in &added_sets {
+        let seeds: BTreeSet<String> = std::iter::once("default".to_owned()).chain(added.iter().cloned()).collect();
+        if on_with(&seeds) {
+            return Some(CompilingFeatureSelection { no_default_features: false, features: added.clone() });
+        }
+    }
+    // Without them: the fewest defaults dropped, then the fewest added.
+    for dropped in subsets(&defaults).iter().skip(1) {
+        for added in &added_sets {
+            let seeds: BTreeSet<String> =
+                defaults.iter().filter(|feature| !dropped.contains(feature)).chain(added.iter()).cloned().collect();
+            if on_with(&seeds) {
+                return Some(CompilingFeatureSelection { no_default_features: true, features: seeds.into_iter().collect() });
+            }
+        }
+    }
+    None
 }
 
 /// Where a `#[cfg(…)]`-gated `mod` declares a module file.
@@ -1193,6 +1308,10 @@ pub struct RustUnresolvedPlace {
     pub features_off: Vec<String>,
     /// `true` inside a `macro_rules!` body; `false` behind a `#[cfg]`.
     pub in_macro_template: bool,
+    /// The features that compile it, solved over the line's gate and its module's declaration
+    /// ([`feature_selection_compiling`]); `None` for a template, a gate features alone do not
+    /// turn on here, or a manifest that cannot be read.
+    pub selection: Option<CompilingFeatureSelection>,
 }
 
 /// The `#[cfg(…)]` attribute nearest around `line0` (0-based) of parsed Rust: the innermost item
@@ -1330,6 +1449,7 @@ pub fn rust_unresolved_place(
                 features: Vec::new(),
                 features_off: Vec::new(),
                 in_macro_template: true,
+                selection: None,
             });
         }
         let mut cursor = node.walk();
@@ -1359,42 +1479,58 @@ pub fn rust_unresolved_place(
             disabled_features(cfg)
         }
     };
+    // The module's own declaration gate counts too: a `#[cfg(not(feature = "std"))]` test in a
+    // module declared under `any(feature = "std", feature = "critical-section")` compiles only
+    // with critical-section on (trial67 F1(b): `--no-default-features` compiled nothing of it).
+    let declared = gating_declaration(workspace_root, path);
+    // The check that compiles it: one feature selection solved over both gates, said with the
+    // gate's own advice when none exists (another target, an unreadable manifest).
+    let solved_check = |gates: Vec<String>, attribute: &str| -> (Option<CompilingFeatureSelection>, String) {
+        let selection = feature_selection_compiling(workspace_root, path, &gates)
+            .filter(|selection| selection.no_default_features || !selection.features.is_empty());
+        let check = match &selection {
+            Some(selection) => format!("check with {} (`{} --all-targets`)", selection.diagnostics_arguments(), selection.cargo_command()),
+            None => check_for(&features_for(attribute), attribute),
+        };
+        (selection, check)
+    };
     if let Some((attribute, at, _)) = gate {
         let features = features_for(&attribute);
+        let gates: Vec<String> = std::iter::once(attribute.clone()).chain(declared.iter().map(|declared| declared.cfg.clone())).collect();
+        let (selection, check) = solved_check(gates, &attribute);
         return Some(RustUnresolvedPlace {
             reason: format!(
-                "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
+                "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {check}",
                 shown(path, at),
-                check_for(&features, &attribute)
             ),
             lookup_reason: format!(
-                "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so it has no answer there — {}",
+                "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so it has no answer there — {check}",
                 shown(path, at),
-                check_for(&features, &attribute)
             ),
             features_off: features_needed_off(&attribute),
             features,
             in_macro_template: false,
+            selection,
         });
     }
-    let declared = gating_declaration(workspace_root, path)?;
+    let declared = declared?;
     let features = features_for(&declared.cfg);
+    let (selection, check) = solved_check(vec![declared.cfg.clone()], &declared.cfg);
     Some(RustUnresolvedPlace {
         reason: format!(
-            "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
+            "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {check}",
             declared.cfg,
             declared.location,
-            check_for(&features, &declared.cfg)
         ),
         lookup_reason: format!(
-            "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so it has no answer there — {}",
+            "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so it has no answer there — {check}",
             declared.cfg,
             declared.location,
-            check_for(&features, &declared.cfg)
         ),
         features_off: features_needed_off(&declared.cfg),
         features,
         in_macro_template: false,
+        selection,
     })
 }
 
@@ -1402,6 +1538,41 @@ pub fn rust_unresolved_place(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_feature_selection_that_compiles_gated_code_is_solved_over_its_gates() {
+        // trial67 F1: once_cell 1.19.0's backends and its `not(std)` test in a module gated on
+        // `any(std, critical-section)`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"cells\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"std\"]\nstd = [\"alloc\"]\nalloc = []\ncritical-section = []\nparking_lot = [\"std\"]\n",
+        )
+        .unwrap();
+        let path = root.join("src/lib.rs");
+        let solve = |gates: &[&str]| {
+            let gates: Vec<String> = gates.iter().map(|gate| gate.to_string()).collect();
+            feature_selection_compiling(&root, &path, &gates)
+        };
+        let selection = |no_default_features: bool, features: &[&str]| {
+            Some(CompilingFeatureSelection { no_default_features, features: features.iter().map(|f| f.to_string()).collect() })
+        };
+        assert_eq!(solve(&["#[cfg(all(feature = \"critical-section\", not(feature = \"std\")))]"]), selection(true, &["critical-section"]));
+        assert_eq!(solve(&["#[cfg(all(feature = \"std\", feature = \"parking_lot\"))]"]), selection(false, &["parking_lot"]));
+        assert_eq!(
+            solve(&["#[cfg(not(feature = \"std\"))]", "#[cfg(any(feature = \"std\", feature = \"critical-section\"))]"]),
+            selection(true, &["critical-section"])
+        );
+        // parking_lot enables std: no selection has it on and std off.
+        assert_eq!(solve(&["#[cfg(all(feature = \"parking_lot\", not(feature = \"std\")))]"]), None);
+        // Another target: features alone do not compile it here.
+        assert_eq!(solve(&["#[cfg(all(target_arch = \"wasm32\", target_os = \"unknown\", feature = \"alloc\"))]"]), None);
+        let text = selection(true, &[]).unwrap();
+        assert_eq!(text.diagnostics_arguments(), "{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true}");
+        assert_eq!(text.cargo_command(), "cargo check --no-default-features");
+    }
 
     #[test]
     fn the_items_whose_declaration_a_write_changed_are_named() {

@@ -2474,17 +2474,6 @@ fn report_unanalyzed(
     }
     let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
     let gated = unanalyzed.len() - templates;
-    let mut features: Vec<String> = Vec::new();
-    let mut features_off: Vec<String> = Vec::new();
-    for (_, place) in unanalyzed {
-        for (from, into) in [(&place.features, &mut features), (&place.features_off, &mut features_off)] {
-            for feature in from {
-                if !into.contains(feature) {
-                    into.push(feature.clone());
-                }
-            }
-        }
-    }
     report.push(format!(
         "  left unrenamed: {} in code {} does not analyze ({gated} behind a `#[cfg]` that is off, {templates} in `macro_rules!` templates), so its rename could not reach {} — if {} this symbol, edit {} by hand:",
         crate::render::plural(unanalyzed.len(), "occurrence"),
@@ -2496,23 +2485,69 @@ fn report_unanalyzed(
     let lines = one_per_line(unanalyzed.iter(), |(hit, _)| hit);
     list_lines(report, &lines, LISTED, |(hit, _)| hit, shown, old_name.len(), |(_, place)| format!("   ({})", place.reason));
     if gated > 0 {
-        let check = if !features_off.is_empty() {
-            let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
-            format!(
-                "only a check with {} OFF ({{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}}, plus the default features it needs other than those)",
-                features_off.join(", "),
-                quoted.join(", ")
-            )
-        } else if features.is_empty() {
-            "a `cargo check` with the cfg enabled".to_owned()
-        } else {
-            let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
-            format!("{{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}}", quoted.join(", "))
-        };
+        // One check per feature selection that compiles some of them: places gated differently
+        // may need contradicting selections (trial67 F1: once_cell's `imp_cs.rs` needs std off,
+        // `imp_pl.rs` std and parking_lot on; their union had been offered as one check).
+        let mut selections: Vec<(crate::lsp::inactive::CompilingFeatureSelection, Vec<String>)> = Vec::new();
+        let mut features: Vec<String> = Vec::new();
+        let mut features_off: Vec<String> = Vec::new();
+        let mut unsolved = 0usize;
+        for (hit, place) in unanalyzed.iter().filter(|(_, place)| !place.in_macro_template) {
+            let at = format!("{}:{}", shown(&hit.path), hit.line + 1);
+            match &place.selection {
+                Some(selection) => match selections.iter_mut().find(|(known, _)| known == selection) {
+                    Some((_, places)) => places.push(at),
+                    None => selections.push((selection.clone(), vec![at])),
+                },
+                None => {
+                    unsolved += 1;
+                    for (from, into) in [(&place.features, &mut features), (&place.features_off, &mut features_off)] {
+                        for feature in from {
+                            if !into.contains(feature) {
+                                into.push(feature.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut checks: Vec<String> = selections
+            .iter()
+            .map(|(selection, places)| {
+                let shown_places: Vec<&str> = places.iter().take(3).map(String::as_str).collect();
+                let more = if places.len() > 3 { format!(" and {} more", places.len() - 3) } else { String::new() };
+                format!(
+                    "{} (`{}`) compiles {}{more}",
+                    selection.diagnostics_arguments(),
+                    selection.cargo_command(),
+                    shown_places.join(", ")
+                )
+            })
+            .collect();
+        if unsolved > 0 {
+            let check = if !features_off.is_empty() {
+                let selection = crate::lsp::inactive::CompilingFeatureSelection { no_default_features: true, features: features.clone() };
+                format!(
+                    "only a check with {} OFF ({}, plus the default features it needs other than those)",
+                    features_off.join(", "),
+                    selection.diagnostics_arguments()
+                )
+            } else if features.is_empty() {
+                "a `cargo check` with the cfg enabled".to_owned()
+            } else {
+                crate::lsp::inactive::CompilingFeatureSelection { no_default_features: false, features: features.clone() }
+                    .diagnostics_arguments()
+            };
+            checks.push(if selections.is_empty() {
+                format!("{check} compiles {}", if unsolved == 1 { "it" } else { "them" })
+            } else {
+                format!("{check} compiles the other {}", crate::render::plural(unsolved, "occurrence"))
+            });
+        }
         write_check_blind_spots.push(format!(
-            "{} of `{old_name}` left unrenamed behind a `#[cfg]` that is off (listed above) — {check} compiles {}",
+            "{} of `{old_name}` left unrenamed behind a `#[cfg]` that is off (listed above) — {}",
             crate::render::plural(gated, "occurrence"),
-            if gated == 1 { "it" } else { "them" }
+            checks.join("; ")
         ));
     }
 }
