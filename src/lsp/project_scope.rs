@@ -241,7 +241,7 @@ pub fn files_outside_config(definition: &ServerDefinition, workspace_root: &Path
     let (config_name, scope) = restricting_config(definition, root)?;
     let javascript_counted = scope.excluded_extensions.is_empty();
     let mut found = FilesOutsideConfig { count: 0, examples: Vec::new(), truncated: false, config_name, javascript_counted };
-    found.truncated = !for_each_file_outside_config(definition, workspace_root, root, &scope, |path, _| {
+    found.truncated = !for_each_file_outside_config(definition, workspace_root, root, &scope, false, |path, _| {
         found.count += 1;
         if found.examples.len() < 3 {
             found.examples.push(path.to_path_buf());
@@ -263,18 +263,21 @@ fn restricting_config(definition: &ServerDefinition, root: &Path) -> Option<(&'s
 }
 
 /// Calls `visit` with each file of `definition`'s languages under `root` that `scope` leaves out
-/// (and the reader beneath the workspace, to read it), `node_modules` and `.git` not walked,
-/// `.js` files without `allowJs` not counted (no part of any TypeScript program); declaration
-/// files of build output count (tsserver reads them only when opened). Returns false when the
+/// (and the reader beneath the workspace, to read it), `node_modules` and `.git` not walked;
+/// `.js` files without `allowJs` count only with `javascript_too` (no part of any TypeScript
+/// program, but a JavaScript test importing the sources uses their names), and not under
+/// `dist/`, `build/` or `out/`; declaration files of build output count (tsserver reads them
+/// only when opened). Returns false when the
 /// walk stopped at [`OUTSIDE_CONFIG_WALK_CAP`] files, or could not start.
 fn for_each_file_outside_config(
     definition: &ServerDefinition,
     workspace_root: &Path,
     root: &Path,
     scope: &WalkScope,
+    javascript_too: bool,
     visit: impl FnMut(&Path, &crate::files::WorkspaceReader),
 ) -> bool {
-    for_each_served_file(definition, workspace_root, root, scope, false, visit)
+    for_each_served_file(definition, workspace_root, root, scope, false, javascript_too, visit)
 }
 
 /// Calls `visit` with each file of `definition`'s languages under `root` (every one when
@@ -287,6 +290,7 @@ fn for_each_served_file(
     root: &Path,
     scope: &WalkScope,
     inside_too: bool,
+    javascript_too: bool,
     mut visit: impl FnMut(&Path, &crate::files::WorkspaceReader),
 ) -> bool {
     let Ok(reader) = crate::files::WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else {
@@ -300,7 +304,16 @@ fn for_each_served_file(
             continue;
         }
         let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
-        if scope.excluded_extensions.contains(&extension) {
+        // JavaScript without `allowJs` is in no TypeScript program, yet a JavaScript test that
+        // imports the sources uses their names (trial70 F3: immer's 13 `__tests__/*.js` suites,
+        // 334 uses of `produce`, were left out of the count of what a rename leaves): counted
+        // outside the config, except as build output.
+        let built_javascript = path
+            .strip_prefix(root)
+            .ok()
+            .and_then(|relative| relative.components().next())
+            .is_some_and(|first| CONVENTIONAL_BUILD_OUTPUT.iter().any(|output| first.as_os_str() == *output));
+        if scope.excluded_extensions.contains(&extension) && (inside_too || !javascript_too || built_javascript) {
             continue;
         }
         walked += 1;
@@ -323,7 +336,7 @@ fn for_each_served_file(
 pub fn files_naming_words(definition: &ServerDefinition, workspace_root: &Path, root: &Path, words: &[String]) -> Vec<PathBuf> {
     let scope = WalkScope::for_server(definition, root);
     let mut found = Vec::new();
-    for_each_served_file(definition, workspace_root, root, &scope, true, |path, reader| {
+    for_each_served_file(definition, workspace_root, root, &scope, true, false, |path, reader| {
         if !scope.includes(path.strip_prefix(root).unwrap_or(path)) {
             return;
         }
@@ -354,7 +367,7 @@ pub fn word_outside_config(
     let (_, scope) = restricting_config(definition, root)?;
     let mut occurrences = 0usize;
     let mut files = Vec::new();
-    for_each_file_outside_config(definition, workspace_root, root, &scope, |path, reader| {
+    for_each_file_outside_config(definition, workspace_root, root, &scope, true, |path, reader| {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if known.iter().any(|file| *file == canonical || file == path) {
             return;
@@ -458,7 +471,7 @@ fn importers_by_import_lines(
     let keys: Vec<PathBuf> = targets.iter().map(|target| module_key(target)).collect();
     let stems: Vec<String> = keys.iter().filter_map(|key| key.file_name().map(|name| name.to_string_lossy().into_owned())).collect();
     let mut found = Vec::new();
-    for_each_served_file(definition, workspace_root, root, scope, inside_too, |path, reader| {
+    for_each_served_file(definition, workspace_root, root, scope, inside_too, false, |path, reader| {
         let Ok(text) = reader.read_to_string(path) else { return };
         if !stems.iter().any(|stem| text.contains(stem.as_str())) {
             return;

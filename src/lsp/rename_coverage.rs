@@ -1002,6 +1002,15 @@ pub fn complete_rename(
     // `{ OLD: NEW }`, keeping the property's name): another symbol.
     let mut destructured_property: Vec<WordHit> = Vec::new();
     let mut kept_local_bindings: Vec<WordHit> = Vec::new();
+    // Asked at an export specifier, the server renamed only the exported name (`export {
+    // isDraft as isDraftX } from "./internal"`): the local binding it names keeps its name, and
+    // the uses of that binding are no missed references (trial70 F4: immer's `isDraft`, where
+    // renaming again from 3 importers of `./internal` aliased their imports).
+    let export_alias = format!("{old_name} as {new_name}");
+    let export_name_only =
+        edits.get(origin).is_some_and(|list| list.iter().any(|edit| edit.new_text == export_alias && range_of(edit).0 == line))
+            && !origin_targets.iter().any(|target| renamed_by(&edits, target));
+    let mut binding_kept: Vec<WordHit> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
@@ -1071,6 +1080,10 @@ pub fn complete_rename(
         // call of the method `Rng::u32`; the free fn's caller was renamed with the method).
         let leads_to_renamed = !targets.is_disjoint(&origin_targets)
             || targets.iter().any(|target| renamed_by(&edits, target) && !in_rust_macro_arguments(workspace_root, target, encoding));
+        if leads_to_renamed && export_name_only {
+            binding_kept.push(hit);
+            continue;
+        }
         if !leads_to_renamed {
             let first = targets.into_iter().min();
             elsewhere.push((hit, first));
@@ -1211,6 +1224,7 @@ pub fn complete_rename(
     kept_by_export_alias.retain(|hit| !is_covered(&edits, hit));
     destructured_property.retain(|hit| !is_covered(&edits, hit));
     kept_local_bindings.retain(|hit| !is_covered(&edits, hit));
+    binding_kept.retain(|hit| !is_covered(&edits, hit));
     for hit in dunder_all_pending {
         // The module's own binding of the name, renamed: not an attribute of the same spelling.
         let module_text = reader.read_to_string(&hit.path).unwrap_or_default();
@@ -1926,6 +1940,16 @@ pub fn complete_rename(
             crate::render::plural(destructured_property.len(), "occurrence")
         ));
         let lines = one_per_line(destructured_property.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !binding_kept.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} of the binding `{old_name}` that the renamed export names — this rename changes only the exported name (`{export_alias}` at {}:{}), the binding keeps its name; rename at the binding's declaration to rename it everywhere:",
+            crate::render::plural(binding_kept.len(), "use"),
+            shown(origin),
+            line + 1
+        ));
+        let lines = one_per_line(binding_kept.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !kept_local_bindings.is_empty() {

@@ -69,6 +69,9 @@ pub(crate) fn typescript_public_api_notes(
         (!still_declared).then_some((index, kind))
     });
     let Some((index, kind)) = declared else {
+        if let Some(note) = export_specifier_note(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name) {
+            return vec![note];
+        }
         return member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name);
     };
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
@@ -97,6 +100,89 @@ pub(crate) fn typescript_public_api_notes(
         if route.namespace.is_empty() { String::new() } else { format!(" (as `{}.{old_name}`)", route.namespace.join(".")) },
         through,
     )]
+}
+
+/// The note when a changed line holds an export specifier — in an export list, with or without
+/// `from`, over any number of lines — that published `old_name` and now publishes `new_name`
+/// (`isDraft,` → `isDraft as isDraftX,` in immer's entry `export { … } from "./internal"`),
+/// and the package's entry points reach that file: the package export changes, which the
+/// preview had not said (trial70 F4: 100 tests importing `isDraft` failed). `None` otherwise.
+#[allow(clippy::too_many_arguments)]
+fn export_specifier_note(
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    path: &Path,
+    shown: &str,
+    old_lines: &[&str],
+    changed: &[usize],
+    old_name: &str,
+    new_name: &str,
+) -> Option<String> {
+    let old_text = old_lines.join("\n");
+    let new_text = planned_text(plan, path);
+    let old_specifiers = export_specifiers(path, &old_text)?;
+    let new_specifiers = export_specifiers(path, &new_text)?;
+    let (line, taken, source) = changed.iter().find_map(|&index| {
+        let before = old_specifiers.iter().find(|specifier| specifier.line == index && specifier.published == old_name)?;
+        new_specifiers
+            .iter()
+            .any(|specifier| specifier.line == index && specifier.published == new_name)
+            .then(|| (index, before.taken.clone(), before.source.clone()))
+    })?;
+    let (package_dir, package_name, entries) = package_entries(workspace_root, path)?;
+    let route = route_to(workspace_root, plan, &package_dir, &entries, path, old_name)?;
+    let (import_path, through) = route.describe(workspace_root, &package_name);
+    let aliased = if taken == old_name { old_name.to_owned() } else { format!("{taken} as {old_name}") };
+    let from = source.map_or_else(String::new, |source| format!(" from {source}"));
+    Some(format!(
+        "note: public API changed: {shown}:{} exports `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {through}) — this rename makes that export `{new_name}` (the binding it names keeps its name), and code that imports `{old_name}` from the package, or from this module, breaks; to keep it, also add `export {{ {aliased} }}{from};` in {shown}",
+        line + 1,
+        if route.namespace.is_empty() { String::new() } else { format!(" (as `{}.{old_name}`)", route.namespace.join(".")) },
+    ))
+}
+
+/// One export specifier of a TypeScript/JavaScript file (see [`export_specifiers`]).
+struct ExportSpecifier {
+    /// 0-based line of the specifier.
+    line: usize,
+    /// The local or imported name it takes (`isDraft` in `isDraft as isDraftX`).
+    taken: String,
+    /// The name it publishes (`isDraftX`).
+    published: String,
+    /// The statement's module specifier with its quotes (`"./internal"`), for a re-export.
+    source: Option<String>,
+}
+
+/// Every export specifier of `text` (a TypeScript/JavaScript file at `path`); `None` when no
+/// bundled grammar parses it.
+fn export_specifiers(path: &Path, text: &str) -> Option<Vec<ExportSpecifier>> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::Language;
+    let language = ast_grep_language::SupportLang::from_path(path)?;
+    let tree = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, language).ok()?;
+    let bytes = text.as_bytes();
+    let text_of = |node: tree_sitter::Node<'_>| node.utf8_text(bytes).ok().map(str::to_owned);
+    let mut found = Vec::new();
+    let mut stack = vec![tree.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "export_specifier" {
+            let taken = node.child_by_field_name("name").and_then(text_of);
+            let published = node.child_by_field_name("alias").and_then(text_of).or_else(|| taken.clone());
+            let source = node
+                .parent()
+                .and_then(|clause| clause.parent())
+                .filter(|statement| statement.kind() == "export_statement")
+                .and_then(|statement| statement.child_by_field_name("source"))
+                .and_then(text_of);
+            if let (Some(taken), Some(published)) = (taken, published) {
+                found.push(ExportSpecifier { line: node.start_position().row, taken, published, source });
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    Some(found)
 }
 
 /// `path`'s text after `plan` (empty when the plan does not write it or deletes it).

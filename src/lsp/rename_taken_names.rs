@@ -181,11 +181,19 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
     // destructuring) binds or uses the renamed symbol under its new name: the key keeps the
     // property (trial37 F3: 7 "pick another name" warnings on `connect`, the rename's own).
     let old_had_expanded = old.contains(&format!("{old_name}: {new_name}"));
+    // An export the rename wrote to keep the public name (`export { Foo }` → `export { NEW as
+    // Foo }`) exports the renamed binding (trial70 F2: immer's `export {Immer}`, warned as
+    // shadowing "another `ImmerCore`" no file declared).
+    let old_had_export_alias = old.contains(&format!("{new_name} as {old_name}"));
     let created_alias = |node: &tree_sitter::Node<'_>| {
         node.parent().is_some_and(|parent| {
-            (!old_had_alias
-                && parent.kind() == "import_specifier"
-                && parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == node.id()))
+            (!old_had_export_alias
+                && parent.kind() == "export_specifier"
+                && parent.child_by_field_name("name").is_some_and(|name| name.id() == node.id())
+                && parent.child_by_field_name("alias").is_some_and(|alias| new.get(alias.start_byte()..alias.end_byte()) == Some(old_name)))
+                || (!old_had_alias
+                    && parent.kind() == "import_specifier"
+                    && parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == node.id()))
                 || (!old_had_expanded
                     && matches!(parent.kind(), "pair" | "pair_pattern")
                     && parent.child_by_field_name("value").is_some_and(|value| value.id() == node.id())
@@ -566,6 +574,15 @@ mod tests {
         let old = "import { f } from './a';\nf();\nexport { f } from './a';\n";
         let new = "import { g } from './a';\ng();\nexport { g as f } from './a';\n";
         assert_eq!(file_findings(Path::new("b.ts"), old, new, "f", "g").unwrap(), Vec::<String>::new());
+        // trial70 F2 (immer's `export {Immer}`): an import re-exported by name keeps its public
+        // name through the alias the rename writes.
+        let old = "import {Foo} from \"./a\"\nconst f = new Foo()\nexport const x = f.x\nexport {Foo}\n";
+        let new = "import {Bar} from \"./a\"\nconst f = new Bar()\nexport const x = f.x\nexport {Bar as Foo}\n";
+        assert_eq!(file_findings(Path::new("index.ts"), old, new, "Foo", "Bar").unwrap(), Vec::<String>::new());
+        // A `Bar as Foo` export that was there before names what it named then.
+        let old = "import {Foo} from \"./a\"\nimport {Bar} from \"./b\"\nexport {Bar as Foo}\nnew Foo()\n";
+        let new = "import {Bar} from \"./a\"\nimport {Bar} from \"./b\"\nexport {Bar as Foo}\nnew Bar()\n";
+        assert!(!file_findings(Path::new("index.ts"), old, new, "Foo", "Bar").unwrap().is_empty());
     }
 
     #[test]

@@ -2136,6 +2136,34 @@ impl ParsedSource {
         }
     }
 
+    /// For a TypeScript value at 0-based `line0`, byte column `byte_column` that
+    /// [`ParsedSource::value_typing_at`] calls [`ValueTyping::Declared`] by an annotation: when
+    /// that annotation is a generic type (`ProxyHandler<[ProxyArrayState]>`), its name and the
+    /// text of its type arguments; `None` otherwise. A value typed with a generic type that takes
+    /// a type as an argument is no value of that type (trial70 F1: immer's `const arrayTraps:
+    /// ProxyHandler<[ProxyArrayState]> = {}` was called an implementation of `ImmerBaseState`).
+    pub fn typescript_generic_annotation_at(&self, line0: u32, byte_column: usize) -> Option<(String, String)> {
+        let mut node = self.typescript_node_at(line0, byte_column)?;
+        loop {
+            match node.kind() {
+                "variable_declarator" | "public_field_definition" | "required_parameter" | "optional_parameter" => {
+                    let annotation = node.child_by_field_name("type")?;
+                    let declared = annotation.named_child(0).unwrap_or(annotation);
+                    if declared.kind() != "generic_type" {
+                        return None;
+                    }
+                    let name = declared.child_by_field_name("name").or_else(|| declared.named_child(0))?;
+                    let arguments = declared.child_by_field_name("type_arguments").or_else(|| declared.named_child(1))?;
+                    let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+                    return Some((text(name)?, text(arguments)?));
+                }
+                "expression_statement" | "return_statement" | "arguments" | "program" | "statement_block" | "class_body" => return None,
+                _ => {}
+            }
+            node = node.parent()?;
+        }
+    }
+
     /// Whether a TypeScript type node is a container of values: an array, tuple or object type
     /// (`{ current?: T }`), or `Array`, `ReadonlyArray`, `Record`, `Map`, `ReadonlyMap`, `Set`, `ReadonlySet`,
     /// `WeakMap`, `WeakSet`, `Promise`, `Iterable` of something.
