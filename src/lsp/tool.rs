@@ -1837,7 +1837,10 @@ fn implementations_that_are_expressions(
     let encoding = server.position_encoding();
     let queried = std::fs::canonicalize(queried).unwrap_or_else(|_| queried.to_path_buf());
     let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
-    let mut values: Vec<(String, u32, &'static str, ValueTyping, Option<(String, String)>)> = Vec::new();
+    // (file shown, 1-based line, what stands there, how it is typed, a generic annotation's name
+    // and type arguments).
+    type ListedValue = (String, u32, &'static str, ValueTyping, Option<(String, String)>);
+    let mut values: Vec<ListedValue> = Vec::new();
     let mut declaration_names: HashSet<String> = HashSet::new();
     let mut itself = false;
     let ranges = location_ranges(answer);
