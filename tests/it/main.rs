@@ -90,6 +90,7 @@ mod lsp_trial64;
 mod lsp_trial65;
 mod lsp_trial66;
 mod lsp_trial68;
+mod lsp_trial69;
 mod lsp_trial70;
 mod lsp_write_ledger;
 mod mcp_sdk;
