@@ -3448,10 +3448,120 @@ pub fn complete_references(
     let scripts = grep_scripts_without_extension(server.definition(), server.workspace_root(), server.root(), name);
     let scripts_note = (!scripts.is_empty())
         .then(|| format!("note: {}", scripts_without_extension_sentence(server.id(), name, &scripts, "in this answer", shown)));
+    let mut references = references;
+    let alias_notes = references_through_rust_aliases(server, workspace_root, origin, line, character, name, &mut references, deadline);
     let mut coverage =
         complete_references_in_served_files(server, workspace_root, origin, line, character, name, references, grep, deadline);
+    coverage.notes.extend(alias_notes);
     coverage.notes.extend(scripts_note);
     coverage
+}
+
+/// Rust uses through a renaming import that the answer lists (`use super::imp::OnceCell as
+/// Imp;`): rust-analyzer lists the `use` among the references of the item and none of the uses
+/// of `Imp`, even when asked from the alias (trial67 F3: once_cell's `sync::OnceCell(Imp<T>)`,
+/// `Imp::new()` and `Imp::with_value(value)` were missing from the references of
+/// `imp::OnceCell`). Each occurrence of the alias in the file of the `use` whose definition
+/// leads to the queried item (or to the alias) is added to `references`; one note per alias says
+/// how many (at most 3 aliases, 200 occurrences each). Empty for other servers.
+#[allow(clippy::too_many_arguments)]
+fn references_through_rust_aliases(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    origin: &Path,
+    line: u32,
+    character: u32,
+    name: &str,
+    references: &mut Vec<lsp_types::Location>,
+    deadline: Instant,
+) -> Vec<String> {
+    if origin.extension().is_none_or(|ext| ext != "rs") {
+        return Vec::new();
+    }
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
+    let encoding = server.position_encoding();
+    // (file, 0-based line of the `use`, alias).
+    let mut aliases: Vec<(PathBuf, u32, String, String)> = Vec::new();
+    for location in references.iter() {
+        let Some(path) = lsp_uri_to_path(&location.uri) else { continue };
+        if path.extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let Ok(text) = reader.read_to_string(&path) else { continue };
+        let Some(line_text) = text.lines().nth(location.range.start.line as usize) else { continue };
+        let byte = encoding.byte_from_column(line_text, location.range.start.character);
+        let Some(rest) = line_text.get(byte..).and_then(|rest| rest.strip_prefix(name)) else { continue };
+        let Some(after_as) = rest.trim_start().strip_prefix("as ") else { continue };
+        let alias: String = after_as.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let lines_up_to: Vec<&str> = text.lines().take(location.range.start.line as usize + 1).collect();
+        let in_use = lines_up_to.iter().rev().take(20).any(|above| {
+            let above = above.trim_start();
+            above.starts_with("use ") || above.starts_with("pub use ") || above.starts_with("pub(")
+        });
+        if alias.is_empty() || alias == "_" || !in_use || aliases.iter().any(|(known, _, named, _)| *known == path && *named == alias) {
+            continue;
+        }
+        aliases.push((path, location.range.start.line, alias, line_text.trim().to_owned()));
+    }
+    if aliases.is_empty() {
+        return Vec::new();
+    }
+    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    let mut notes = Vec::new();
+    for (path, use_line, alias, use_text) in aliases.into_iter().take(3) {
+        let Ok(text) = reader.read_to_string(&path) else { continue };
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let mut added: Vec<u32> = Vec::new();
+        let mut checked = 0usize;
+        for (line0, line_text) in text.lines().enumerate() {
+            let line0 = line0 as u32;
+            if line0 == use_line {
+                continue;
+            }
+            for at in word_positions(line_text, &alias) {
+                if checked >= 200 || Instant::now() >= deadline {
+                    break;
+                }
+                checked += 1;
+                let start = encoding.column_from_byte(line_text, at);
+                let targets = definition_targets(server, &path, line0, start, deadline);
+                let leads_here = !targets.is_disjoint(&origin_targets)
+                    || targets.iter().any(|(target_path, target_line, _)| *target_path == canonical && *target_line == use_line);
+                if !leads_here {
+                    continue;
+                }
+                let end = encoding.column_from_byte(line_text, at + alias.len());
+                let listed = references.iter().any(|location| {
+                    lsp_uri_to_path(&location.uri).is_some_and(|listed| std::fs::canonicalize(&listed).unwrap_or(listed) == canonical)
+                        && covers(location_range(location), line0, start, end)
+                });
+                if listed {
+                    continue;
+                }
+                references.push(lsp_types::Location {
+                    uri: crate::lsp::uri::path_to_lsp_uri(&path),
+                    range: lsp_types::Range {
+                        start: lsp_types::Position { line: line0, character: start },
+                        end: lsp_types::Position { line: line0, character: end },
+                    },
+                });
+                added.push(line0 + 1);
+            }
+        }
+        if !added.is_empty() {
+            let shown_lines: Vec<String> = added.iter().take(10).map(u32::to_string).collect();
+            notes.push(format!(
+                "note: {} through the alias `{alias}` (`{use_text}` at {}:{}) added — {} lists the renaming `use` among the references but none of the uses of the alias: lines {}{}",
+                crate::render::plural(added.len(), "use"),
+                crate::render::display_path(workspace_root, &path),
+                use_line + 1,
+                server.id(),
+                shown_lines.join(", "),
+                if added.len() > 10 { format!(" and {} more", added.len() - 10) } else { String::new() }
+            ));
+        }
+    }
+    notes
 }
 
 /// [`complete_references`] over the files the server reads (`grep`: [`grep_word`]'s answer).

@@ -89,6 +89,7 @@ mod lsp_trial63;
 mod lsp_trial64;
 mod lsp_trial65;
 mod lsp_trial66;
+mod lsp_trial67;
 mod lsp_trial68;
 mod lsp_trial69;
 mod lsp_trial70;

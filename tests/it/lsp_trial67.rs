@@ -1,0 +1,39 @@
+//! Wrong answer from the fresh-user trial 67 (once_cell 1.19.0), against the real rust-analyzer
+//! and cargo, on a fixture of the same shape:
+//! - F3: `references` of `imp::OnceCell` asked at its declaration left out the uses through the
+//!   renaming import `use super::imp::OnceCell as Imp;` (`OnceCell(Imp<T>)`, `Imp::new()`),
+//!   which rust-analyzer lists neither from the item nor from the alias.
+//!
+//! Ground truth: cargo, with `#[deprecated]` on the item: one warning per use.
+
+use crate::support;
+
+use serde_json::json;
+
+const LIB: &str = "mod imp {\n    pub struct Cell(pub u8);\n\n    impl Cell {\n        pub fn new() -> Cell {\n            Cell(0)\n        }\n    }\n}\n\npub mod sync {\n    use super::imp::Cell as Imp;\n\n    pub struct Holder(Imp);\n\n    pub fn make() -> Holder {\n        Holder(Imp::new())\n    }\n}\n";
+
+#[test]
+fn references_follow_a_renaming_use_to_the_uses_of_its_alias() {
+    let test = "lsp_trial67::references_follow_a_renaming_use_to_the_uses_of_its_alias";
+    if support::require_binary(test, "cargo").is_none() || support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"cells\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", LIB),
+    ]);
+    // Ground truth: the deprecated item is used at lines 6 (`Cell(0)`), 12 (the `use`), 14 and 17.
+    std::fs::write(dir.path().join("src/lib.rs"), LIB.replace("    pub struct Cell", "    #[deprecated]\n    pub struct Cell")).unwrap();
+    let checks = support::cargo_by_hand(dir.path(), &["check", "--message-format", "short"], &[]);
+    let warned: Vec<String> = String::from_utf8_lossy(&checks.stderr)
+        .lines()
+        .filter(|line| line.contains("use of deprecated"))
+        .filter_map(|line| line.split(':').nth(1).map(str::to_owned))
+        .collect();
+    assert!(warned.contains(&"15".to_owned()) && warned.contains(&"18".to_owned()), "uses through the alias (one line down):{warned:?}");
+    std::fs::write(dir.path().join("src/lib.rs"), LIB).unwrap();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 2, "symbol": "Cell"}));
+    assert!(text.contains("through the alias `Imp` (`use super::imp::Cell as Imp;` at src/lib.rs:12) added"), "{text}");
+    assert!(text.contains("lines 14, 17"), "{text}");
+}
