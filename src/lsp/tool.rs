@@ -742,15 +742,20 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     Some(&resolved.cursor_identifier),
                     false,
                     locations.clone(),
-                )),
-                None => notes.extend(rust_impls_not_listed(
-                    supervisor,
-                    server,
-                    &resolved.cursor_identifier,
                     None,
-                    type_query,
-                    locations.clone(),
                 )),
+                None => {
+                    let (line0, character) = resolved.lsp_position(server.position_encoding());
+                    notes.extend(rust_impls_not_listed(
+                        supervisor,
+                        server,
+                        &resolved.cursor_identifier,
+                        None,
+                        type_query,
+                        locations.clone(),
+                        Some((&path, line0, character, request_deadline)),
+                    ))
+                }
             }
             notes.extend(go_standard_interfaces_not_listed(supervisor, server, &path, &resolved, locations.clone()));
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
@@ -2446,6 +2451,21 @@ fn rust_skip_generics(text: &str) -> &str {
     text
 }
 
+/// Whether a Rust `line` declares a struct, enum, union or trait named `name` (`pub(crate)
+/// struct OnceCell<T> {`).
+fn rust_line_declares_type(line: &str, name: &str) -> bool {
+    let mut words = line.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        if !(word == "pub" || word.starts_with("pub(")) {
+            return matches!(word, "struct" | "enum" | "union" | "trait")
+                && words.next().is_some_and(|declared| {
+                    declared.strip_prefix(name).is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+                });
+        }
+    }
+    false
+}
+
 /// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
 /// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
 /// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
@@ -2464,6 +2484,7 @@ fn rust_impls_not_listed(
     method: Option<&str>,
     type_query: bool,
     answer: Option<lsp_types::GotoDefinitionResponse>,
+    queried: Option<(&Path, u32, u32, Instant)>,
 ) -> Vec<String> {
     if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
         return Vec::new();
@@ -2535,7 +2556,51 @@ fn rust_impls_not_listed(
         }
         !template
     });
+    // Asked at the declaration: an impl line whose name rust-analyzer resolves to another
+    // declaration is for another type or trait of the same name (trial67 M1: once_cell's four
+    // `OnceCell` types; 25 impls of the others were named missing from a complete answer).
+    let mut other_same_named = 0usize;
+    if let Some((queried_path, line0, character, deadline)) = queried {
+        let declared = crate::lsp::rename_coverage::definition_targets(server, queried_path, line0, character, deadline);
+        if !declared.is_empty() {
+            let encoding = server.position_encoding();
+            missing.retain(|(path, line0)| {
+                if Instant::now() >= deadline {
+                    return true;
+                }
+                let Ok(text) = crate::files::read_workspace_file_to_string(server.workspace_root(), path) else { return true };
+                let Some(line_text) = text.lines().nth(*line0 as usize) else { return true };
+                let code = line_text.split("//").next().unwrap_or_default();
+                // The name in the impl header's position the grep matched on: after ` for `, or
+                // the type of an inherent impl, or the trait before ` for `.
+                let Some(byte) = crate::lsp::rename_coverage::word_positions(code, name).into_iter().last() else { return true };
+                let targets = crate::lsp::rename_coverage::definition_targets(
+                    server,
+                    path,
+                    *line0,
+                    encoding.column_from_byte(line_text, byte),
+                    deadline,
+                );
+                // Unresolved (code behind an off `#[cfg]`): a file that declares a type or trait
+                // of that name itself implements its own (once_cell's `imp_cs.rs`).
+                let declares_own = || {
+                    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                    !declared.iter().any(|(declared_path, _, _)| *declared_path == canonical)
+                        && text.lines().any(|line| rust_line_declares_type(line, name))
+                };
+                let another = if targets.is_empty() { declares_own() } else { targets.is_disjoint(&declared) };
+                other_same_named += usize::from(another);
+                !another
+            });
+        }
+    }
     let mut sentences = Vec::new();
+    if other_same_named > 0 && missing.is_empty() {
+        sentences.push(format!(
+            "note: {} impl block(s) of other declarations named `{name}` (rust-analyzer resolves their `{name}` elsewhere, or their file declares its own) are rightly not in this answer",
+            other_same_named
+        ));
+    }
     if let Some(method) = method {
         // The impls' own definitions of the method; an impl that uses the default has none.
         let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();

@@ -37,3 +37,25 @@ fn references_follow_a_renaming_use_to_the_uses_of_its_alias() {
     assert!(text.contains("through the alias `Imp` (`use super::imp::Cell as Imp;` at src/lib.rs:12) added"), "{text}");
     assert!(text.contains("lines 14, 17"), "{text}");
 }
+
+/// M1: `implementation` of one of several same-named types named the impls of the others "NOT in
+/// this answer", the answer being complete.
+#[test]
+fn impls_of_another_type_of_the_same_name_are_not_called_missing() {
+    let test = "lsp_trial67::impls_of_another_type_of_the_same_name_are_not_called_missing";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let lib = "pub mod unsync {\n    pub struct OnceCell(u8);\n\n    impl OnceCell {\n        pub fn get(&self) -> u8 {\n            self.0\n        }\n    }\n}\n\npub mod sync {\n    pub struct OnceCell(u16);\n\n    impl OnceCell {\n        pub fn get(&self) -> u16 {\n            self.0\n        }\n    }\n\n    impl Clone for OnceCell {\n        fn clone(&self) -> OnceCell {\n            OnceCell(self.0)\n        }\n    }\n}\n\n#[cfg(feature = \"off\")]\nmod imp;\n";
+    let imp = "pub(crate) struct OnceCell(u32);\n\nimpl OnceCell {\n    pub(crate) fn new() -> OnceCell {\n        OnceCell(0)\n    }\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"cells\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\noff = []\n"),
+        ("src/lib.rs", lib),
+        ("src/imp.rs", imp),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "implementation", "file": "src/lib.rs", "line": 2, "symbol": "OnceCell"}));
+    assert!(text.contains("src/lib.rs:4:"), "{text}");
+    assert!(!text.contains("NOT in this answer"), "{text}");
+    assert!(text.contains("impl block(s) of other declarations named `OnceCell`"), "{text}");
+}
