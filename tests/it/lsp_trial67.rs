@@ -59,3 +59,33 @@ fn impls_of_another_type_of_the_same_name_are_not_called_missing() {
     assert!(!text.contains("NOT in this answer"), "{text}");
     assert!(text.contains("impl block(s) of other declarations named `OnceCell`"), "{text}");
 }
+
+/// M3: renaming a module declared with `#[path = "imp_std.rs"]` moves its file while the
+/// attribute keeps naming the old one: the preview warns.
+#[test]
+fn a_module_rename_that_moves_a_file_a_path_attribute_names_is_warned_of() {
+    let test = "lsp_trial67::a_module_rename_that_moves_a_file_a_path_attribute_names_is_warned_of";
+    if support::require_binary(test, "cargo").is_none() || support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"cells\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "#[path = \"imp_std.rs\"]\nmod imp;\n\npub use imp::Cell;\n"),
+        ("src/imp_std.rs", "pub struct Cell(pub u8);\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 2, "symbol": "imp", "new_name": "backend", "preview": true}),
+    );
+    if !text.contains("renamed from src/imp_std.rs") {
+        // rust-analyzer did not move the file: nothing to warn of.
+        assert!(!text.contains("still names the old file"), "{text}");
+        return;
+    }
+    assert!(text.contains("`#[path = \"imp_std.rs\"]` at src/lib.rs:1 still names the old file"), "{text}");
+    // Ground truth: accepted as is, the crate does not build.
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    assert!(!support::cargo_by_hand(dir.path(), &["check", "--quiet"], &[]).status.success());
+}
