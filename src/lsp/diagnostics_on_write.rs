@@ -5168,6 +5168,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // attribution is unknown: listed "not known to be new", never claimed as introduced.
     let mut new_errors_not_known_new = 0;
     let mut files_with_new_errors = 0;
+    // The new diagnostics listed so far in this answer: another process of the same server that
+    // checks the same file (a test file tsserver holds in a second, inferred project) reports
+    // them again (trial70 M3: immer's `__tests__/empty.ts`, 8 errors listed twice and counted in
+    // "28 new errors in 3 files" where tsc saw 11 in 2).
+    let mut listed_records: HashSet<(PathBuf, u32, Option<String>, String)> = HashSet::new();
     // Findings of the go vet checks `go test` runs that this write added (rendered): the
     // package's test build fails on them.
     // (rendered, whether this write introduced it: `None` without a pre-write state).
@@ -5405,6 +5410,18 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     if remaining_here > 0 {
                         remaining.push((display.clone(), remaining_here));
                     }
+                    let before_dedup = diff.new.len();
+                    let mut listed_by_another_process = false;
+                    diff.new.retain(|record| {
+                        listed_records.insert((file.path.clone(), record.line, record.code.clone(), record.message.clone()))
+                    });
+                    if diff.new.len() < before_dedup {
+                        listed_by_another_process = true;
+                        lines.push(format!(
+                            "{display}: {} also reported by another {server_id} process that checks it, listed once above",
+                            crate::render::plural(before_dedup - diff.new.len(), "diagnostic")
+                        ));
+                    }
                     total_new += diff.new.len();
                     let new_errors_here = diff.new.iter().filter(|r| r.severity == Severity::Error).count();
                     new_errors += new_errors_here;
@@ -5485,7 +5502,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                             &display,
                         ));
                     }
-                    if diff.new.is_empty() {
+                    if diff.new.is_empty() && !listed_by_another_process {
                         match file.role {
                             CheckedRole::Written => clean.push(display.clone()),
                             CheckedRole::Dependent => {
@@ -5933,11 +5950,15 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                 crate::render::plural(files_with_new_errors, "file")
             )
         } else if new_errors_not_known_new > 0 {
+            // Only the errors known to be new are called introduced (trial70 M3: "introduced 28
+            // new errors …, 20 of them NOT known to be new").
             format!(
-                "this write introduced {} in {} (listed below; {} of them NOT known to be new: the state before the write is unknown, see their notes)",
-                crate::render::plural(new_errors, "new error"),
-                crate::render::plural(files_with_new_errors, "file"),
-                new_errors_not_known_new
+                "this write introduced {} (listed below); {} more {} after this write {} NOT known to be new: the state before the write is unknown, see their notes — {} in all",
+                crate::render::plural(new_errors - new_errors_not_known_new, "new error"),
+                new_errors_not_known_new,
+                crate::render::one_or_many(new_errors_not_known_new, "error", "errors"),
+                crate::render::one_or_many(new_errors_not_known_new, "is", "are"),
+                crate::render::plural(files_with_new_errors, "file")
             )
         } else {
             format!(
