@@ -68,7 +68,29 @@ pub fn inherited_member_warnings(
                 let base_name = read_parsed(server, &current.0)
                     .and_then(|parsed| parsed.line_text(extends_line0).map(|line| identifier_at_byte(line, extends_byte)))
                     .unwrap_or_default();
-                if let Some(members) = builtin_error_members(&base_name) {
+                // A built-in or library class declared as an interface (lib.d.ts' `interface
+                // Map<K, V> { forEach(…) }` with `declare var Map: MapConstructor`): its members
+                // are read from those declarations (trial70 M2: immer's `DraftMap.forEach`
+                // renamed away from `Map.forEach`, "no new errors", 22 tests failed).
+                let declared = ask::<GotoDefinition>(server, &current.0, extends_line0, extends_byte, deadline)
+                    .map(|locations| interface_members_at_definitions(server, &locations, &base_name))
+                    .unwrap_or_default();
+                if let Some((declared_at, members)) = declared.first().filter(|_| builtin_error_members(&base_name).is_none()) {
+                    read += 1;
+                    let at = format!("{}:{}", display(&declared_at.0), declared_at.1 + 1);
+                    if members.iter().any(|member| member == old_name) {
+                        findings.warnings.push(format!(
+                            "WARNING: `{}.{old_name}` overrides `{old_name}` of its base `{base_name}` (declared outside the workspace, {at}), which this rename cannot rename: after it, `{old_name}` on a `{}` — called by code that holds it as a `{base_name}`, the runtime's and libraries' own calls included — reaches `{base_name}`'s member, not the renamed one, and tsc says nothing; keep the name `{old_name}`",
+                            class.name, class.name
+                        ));
+                    }
+                    if members.iter().any(|member| member == new_name) {
+                        findings.warnings.push(format!(
+                            "WARNING: the base `{base_name}` (declared outside the workspace, {at}) already has a member `{new_name}`: the renamed member of `{}` now OVERRIDES it, and tsc says nothing when the signatures are compatible; choose another name",
+                            class.name
+                        ));
+                    }
+                } else if let Some(members) = builtin_error_members(&base_name) {
                     read += 1;
                     if members.contains(&new_name) {
                         findings.warnings.push(format!(
@@ -133,6 +155,64 @@ pub fn inherited_member_warnings(
         if not_read.is_empty() { String::new() } else { format!("; NOT read: {}", not_read.join(", ")) },
     ));
     findings
+}
+
+/// For the definitions of a base named `name` (path, 0-based line) that are `interface name` or
+/// `declare class name` declarations — lib.d.ts' `interface Map<K, V>`, spread over several
+/// files — each declaration's place and its member names; read beneath the workspace or the
+/// server's dependency roots. Empty when none is such a declaration.
+fn interface_members_at_definitions(
+    server: &LanguageServer,
+    locations: &[(PathBuf, u32)],
+    name: &str,
+) -> Vec<((PathBuf, u32), Vec<String>)> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let mut found = Vec::new();
+    for (path, line0) in locations.iter().take(8) {
+        let Some(text) = crate::lsp::listing::read_listed_file(server.workspace_root(), path) else { continue };
+        let Ok(tree) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(
+            text.as_str(),
+            ast_grep_language::SupportLang::TypeScript,
+        ) else {
+            continue;
+        };
+        let bytes = text.as_bytes();
+        let mut stack = vec![tree.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            let (first, last) = (node.start_position().row as u32, node.end_position().row as u32);
+            if !(first..=last).contains(line0) {
+                continue;
+            }
+            let declares = matches!(node.kind(), "interface_declaration" | "class_declaration" | "abstract_class_declaration")
+                && node.child_by_field_name("name").and_then(|declared| declared.utf8_text(bytes).ok()) == Some(name)
+                && first == *line0;
+            if declares {
+                let mut members = Vec::new();
+                if let Some(body) = node.child_by_field_name("body") {
+                    let mut cursor = body.walk();
+                    for member in body.named_children(&mut cursor) {
+                        if let Some(member_name) =
+                            member.child_by_field_name("name").and_then(|member_name| member_name.utf8_text(bytes).ok())
+                        {
+                            members.push(member_name.to_owned());
+                        }
+                    }
+                }
+                found.push(((path.clone(), *line0), members));
+                break;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+    // One declaration of many (`interface Map` in lib.es2015.collection.d.ts and
+    // lib.es2015.iterable.d.ts): every member, at the place of the first that has any.
+    if found.len() > 1 {
+        let place = found.iter().find(|(_, members)| !members.is_empty()).unwrap_or(&found[0]).0.clone();
+        let members: Vec<String> = found.iter().flat_map(|(_, members)| members.iter().cloned()).collect();
+        return vec![(place, members)];
+    }
+    found
 }
 
 /// The members an instance of the built-in error class `name` has (ES2022 lib: `Error` and its

@@ -92,3 +92,29 @@ fn renames_at_a_re_exported_class_and_at_an_export_specifier_are_told_right() {
     assert_eq!(user, "import {isDraft} from \"./internal\"\nexport const y = isDraft(1)\n", "the binding's importer is left as it was");
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
 }
+
+/// M2: renaming a member that overrides a member of a built-in base (`DraftMap.forEach` of
+/// `Map`, declared in lib.d.ts as an interface) is warned of: the base's member is what calls
+/// through the base reach then.
+#[test]
+fn renaming_an_override_of_a_built_in_base_member_is_warned_of() {
+    let test = "lsp_trial70::renaming_an_override_of_a_built_in_base_member_is_warned_of";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"maps\", \"version\": \"1.0.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        (
+            "src/draft.ts",
+            "export class DraftMap<K, V> extends Map<K, V> {\n  forEach(callback: (value: V, key: K, map: Map<K, V>) => void): void {\n    super.forEach(callback)\n  }\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/draft.ts", "line": 2, "symbol": "forEach", "new_name": "forEachEntry", "preview": true}),
+    );
+    assert!(text.contains("WARNING: `DraftMap.forEach` overrides `forEach` of its base `Map` (declared outside the workspace"), "{text}");
+}
