@@ -937,6 +937,47 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .with_written_paths(written))
 }
 
+/// One `WARNING: …` per file the plan moves (a module renamed) that a Rust `#[path = "…"]`
+/// attribute in the plan's Rust texts, after the edit, still names: rust-analyzer renames `mod
+/// imp` declared with `#[path = "imp_std.rs"]` by moving `imp_std.rs` to `backend.rs`, and the
+/// attribute then names a file that is gone (trial67 M3: once_cell's build broke, E0583; the
+/// preview had not said so). `display` gives the workspace-relative form, the one the plan's
+/// `renamed from …` uses (relative to `workspace_root`).
+fn moved_files_named_by_path_attributes(workspace_root: &Path, plan: &WorkspaceEditPlan, display: &dyn Fn(&Path) -> String) -> Vec<String> {
+    let moved: Vec<(PathBuf, PathBuf)> = plan
+        .files
+        .iter()
+        .filter_map(|file| {
+            let from = file.operation.strip_prefix("renamed from ")?;
+            let from = PathBuf::from(from);
+            // Said relative to the workspace root (`renamed from src/imp_std.rs`).
+            let from = if from.is_absolute() { from } else { workspace_root.join(&from) };
+            Some((from, file.path.clone()))
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    for (from, to) in &moved {
+        for change in plan.changes.iter().filter(|change| change.path.extension().is_some_and(|ext| ext == "rs")) {
+            let Some(text) = change.new_content.as_ref().map(|bytes| String::from_utf8_lossy(bytes).into_owned()) else { continue };
+            let Some(directory) = change.path.parent() else { continue };
+            for (index, line) in text.lines().enumerate() {
+                let compact: String = line.split_whitespace().collect();
+                let Some(named) = compact.strip_prefix("#[path=\"").and_then(|rest| rest.split('"').next()) else { continue };
+                if crate::files::path::lexically_normal(&directory.join(named)) == crate::files::path::lexically_normal(from) {
+                    warnings.push(format!(
+                        "WARNING: this rename moves {} to {}, but `#[path = \"{named}\"]` at {}:{} still names the old file: the build breaks (E0583, the module's file is gone) — after accepting, point that attribute at the new file, or rename the module without moving its file",
+                        display(from),
+                        display(to),
+                        display(&change.path),
+                        index + 1
+                    ));
+                }
+            }
+        }
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1003,45 +1044,4 @@ mod tests {
         let edits = [edit(0, 11, 0, 14, "bar")];
         assert_eq!(apply_text_edits(text, &edits, PositionEncoding::Utf16).unwrap(), "s = \"é😀\"; bar\n");
     }
-}
-
-/// One `WARNING: …` per file the plan moves (a module renamed) that a Rust `#[path = "…"]`
-/// attribute in the plan's Rust texts, after the edit, still names: rust-analyzer renames `mod
-/// imp` declared with `#[path = "imp_std.rs"]` by moving `imp_std.rs` to `backend.rs`, and the
-/// attribute then names a file that is gone (trial67 M3: once_cell's build broke, E0583; the
-/// preview had not said so). `display` gives the workspace-relative form, the one the plan's
-/// `renamed from …` uses (relative to `workspace_root`).
-fn moved_files_named_by_path_attributes(workspace_root: &Path, plan: &WorkspaceEditPlan, display: &dyn Fn(&Path) -> String) -> Vec<String> {
-    let moved: Vec<(PathBuf, PathBuf)> = plan
-        .files
-        .iter()
-        .filter_map(|file| {
-            let from = file.operation.strip_prefix("renamed from ")?;
-            let from = PathBuf::from(from);
-            // Said relative to the workspace root (`renamed from src/imp_std.rs`).
-            let from = if from.is_absolute() { from } else { workspace_root.join(&from) };
-            Some((from, file.path.clone()))
-        })
-        .collect();
-    let mut warnings = Vec::new();
-    for (from, to) in &moved {
-        for change in plan.changes.iter().filter(|change| change.path.extension().is_some_and(|ext| ext == "rs")) {
-            let Some(text) = change.new_content.as_ref().map(|bytes| String::from_utf8_lossy(bytes).into_owned()) else { continue };
-            let Some(directory) = change.path.parent() else { continue };
-            for (index, line) in text.lines().enumerate() {
-                let compact: String = line.split_whitespace().collect();
-                let Some(named) = compact.strip_prefix("#[path=\"").and_then(|rest| rest.split('"').next()) else { continue };
-                if crate::files::path::lexically_normal(&directory.join(named)) == crate::files::path::lexically_normal(from) {
-                    warnings.push(format!(
-                        "WARNING: this rename moves {} to {}, but `#[path = \"{named}\"]` at {}:{} still names the old file: the build breaks (E0583, the module's file is gone) — after accepting, point that attribute at the new file, or rename the module without moving its file",
-                        display(from),
-                        display(to),
-                        display(&change.path),
-                        index + 1
-                    ));
-                }
-            }
-        }
-    }
-    warnings
 }
