@@ -791,11 +791,15 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         });
     let path_attribute_warnings =
         moved_files_named_by_path_attributes(supervisor.workspace_root(), &plan, &|path| supervisor.display_path(path));
+    let overload_warnings = python_overload_parameter_warnings(&plan, &path, line0, &resolved.cursor_identifier, &args.new_name, &|path| {
+        supervisor.display_path(path)
+    });
     let top_warnings: Vec<String> = outside_config
         .iter()
         .chain(edited_outside_warning.iter())
         .chain(&macro_argument_warnings)
         .chain(&path_attribute_warnings)
+        .chain(&overload_warnings)
         .chain(loading_warning.iter())
         .chain(&coverage.warnings)
         .chain(&taken.warnings)
@@ -935,6 +939,73 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     });
     Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
         .with_written_paths(written))
+}
+
+/// For a Python parameter `old_name` (asked at 0-based `line0` of `path`) of a function declared
+/// several times in one scope with `@overload` signatures: one `WARNING: …` naming the
+/// declarations whose parameter of that name the plan leaves. pyright renames the parameter of
+/// one declaration; the overloads and the implementation are one parameter at run time, and a
+/// keyword caller breaks with a TypeError wherever the implementation's name differs (trial69
+/// M1: itsdangerous' `TimestampSigner.unsign(max_age=…)`, 82 tests failed; the others had been
+/// "another symbol"). Empty for other files and functions.
+fn python_overload_parameter_warnings(
+    plan: &WorkspaceEditPlan,
+    path: &Path,
+    line0: u32,
+    old_name: &str,
+    new_name: &str,
+    display: &dyn Fn(&Path) -> String,
+) -> Vec<String> {
+    if path.extension().is_none_or(|ext| ext != "py" && ext != "pyi") {
+        return Vec::new();
+    }
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let texts = plan.python_texts();
+    let (old_text, new_text) = match texts.iter().find(|(changed, _, _)| *changed == path || *changed == canonical.as_path()) {
+        Some((_, before, after)) => (before.clone(), after.clone()),
+        None => return Vec::new(),
+    };
+    let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &old_text) else { return Vec::new() };
+    let Some((function, function_line0)) = parsed.python_function_of_parameter(line0, old_name) else { return Vec::new() };
+    let scope_of = |line: u32| parsed.python_class_of_method(line, &function).map(|class| class.name_line0);
+    let own_scope = scope_of(function_line0);
+    let declarations: Vec<crate::lsp::syntax::PythonDefinition> = parsed
+        .python_definitions()
+        .into_iter()
+        .filter(|definition| definition.keyword == "def" && definition.name == function && scope_of(definition.line0) == own_scope)
+        .collect();
+    let overloaded = declarations.iter().any(|definition| definition.decorators.iter().any(|decorator| decorator.ends_with("overload")));
+    if declarations.len() < 2 || !overloaded {
+        return Vec::new();
+    }
+    let old_lines: Vec<&str> = old_text.lines().collect();
+    let new_lines: Vec<&str> = new_text.lines().collect();
+    // Each declaration's parameter line of that name, and whether the plan renames it there.
+    let mut left: Vec<u32> = Vec::new();
+    let mut renamed = 0usize;
+    for declaration in &declarations {
+        let parameter_line = (declaration.line0..declaration.line0.saturating_add(40).min(old_lines.len() as u32))
+            .find(|&line| parsed.python_function_of_parameter(line, old_name).is_some_and(|(_, at)| at == declaration.line0));
+        let Some(parameter_line) = parameter_line else { continue };
+        let still_old = new_lines
+            .get(parameter_line as usize)
+            .is_none_or(|line| !crate::lsp::rename_coverage::word_positions(line, old_name).is_empty());
+        if still_old {
+            left.push(parameter_line + 1);
+        } else {
+            renamed += 1;
+        }
+    }
+    if left.is_empty() || renamed == 0 {
+        return Vec::new();
+    }
+    let shown = display(path);
+    let places: Vec<String> = left.iter().map(|line| format!("{shown}:{line}")).collect();
+    vec![format!(
+        "WARNING: `{old_name}` is a parameter of `{function}`, declared {} times here (`@overload` signatures and the implementation), which are one parameter at run time: this rename changes it in {renamed} and leaves it at {} — a caller that passes it by keyword (`{old_name}=…` or `{new_name}=…`) raises TypeError wherever the implementation's name differs, in this workspace too, and pyright reports only the inconsistent overloads; rename it at each of those lines too (lsp_rename there, symbol `{old_name}`, new_name `{new_name}`)",
+        declarations.len(),
+        places.join(", ")
+    )]
 }
 
 /// One `WARNING: …` per file the plan moves (a module renamed) that a Rust `#[path = "…"]`

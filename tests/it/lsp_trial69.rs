@@ -41,3 +41,33 @@ fn a_subclass_through_a_base_typed_as_the_class_is_an_override() {
     );
     assert!(!text.contains("none found"), "{text}");
 }
+
+/// M1: renaming a parameter of an `@overload`ed function renames one declaration; the preview
+/// warns of the others, which are the same parameter at run time.
+#[test]
+fn a_parameter_of_an_overloaded_function_renamed_in_one_declaration_is_warned_of() {
+    let test = "lsp_trial69::a_parameter_of_an_overloaded_function_renamed_in_one_declaration_is_warned_of";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let timed = "import typing as t\n\n\nclass Signer:\n    @t.overload\n    def unsign(self, value: str, max_age: int) -> str: ...\n\n    @t.overload\n    def unsign(self, value: bytes, max_age: int) -> bytes: ...\n\n    def unsign(self, value: t.Any, max_age: int = 0) -> t.Any:\n        return value\n\n\ndef check() -> str:\n    return Signer().unsign(\"v\", max_age=3)\n";
+    let dir = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"timed\"\nversion = \"0.1.0\"\n"), ("timed.py", timed)]);
+    assert_eq!(support::python_prints(dir.path(), "import timed; print(timed.check())"), "v");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "timed.py", "line": 11, "symbol": "max_age", "new_name": "max_age_seconds", "preview": true}),
+    );
+    assert!(text.contains("WARNING: `max_age` is a parameter of `unsign`, declared 3 times here"), "{text}");
+    assert!(text.contains("leaves it at timed.py:6, timed.py:9"), "{text}");
+    // Ground truth: accepted as is, the keyword caller breaks at run time.
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    let after = support::python_prints(dir.path(), "import timed; print(timed.check())");
+    let written = std::fs::read_to_string(dir.path().join("timed.py")).unwrap();
+    if written.contains("unsign(\"v\", max_age=3)") {
+        assert!(after.contains("TypeError"), "the caller kept `max_age=` and the implementation's name changed:\n{after}\n{written}");
+    } else {
+        assert!(written.contains("max_age_seconds: int = 0"), "{written}");
+    }
+}
