@@ -34,8 +34,7 @@ use crate::lsp::rename::WorkspaceEditPlan;
 /// languages and when no such statement changes.
 pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
     let mut notes = Vec::new();
-    // A public module's own name, said only when no re-export, `__all__` or star import is
-    // (those name the path users import it by).
+    // A public module's own name, said after the re-exports, `__all__` entries and star imports.
     let mut module_notes: Vec<String> = Vec::new();
     for change in &plan.changes {
         let is_python = matches!(change.path.extension().and_then(|e| e.to_str()), Some("py" | "pyi"));
@@ -128,9 +127,11 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
             ));
         }
     }
-    if notes.is_empty() {
-        notes.extend(module_notes);
-    }
+    // The module's own path is public too where a re-export also publishes the name: users and
+    // the project's own tests import it from there (trial69 M2: itsdangerous'
+    // `from itsdangerous.signer import HMACAlgorithm`, documented under `itsdangerous.signer`,
+    // broke while only the re-export `itsdangerous.HMACAlgorithm` was named).
+    notes.extend(module_notes);
     // A public member of a class the package publishes (trial49 F1).
     for (path, old_text, new_text) in plan.python_texts() {
         notes.extend(python_member_note(workspace_root, path, &old_text, &new_text, old_name, new_name));
