@@ -340,7 +340,24 @@ pub fn override_findings(
             Some((path, line0)) => (crate::render::display_path(workspace_root, path), line0 + 1),
             None => (String::new(), 0),
         };
-        let note = if method.in_base {
+        // A base method decorated `@abstractmethod`: the renamed class stops implementing it and
+        // becomes abstract (trial72 F1: marshmallow's `FieldABC._deserialize`; `Field()` then
+        // raised TypeError at import, 142 pyright errors — the note had said no type error shows).
+        let abstract_base = method.in_base
+            && method.location.as_ref().is_some_and(|(path, line0)| {
+                (0..*line0)
+                    .rev()
+                    .map_while(|above| files.line(path, above).map(|line| line.trim().to_owned()).filter(|line| line.starts_with('@')))
+                    .any(|decorator| {
+                        decorator.trim_start_matches('@').rsplit('.').next().is_some_and(|name| name.starts_with("abstractmethod"))
+                    })
+            });
+        let note = if abstract_base {
+            format!(
+                "note: `{own}` implements the abstract `{qualified}` ({shown}, `@abstractmethod`), which this rename does not rename: `{}` — and each subclass that does not define `{old_name}` itself — no longer implements it and becomes ABSTRACT: instantiating it raises TypeError at run time, and pyright reports each instantiation (reportAbstractUsage); next step: rename the base method too (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`), or keep the old name",
+                own_class.name
+            )
+        } else if method.in_base {
             let next = if inside {
                 format!(
                     "rename the base method too (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`), or keep the old name"

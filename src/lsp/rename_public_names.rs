@@ -263,6 +263,15 @@ fn python_keyword_parameter_note(
             }
         };
         let shown = crate::render::display_path(workspace_root, path);
+        // A `**kwargs` takes the old keyword silently: no TypeError, the argument just stops
+        // having its effect (trial72 F2: marshmallow's `Field(data_key=…)` went into
+        // `**additional_metadata`, 0 pyright errors, 5 tests failed).
+        if let Some(splat) = parsed.python_keyword_splat_of(def_line0, &function) {
+            return Some(format!(
+                "note: public API changed: {shown}:{} renames the parameter `{old_name}` of {owner}, which also takes `{splat}`: a caller that still passes `{old_name}=…` gets NO error — the keyword goes into `{splat}` silently and stops having its effect — outside this workspace and in the calls here the rename leaves (pyright reports none of them); to keep them working, accept both for a while (read `{old_name}` from `{splat}` with a deprecation warning), or say the break in the changelog",
+                index + 1
+            ));
+        }
         return Some(format!(
             "note: public API changed: {shown}:{} renames the parameter `{old_name}` of {owner} — callers outside this workspace that pass it by keyword (`{old_name}=…`) break with a TypeError; to keep them working, accept both for a while (`def …({new_name}=None, *, {old_name}=None)` or `**kwargs`, with a deprecation warning), or say the break in the changelog",
             index + 1

@@ -792,6 +792,23 @@ impl ParsedSource {
         Some((self.source.get(function_name.start_byte()..function_name.end_byte())?.to_owned(), function_name.start_position().row as u32))
     }
 
+    /// For a Python function whose name is on 0-based `line0` (`name`): its `**kwargs`
+    /// parameter's name, when it has one — a keyword it does not name goes there silently.
+    /// `None` otherwise.
+    pub fn python_keyword_splat_of(&self, line0: u32, name: &str) -> Option<String> {
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let function = identifier.parent().filter(|function| function.kind() == "function_definition")?;
+        let parameters = function.child_by_field_name("parameters")?;
+        let mut cursor = parameters.walk();
+        let splat = parameters.named_children(&mut cursor).find(|parameter| {
+            parameter.kind() == "dictionary_splat_pattern"
+                || (parameter.kind() == "typed_parameter"
+                    && parameter.named_child(0).is_some_and(|inner| inner.kind() == "dictionary_splat_pattern"))
+        })?;
+        let text = self.source.get(splat.start_byte()..splat.end_byte())?;
+        Some(text.split(':').next().unwrap_or(text).trim().to_owned())
+    }
+
     /// For a Python file: the class whose method assigns the instance attribute `name` at 0-based
     /// `line0` (`self.name = …`, `self.name: T = …`, the object being the method's first
     /// parameter, decorated methods too). `None` when no such assignment is on that line or its
