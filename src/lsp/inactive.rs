@@ -131,7 +131,8 @@ pub fn how_to_check(message: &str) -> String {
 pub fn how_to_check_without(features: &[String], features_off: &[String]) -> String {
     let off = features_off.join(", ");
     // No `"features": []`: the schema wants at least one (trial67 F1(b)).
-    let selection = CompilingFeatureSelection { no_default_features: true, features: features.to_vec() };
+    let selection =
+        CompilingFeatureSelection { no_default_features: true, features: features.to_vec(), dropped_defaults: features_off.to_vec() };
     format!(
         "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {} (`{}`; add back the default features it needs other than {off})",
         selection.diagnostics_arguments(),
@@ -400,6 +401,8 @@ pub struct CompilingFeatureSelection {
     pub no_default_features: bool,
     /// The features to pass, sorted (with `no_default_features`: the default features kept too).
     pub features: Vec<String>,
+    /// With `no_default_features`: the default features left off (`std`), sorted.
+    pub dropped_defaults: Vec<String>,
 }
 
 impl CompilingFeatureSelection {
@@ -490,7 +493,7 @@ pub fn feature_selection_compiling(
     for added in &added_sets {
         let seeds: BTreeSet<String> = std::iter::once("default".to_owned()).chain(added.iter().cloned()).collect();
         if on_with(&seeds) {
-            return Some(CompilingFeatureSelection { no_default_features: false, features: added.clone() });
+            return Some(CompilingFeatureSelection { no_default_features: false, features: added.clone(), dropped_defaults: Vec::new() });
         }
     }
     // Without them: the fewest defaults dropped, then the fewest added.
@@ -499,7 +502,13 @@ pub fn feature_selection_compiling(
             let seeds: BTreeSet<String> =
                 defaults.iter().filter(|feature| !dropped.contains(feature)).chain(added.iter()).cloned().collect();
             if on_with(&seeds) {
-                return Some(CompilingFeatureSelection { no_default_features: true, features: seeds.into_iter().collect() });
+                let mut dropped = dropped.clone();
+                dropped.sort();
+                return Some(CompilingFeatureSelection {
+                    no_default_features: true,
+                    features: seeds.into_iter().collect(),
+                    dropped_defaults: dropped,
+                });
             }
         }
     }
@@ -1489,6 +1498,12 @@ pub fn rust_unresolved_place(
         let selection = feature_selection_compiling(workspace_root, path, &gates)
             .filter(|selection| selection.no_default_features || !selection.features.is_empty());
         let check = match &selection {
+            Some(selection) if selection.no_default_features => format!(
+                "it is compiled only with {off} OFF, so no check with {off} on covers it: check with {} (`{} --all-targets`)",
+                selection.diagnostics_arguments(),
+                selection.cargo_command(),
+                off = selection.dropped_defaults.join(", ")
+            ),
             Some(selection) => format!("check with {} (`{} --all-targets`)", selection.diagnostics_arguments(), selection.cargo_command()),
             None => check_for(&features_for(attribute), attribute),
         };
@@ -1557,7 +1572,11 @@ mod tests {
             feature_selection_compiling(&root, &path, &gates)
         };
         let selection = |no_default_features: bool, features: &[&str]| {
-            Some(CompilingFeatureSelection { no_default_features, features: features.iter().map(|f| f.to_string()).collect() })
+            Some(CompilingFeatureSelection {
+                no_default_features,
+                features: features.iter().map(|f| f.to_string()).collect(),
+                dropped_defaults: if no_default_features { vec!["std".to_owned()] } else { Vec::new() },
+            })
         };
         assert_eq!(solve(&["#[cfg(all(feature = \"critical-section\", not(feature = \"std\")))]"]), selection(true, &["critical-section"]));
         assert_eq!(solve(&["#[cfg(all(feature = \"std\", feature = \"parking_lot\"))]"]), selection(false, &["parking_lot"]));

@@ -2550,7 +2550,11 @@ fn report_unanalyzed(
             .collect();
         if unsolved > 0 {
             let check = if !features_off.is_empty() {
-                let selection = crate::lsp::inactive::CompilingFeatureSelection { no_default_features: true, features: features.clone() };
+                let selection = crate::lsp::inactive::CompilingFeatureSelection {
+                    no_default_features: true,
+                    features: features.clone(),
+                    dropped_defaults: features_off.clone(),
+                };
                 format!(
                     "only a check with {} OFF ({}, plus the default features it needs other than those)",
                     features_off.join(", "),
@@ -2559,8 +2563,12 @@ fn report_unanalyzed(
             } else if features.is_empty() {
                 "a `cargo check` with the cfg enabled".to_owned()
             } else {
-                crate::lsp::inactive::CompilingFeatureSelection { no_default_features: false, features: features.clone() }
-                    .diagnostics_arguments()
+                crate::lsp::inactive::CompilingFeatureSelection {
+                    no_default_features: false,
+                    features: features.clone(),
+                    dropped_defaults: Vec::new(),
+                }
+                .diagnostics_arguments()
             };
             checks.push(if selections.is_empty() {
                 format!("{check} compiles {}", if unsolved == 1 { "it" } else { "them" })
