@@ -58,3 +58,31 @@ fn an_abstract_base_method_and_a_keyword_splat_are_said_on_rename() {
     assert!(text.contains("which also takes `**additional_metadata`: a caller that still passes `data_key=…` gets NO error"), "{text}");
     assert!(!text.contains("break with a TypeError"), "{text}");
 }
+
+/// M2, M4: past the cap of classes read, the overrides among the subclasses are still found —
+/// a direct subclass, and one two levels down — and an override of an override is named too.
+#[test]
+fn overrides_past_the_class_cap_and_at_every_level_are_named() {
+    let test = "lsp_trial72::overrides_past_the_class_cap_and_at_every_level_are_named";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let mut schemas = String::from("class Schema:\n    def handle_error(self, error: Exception) -> None:\n        raise error\n\n    def load(self) -> None:\n        self.handle_error(ValueError())\n");
+    for index in 0..70 {
+        schemas.push_str(&format!("\n\nclass Plain{index}(Schema):\n    pass\n"));
+    }
+    schemas.push_str("\n\nclass Direct(Schema):\n    def handle_error(self, error: Exception) -> None:\n        pass\n");
+    schemas.push_str("\n\nclass Deep(Plain69):\n    def handle_error(self, error: Exception) -> None:\n        pass\n");
+    schemas.push_str("\n\nclass Deeper(Direct):\n    def handle_error(self, error: Exception) -> None:\n        pass\n");
+    let dir =
+        support::workspace_with(&[("pyproject.toml", "[project]\nname = \"schemas\"\nversion = \"0.1.0\"\n"), ("schemas.py", &schemas)]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "schemas.py", "line": 2, "symbol": "handle_error", "new_name": "on_error", "preview": true}),
+    );
+    for class in ["Direct", "Deep", "Deeper"] {
+        assert!(text.contains(&format!("is overridden by `{class}.handle_error`")), "{class} is not named:\n{text}");
+    }
+}
