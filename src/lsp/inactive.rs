@@ -311,7 +311,34 @@ pub fn inactive_sentence_at(
     } else {
         format!("{server_id} marks them inactive-code: a `#[cfg]` that is off, the features disabled are named beside each range")
     };
-    let next = if features.is_empty() {
+    // Ranges that need an enabled feature off (`feature = "std" is enabled and feature = "libm"
+    // is disabled`): a check without the default features, said apart from the ranges that need
+    // features on only (trial71 F2: num-traits' `all(not(feature = "std"), feature = "libm")`
+    // was sent to `"features": ["libm"]`, which keeps std on and compiles none of it).
+    let needs_off: Vec<&MergedRange> = merged.iter().filter(|range| !range.features_off.is_empty()).collect();
+    let next = if !needs_off.is_empty() {
+        let mut on: Vec<String> = Vec::new();
+        let mut off: Vec<String> = Vec::new();
+        for range in &needs_off {
+            on.extend(range.features.iter().filter(|feature| !on.contains(feature)).cloned().collect::<Vec<_>>());
+            off.extend(range.features_off.iter().filter(|feature| !off.contains(feature)).cloned().collect::<Vec<_>>());
+        }
+        let mut next = how_to_check_without(&on, &off);
+        let others: Vec<String> = merged
+            .iter()
+            .filter(|range| range.features_off.is_empty())
+            .flat_map(|range| range.features.iter().cloned())
+            .fold(Vec::new(), |mut all, feature| {
+                if !all.contains(&feature) {
+                    all.push(feature);
+                }
+                all
+            });
+        if !others.is_empty() {
+            next.push_str(&format!("; for the other ranges, {}", how_to_check_features(&others)));
+        }
+        next
+    } else if features.is_empty() {
         how_to_check(&message)
     } else {
         let mut next = how_to_check_features(&features);
@@ -343,6 +370,8 @@ struct MergedRange {
     end_line: u32,
     /// The features named disabled in the merged ranges' messages, in order, no repeats.
     features: Vec<String>,
+    /// The features named enabled there (`feature = "std" is enabled`): the code needs them off.
+    features_off: Vec<String>,
 }
 
 impl MergedRange {
@@ -366,6 +395,7 @@ fn merge_adjacent(ranges: &[&InactiveRange]) -> Vec<MergedRange> {
     let mut merged: Vec<MergedRange> = Vec::new();
     for range in sorted {
         let features = disabled_features(&range.message);
+        let features_off = features_needed_off(&range.message);
         match merged.last_mut() {
             Some(last) if range.start_line <= last.end_line.saturating_add(1) => {
                 last.end_line = last.end_line.max(range.end_line);
@@ -374,8 +404,13 @@ fn merge_adjacent(ranges: &[&InactiveRange]) -> Vec<MergedRange> {
                         last.features.push(feature);
                     }
                 }
+                for feature in features_off {
+                    if !last.features_off.contains(&feature) {
+                        last.features_off.push(feature);
+                    }
+                }
             }
-            _ => merged.push(MergedRange { start_line: range.start_line, end_line: range.end_line, features }),
+            _ => merged.push(MergedRange { start_line: range.start_line, end_line: range.end_line, features, features_off }),
         }
     }
     merged
@@ -1637,6 +1672,36 @@ mod tests {
         let ranges = vec![InactiveRange { start_line: 1, end_line: 4, message: "feature = \"std\" is disabled".to_owned() }];
         assert!(inactive_uses(&ranges, text, &["write".to_owned()]).is_empty());
         assert_eq!(inactive_uses(&ranges, text, &["write!".to_owned()]).len(), 1);
+    }
+
+    #[test]
+    fn a_range_that_needs_an_enabled_feature_off_is_sent_to_a_check_without_default_features() {
+        // num-traits 0.2.19 float.rs:2082 (trial71 F2): `all(not(feature = "std"), feature = "libm")`.
+        let libm = InactiveRange {
+            start_line: 2082,
+            end_line: 2126,
+            message: "code is inactive due to #[cfg] directives: feature = \"std\" is enabled and feature = \"libm\" is disabled"
+                .to_owned(),
+        };
+        let serde = InactiveRange {
+            start_line: 10,
+            end_line: 12,
+            message: "code is inactive due to #[cfg] directives: feature = \"serde\" is disabled".to_owned(),
+        };
+        let sentence = inactive_sentence("rust-analyzer", "src/float.rs", &[&libm], false);
+        assert!(sentence.contains("compiled only with std OFF"), "{sentence}");
+        assert!(
+            sentence.contains("{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [\"libm\"]}"),
+            "{sentence}"
+        );
+        assert!(!sentence.contains("\"all_features\": true"), "all features keep std on:\n{sentence}");
+        let both = inactive_sentence("rust-analyzer", "src/float.rs", &[&serde, &libm], false);
+        assert!(
+            both.contains("compiled only with std OFF")
+                && both
+                    .contains("for the other ranges, check it with {\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [\"serde\"]}"),
+            "{both}"
+        );
     }
 
     #[test]
