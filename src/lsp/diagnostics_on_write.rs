@@ -495,12 +495,6 @@ pub enum FileDiagnostics {
     /// build constraints exclude under the current GOOS/GOARCH and tags), so nothing in it was
     /// checked: why, and the next step that checks it.
     NotBuilt(String),
-    /// The server builds the file, but every line the write changed stands in code it does not
-    /// compile (a `#[cfg]` that is off): nothing the write changed was checked, and the rest of
-    /// the file, which the write did not change, is not called unbuilt (trial28 M5: httparse's
-    /// `src/simd/mod.rs` was "not built" where only two gated regions are): which lines, why,
-    /// and the next step.
-    WrittenLinesNotBuilt(String),
 }
 
 /// One file of a server's check.
@@ -2573,14 +2567,17 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                 FileDiagnostics::NotBuilt(go_build_constraint_reason(server.id(), &path, server.root()))
             }
             (Some(Ok(_)), Some(WrittenCodeInactive::WholeFile(reason))) => FileDiagnostics::NotBuilt(reason),
-            (Some(Ok(_)), Some(WrittenCodeInactive::EveryWrittenLine(reason))) => FileDiagnostics::WrittenLinesNotBuilt(reason),
             (Some(Ok(raw)), inactive) => {
                 let mut file_notes = Vec::new();
                 // Written lines in cfg-off code (smallvec 1.16.6: a rename with 24 of 28 edits in
                 // active code said "checked: nothing" because 4 landed in gated code): the file
                 // is still checked, only those lines are not.
+                // Every written line in cfg-off code: the rest of the file is still checked — an
+                // error the write causes there (through another file's change) is new (trial71 F5:
+                // num-traits' euclid.rs, whose 4 edits were all gated, hid 4 E0405 in its tests'
+                // template, and the answer said "no new errors … in the other files").
                 let written_lines_not_built = match inactive {
-                    Some(WrittenCodeInactive::Some(reason)) => Some(reason),
+                    Some(WrittenCodeInactive::Some(reason) | WrittenCodeInactive::EveryWrittenLine(reason)) => Some(reason),
                     _ => None,
                 };
                 let cfg_off_uses = cfg_off_uses_of_changed_items(&server, &path, raw, &group.old_texts, &changed_rust_items);
@@ -5244,7 +5241,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let new = ledger.preview_new(&scope, &file.path, before.as_deref(), &current);
                     Some((file.path.as_path(), file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
-                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) | FileDiagnostics::WrittenLinesNotBuilt(_) => None,
+                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
             })
             .collect();
         // The new errors of this server's check (any file), for the warnings' order below.
@@ -5331,12 +5328,6 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     not_built.push(display.clone());
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
-                }
-                FileDiagnostics::WrittenLinesNotBuilt(reason) => {
-                    any_unavailable = true;
-                    not_built.push(format!("the written lines of {display}"));
-                    lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
-                    files_json.push(json!({"file": display, "role": role, "status": "written_lines_not_built", "reason": reason}));
                 }
                 FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built, cfg_off_uses } => {
                     if let Some(reason) = written_lines_not_built {

@@ -1082,7 +1082,24 @@ pub fn inactive_uses_sentence(server_id: &str, file: &str, uses: &[InactiveUse])
             }
         }
     }
-    let next = if features.is_empty() { how_to_check("") } else { how_to_check_features(&features) };
+    // A gate that needs an enabled feature off (`all(not(feature = "std"), feature = "libm")`):
+    // a check without the default features (trial71 F2: num-traits' float.rs:2043 was sent to
+    // `"features": ["libm"]`, which keeps std on).
+    let mut features_off: Vec<String> = Vec::new();
+    for found in uses {
+        for feature in found.cfg.as_ref().map(|(attribute, _)| features_needed_off(attribute)).unwrap_or_default() {
+            if !features_off.contains(&feature) {
+                features_off.push(feature);
+            }
+        }
+    }
+    let next = if !features_off.is_empty() {
+        how_to_check_without(&features, &features_off)
+    } else if features.is_empty() {
+        how_to_check("")
+    } else {
+        how_to_check_features(&features)
+    };
     let mut names: Vec<&str> = uses.iter().map(|found| found.name.as_str()).collect();
     names.sort_unstable();
     names.dedup();

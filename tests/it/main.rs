@@ -93,6 +93,7 @@ mod lsp_trial67;
 mod lsp_trial68;
 mod lsp_trial69;
 mod lsp_trial70;
+mod lsp_trial71;
 mod lsp_trial72;
 mod lsp_write_ledger;
 mod mcp_sdk;
