@@ -1268,13 +1268,21 @@ pub fn complete_rename(
         path_is_rust(path)
             && reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned)).is_some_and(
                 |line| {
-                    !line.trim_start().starts_with("fn ")
-                        && !line.trim_start().starts_with("let ")
-                        && !line.contains(" fn ")
-                        && word_positions(&line, old_name).into_iter().any(|at| {
-                            let after = line[at + old_name.len()..].trim_start();
-                            after.starts_with(':') && !after.starts_with("::")
-                        })
+                    // A field is declared `[pub[(…)]] NAME: Type` — the name first; `pub trait
+                    // Float: Num` is a trait with supertraits (trial71 F4: num-traits' doc-test
+                    // `use num_traits::{Zero, Float};` became `{Zero, Floating: Float}`).
+                    let mut rest = line.trim_start();
+                    if let Some(after_pub) = rest.strip_prefix("pub") {
+                        let after_pub = after_pub.trim_start();
+                        rest = match after_pub.strip_prefix('(') {
+                            Some(restricted) => restricted.split_once(')').map_or(after_pub, |(_, tail)| tail.trim_start()),
+                            None => after_pub,
+                        };
+                    }
+                    rest.strip_prefix(old_name).is_some_and(|after| {
+                        let after = after.trim_start();
+                        after.starts_with(':') && !after.starts_with("::")
+                    })
                 },
             )
     });

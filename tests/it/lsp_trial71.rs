@@ -40,3 +40,26 @@ fn a_file_whose_written_lines_are_all_cfg_off_is_still_checked_elsewhere() {
     }
     assert!(text.contains("src/euclid.rs:10: error[E0405]"), "the template's error is not listed:\n{text}");
 }
+
+/// F4: renaming a trait declared with supertraits (`pub trait Float: Num {`) made its doc-test
+/// import `use nums::{Zero, Float};` into `{Zero, Floating: Float}` — read as a field shorthand.
+#[test]
+fn a_trait_with_supertraits_renamed_in_a_doc_test_import_is_renamed_plainly() {
+    let test = "lsp_trial71::a_trait_with_supertraits_renamed_in_a_doc_test_import_is_renamed_plainly";
+    if support::require_binary(test, "cargo").is_none() || support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let lib = "pub trait Zero {\n    fn zero() -> Self;\n}\n\n/// A float.\n///\n/// ```\n/// use nums::{Zero, Float};\n///\n/// assert_eq!(<f32 as Float>::half(), 0.5);\n/// assert_eq!(<f32 as Zero>::zero(), 0.0);\n/// ```\npub trait Float: Zero + Copy {\n    fn half() -> Self;\n}\n\nimpl Zero for f32 {\n    fn zero() -> f32 {\n        0.0\n    }\n}\n\nimpl Float for f32 {\n    fn half() -> f32 {\n        0.5\n    }\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"nums\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+    ]);
+    assert!(support::cargo_doc_tests_pass(dir.path()), "ground truth: the doc-test passes before");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 13, "symbol": "Float", "new_name": "Floating"}));
+    let written = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(!written.contains("Floating: Float"), "{written}");
+    if written.contains("use nums::{Zero, Floating};") {
+        assert!(support::cargo_doc_tests_pass(dir.path()), "{written}");
+    }
+}
