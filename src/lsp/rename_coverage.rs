@@ -938,7 +938,7 @@ pub fn complete_rename(
         };
     };
     let started = Instant::now();
-    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    let origin_targets = renamable_targets(workspace_root, definition_targets(server, origin, line, character, deadline));
     let grep = grep_word(server.definition(), server.workspace_root(), server.root(), old_name);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
@@ -2475,6 +2475,22 @@ fn occurrences_unanalyzed_outside_edit(
             Some((hit, found))
         })
         .collect()
+}
+
+/// The definition targets a rename can reach: those in the workspace when there is one. A Rust
+/// macro call's argument that the template uses both as a new item's name and as a path to
+/// another (`float_const_impl! { PI, … }`, expanded to `fn PI() -> Self` and `$T::consts::PI`)
+/// has rust-analyzer's definition there lead to the standard library's constants too; a use of
+/// those is no reference of the renamed item (trial71 F3: num-traits' `consts::PI` in a test and
+/// 24 doc-test lines were renamed with `FloatConst::PI`, and 20 doc-tests failed).
+fn renamable_targets(workspace_root: &Path, targets: HashSet<Target>) -> HashSet<Target> {
+    let canonical_root = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let inside = |path: &Path| path.starts_with(workspace_root) || path.starts_with(&canonical_root);
+    if targets.iter().any(|(path, _, _)| inside(path)) {
+        targets.into_iter().filter(|(path, _, _)| inside(path)).collect()
+    } else {
+        targets
+    }
 }
 
 /// Whether `target` (a definition's start: canonical path, 0-based line, column in `encoding`)

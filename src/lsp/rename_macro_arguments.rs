@@ -141,7 +141,11 @@ fn whole_macro_argument_at(tree: &RustTree, text: &str, start: usize, end: usize
     let macro_name = invocation.child_by_field_name("macro")?.utf8_text(text.as_bytes()).ok()?;
     let macro_name = macro_name.rsplit("::").next()?.trim().to_owned();
     let groups = top_level_groups(arguments);
-    let index = groups.iter().position(|group| group.len() == 1 && group[0].id() == node.id())?;
+    // The token alone, or after its attributes (`#[doc = "…"] PI,` in a repeated argument list).
+    let index = groups.iter().position(|group| {
+        group.last().is_some_and(|last| last.id() == node.id())
+            && group[..group.len() - 1].chunks(2).all(|pair| pair.len() == 2 && pair[0].kind() == "#" && pair[1].kind() == "token_tree")
+    })?;
     Some((macro_name, index))
 }
 
@@ -241,9 +245,20 @@ fn metavariable_uses_in(text: &str, macro_name: &str, index: usize) -> Option<(u
             if named {
                 let line = node.start_position().row as u32 + 1;
                 let mut cursor = node.walk();
-                for rule in node.children(&mut cursor).filter(|child| child.kind() == "macro_rule") {
+                let rules: Vec<tree_sitter::Node<'_>> = node.children(&mut cursor).filter(|child| child.kind() == "macro_rule").collect();
+                for rule in &rules {
                     let (Some(left), Some(right)) = (rule.child_by_field_name("left"), rule.child_by_field_name("right")) else { continue };
                     let groups = top_level_groups(left);
+                    // A rule that repeats its arguments (`$(#[$doc:meta] $constant:ident,)+`):
+                    // the `ident` bound inside the repetition, counted in the template (trial71
+                    // F3: num-traits' `float_const_impl!` puts `$constant` in `fn $constant()` and
+                    // in `$T::consts::$constant`).
+                    if groups.len() == 1 && groups[0].len() == 1 && groups[0][0].kind().contains("repetition") {
+                        if let Some((metavariable, uses)) = repeated_ident_binding(groups[0][0], right, bytes) {
+                            return Some((line, metavariable, uses));
+                        }
+                        continue;
+                    }
                     if groups.len() <= index || groups[..index].iter().flatten().any(|token| token.kind().contains("repetition")) {
                         continue;
                     }
@@ -267,6 +282,28 @@ fn metavariable_uses_in(text: &str, macro_name: &str, index: usize) -> Option<(u
         stack.extend(node.children(&mut cursor));
     }
     None
+}
+
+/// In a repetition pattern (`$(#[$doc:meta] $constant:ident,)+`): the one `$name:ident` it binds
+/// and how many times `template` uses it; `None` when it binds no or several idents.
+fn repeated_ident_binding(repetition: tree_sitter::Node<'_>, template: tree_sitter::Node<'_>, bytes: &[u8]) -> Option<(String, usize)> {
+    let mut idents: Vec<String> = Vec::new();
+    let mut stack = vec![repetition];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "token_binding_pattern" {
+            let fragment = node.child_by_field_name("type").and_then(|kind| kind.utf8_text(bytes).ok());
+            if fragment == Some("ident") {
+                idents.push(node.child_by_field_name("name")?.utf8_text(bytes).ok()?.to_owned());
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    match idents.as_slice() {
+        [only] => Some((only.clone(), count_metavariable(template, bytes, only))),
+        _ => None,
+    }
 }
 
 /// How many `metavariable` nodes spelled `name` lie under `node`.

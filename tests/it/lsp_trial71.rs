@@ -63,3 +63,29 @@ fn a_trait_with_supertraits_renamed_in_a_doc_test_import_is_renamed_plainly() {
         assert!(support::cargo_doc_tests_pass(dir.path()), "{written}");
     }
 }
+
+/// F3: renaming a trait method that a macro call's argument names (`float_const_impl! { PI, }`,
+/// the template using it as `fn PI()` and as `$T::consts::PI`) renamed the standard library's
+/// `consts::PI` in a test and in doc-tests; the macro's double use was not warned of.
+#[test]
+fn a_macro_argument_that_also_names_std_constants_renames_no_std_use() {
+    let test = "lsp_trial71::a_macro_argument_that_also_names_std_constants_renames_no_std_use";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let lib = "macro_rules! float_const_impl {\n    ($(#[$doc:meta] $constant:ident,)+) => (\n        #[allow(non_snake_case)]\n        pub trait FloatConst {\n            $(#[$doc] fn $constant() -> Self;)+\n        }\n        impl FloatConst for f64 {\n            $(fn $constant() -> f64 { core::f64::consts::$constant })+\n        }\n    );\n}\n\nfloat_const_impl! {\n    #[doc = \"Return `pi`.\"]\n    PI,\n    #[doc = \"Return `e`.\"]\n    E,\n}\n\n/// Half a turn.\n///\n/// ```\n/// assert!(nums::half_turn() > 3.0 && core::f64::consts::PI > 3.0);\n/// ```\npub fn half_turn() -> f64 {\n    <f64 as FloatConst>::PI()\n}\n\n#[cfg(test)]\nmod tests {\n    use core::f64::consts;\n\n    #[test]\n    fn pi() {\n        assert_eq!(super::half_turn(), consts::PI);\n    }\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"nums\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 15, "symbol": "PI", "new_name": "ARCHIMEDES", "preview": true}),
+    );
+    assert!(!text.contains("src/lib.rs:36:"), "the std constant's use in the test is renamed:\n{text}");
+    assert!(!text.contains("+/// assert!(nums::half_turn() > 3.0 && core::f64::consts::ARCHIMEDES"), "{text}");
+    assert!(!text.contains("+        assert_eq!(super::half_turn(), consts::ARCHIMEDES)"), "{text}");
+    assert!(text.contains("WARNING: this rename edits the argument `PI` of 1 call of `float_const_impl!` (src/lib.rs:15)"), "{text}");
+}
