@@ -1317,8 +1317,15 @@ pub fn complete_rename(
                             .ok()
                             .is_some_and(|text| doc_test_impl_method_of(&text, hit.line as usize, old_name).as_deref() == Some(trait_name))
                     });
-                let leads_to_renamed =
-                    implements_renamed_trait || targets.iter().any(|target| origin_targets.contains(target) || renamed_by(&edits, target));
+                // As for code: a target in a Rust macro call's arguments counts only as the symbol
+                // itself — `forward! { Float::sqrt(self) -> Self; }` in `impl Real for T` names
+                // `Real::sqrt` and calls `Float::sqrt` with one token (trial71 F1: the doc-tests of
+                // `Real::sqrt` were renamed with `Float::sqrt`, those of `Float::sqrt` left).
+                let leads_to_renamed = implements_renamed_trait
+                    || targets.iter().any(|target| {
+                        origin_targets.contains(target)
+                            || (renamed_by(&edits, target) && !in_rust_macro_arguments(workspace_root, target, encoding))
+                    });
                 // A definition inside a `macro_rules!` template is an item the macro makes (an
                 // impl of the renamed trait method, say): the rename does not reach it, and whether
                 // it is this symbol is what the template's own occurrence decides (trial42 F4: hex's
@@ -2500,10 +2507,12 @@ fn in_rust_macro_arguments(workspace_root: &Path, (path, line, character): &Targ
         return false;
     }
     let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return false };
-    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let Some(line_text) = lines.get(*line as usize) else { return false };
+    let Some(line_text) = text.lines().nth(*line as usize) else { return false };
     let byte = encoding.byte_from_column(line_text, *character);
-    crate::lsp::hierarchy::enclosing_macro_invocation(&lines, *line as usize, byte).is_some()
+    // By the syntax tree: a macro call's token tree holds statements too (`forward! {
+    // Float::sqrt(self) -> Self; … }`, trial71 F1), which a scan back to a `;` misses.
+    let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &text) else { return false };
+    parsed.in_macro_invocation_arguments(*line, byte)
 }
 
 /// The report lines and write-check blind spots of Rust occurrences rust-analyzer does not

@@ -426,6 +426,27 @@ impl ParsedSource {
         found
     }
 
+    /// Whether the Rust token at 0-based `line0`, byte column `byte_column` lies in a macro call's
+    /// arguments (a `token_tree` of a `macro_invocation`, at any depth) — outside a
+    /// `macro_rules!` definition's own templates. `false` for other grammars.
+    pub fn in_macro_invocation_arguments(&self, line0: u32, byte_column: usize) -> bool {
+        if self.language != SupportLang::Rust {
+            return false;
+        }
+        let Some(at) = self.byte_offset(line0, byte_column) else { return false };
+        let Some(mut node) = self.root.root().get_inner_node().descendant_for_byte_range(at, at) else { return false };
+        while let Some(parent) = node.parent() {
+            if parent.kind() == "macro_definition" {
+                return false;
+            }
+            if node.kind() == "token_tree" && parent.kind() == "macro_invocation" {
+                return true;
+            }
+            node = parent;
+        }
+        false
+    }
+
     /// The text of 0-based line `line0` without its line break; `None` past the last line.
     pub fn line_text(&self, line0: u32) -> Option<&str> {
         let start = *self.line_starts.get(line0 as usize)?;
@@ -2340,6 +2361,18 @@ impl ReferenceRole {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_in_a_macro_calls_statements_is_in_its_arguments_and_a_template_is_not() {
+        // num-traits 0.2.19 real.rs:803 (trial71 F1): `forward! { Float::sqrt(self) -> Self; … }`.
+        let source = "macro_rules! forward {\n    ($($base:ident :: $m:ident (self) -> $r:ty ;)*) => { $(fn $m(self) -> $r { <Self as $base>::$m(self) })* };\n}\n\nimpl<T: Float> Real for T {\n    forward! {\n        Float::floor(self) -> Self;\n        Float::sqrt(self) -> Self;\n    }\n}\n\nfn plain() {\n    let sqrt = 1;\n}\n";
+        let parsed = ParsedSource::parse(Path::new("real.rs"), source).unwrap();
+        let column = |line0: usize| source.lines().nth(line0).unwrap().find("sqrt").unwrap();
+        assert!(parsed.in_macro_invocation_arguments(7, column(7)), "after a `;` inside the call");
+        assert!(!parsed.in_macro_invocation_arguments(12, column(12)), "plain code");
+        let template = source.lines().nth(1).unwrap().find("$m(self)").unwrap();
+        assert!(!parsed.in_macro_invocation_arguments(1, template), "a macro_rules! template");
+    }
 
     fn facts(file: &str, source: &str, line0: u32, name: &str) -> DeclarationFacts {
         ParsedSource::parse(Path::new(file), source).expect("parsed").declaration_facts(line0, 0, name).expect("name on the line")
