@@ -148,6 +148,10 @@ pub struct GoCoverage {
     /// not absent (trial63 M4: golang-set's `internal/usage`, whose test files did not
     /// type-check, hid a printf finding in its non-test code).
     pub vet_analyzers_not_run: Vec<String>,
+    /// `go vet` stopped at a load error (an import no module provides, a missing package)
+    /// before analysing any package: every analyzer finding is unknown, not absent (trial73 F1:
+    /// hashicorp/go-version's printf finding disappeared next to a test file's broken import).
+    pub vet_stopped_at_load_error: bool,
 }
 
 /// A package (or a package's test files) the Go compiler never type-checked because a package it
@@ -1055,6 +1059,9 @@ fn go_coverage_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String
             if stopped.len() > shown.len() { format!(" and {} more", stopped.len() - shown.len()) } else { String::new() }
         ));
     }
+    if coverage.vet_stopped_at_load_error {
+        lines.push("NOT analysed by go vet: every package — go vet stopped at a load error (listed above: an import no module provides, or a package not found) before any analyzer ran, so a printf or other finding anywhere is unknown, not absent, and `go test` fails its setup on the error; fix it and check again".to_owned());
+    }
     let excluded = &coverage.excluded_by_build_constraints;
     for file in excluded.iter().take(GO_LINES_SHOWN) {
         lines.push(format!("NOT compiled (build constraints): {}", go_constrained_file_text(file, supervisor)));
@@ -1811,6 +1818,7 @@ fn run_checker(
     // build` printed their errors).
     let mut go_failed_packages: Vec<String> = Vec::new();
     let mut go_vet_stopped: Vec<String> = Vec::new();
+    let mut go_vet_load_error = false;
     let mut gopls_checked = false;
     while let Some((names, args)) = steps.get(step_index).cloned() {
         step_index += 1;
@@ -1998,6 +2006,7 @@ fn run_checker(
             // Also those whose test variant did not compile: the compiler stopped at 10 errors.
             let stopped = go_vet_packages_stopped_by_type_errors(&stderr);
             go_vet_stopped.extend(stopped.iter().cloned());
+            go_vet_load_error |= !completed.status.success() && stderr.lines().any(is_go_load_error);
             // A package whose type errors are all in its `_test.go` files compiled: the
             // packages importing it are compiled too.
             go_failed_packages.extend(go_vet_packages_with_type_errors_outside_tests(&stderr));
@@ -2023,6 +2032,7 @@ fn run_checker(
         if checker == "go" && args[0] == "list" && !completed.timed_out && completed.status.success() {
             let mut coverage = go_coverage_from_list(&stdout, &go_failed_packages, root);
             coverage.vet_analyzers_not_run = go_vet_stopped.clone();
+            coverage.vet_stopped_at_load_error = go_vet_load_error;
             let mut files: Vec<String> = coverage
                 .packages_not_compiled
                 .iter()
@@ -2571,6 +2581,25 @@ fn is_test_variant_header(header: &str) -> bool {
     header.trim_end().ends_with(".test]") && header.contains(" [")
 }
 
+/// Whether a line of go command output is a package load error — an import no module provides,
+/// a package not found — which stops `go vet` before any analyzer runs and fails `go test`'s
+/// setup.
+fn is_go_load_error(line: &str) -> bool {
+    [
+        "no required module provides package",
+        "cannot find module providing package",
+        "cannot find package",
+        "is not in std",
+        "is not in GOROOT",
+        "missing go.sum entry",
+        "import cycle not allowed",
+        "could not import",
+        "found packages",
+    ]
+    .iter()
+    .any(|pattern| line.contains(pattern))
+}
+
 /// Parses `go vet` / `go build` / `go test` stderr: `path.go:line:col: message`. `go build` and
 /// `go test` lines, the type errors `go vet` prints with a `vet: ` prefix and the compiler errors
 /// under a test-variant header (`# path [path.test]`) are errors; other `go vet` lines are
@@ -2594,7 +2623,9 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
         if line.ends_with(": too many errors") {
             continue;
         }
-        let type_error = line.starts_with("vet: ") || source != "go vet" || compile_block;
+        // A load error (an import no module provides) is no analyzer finding: `go test` fails
+        // with `[setup failed]` on it (trial73 F1: it read as a warning of the printf checks).
+        let type_error = line.starts_with("vet: ") || source != "go vet" || compile_block || is_go_load_error(line);
         let line = line.trim_start_matches("vet: ");
         let Some(go_at) = line.find(".go:") else { continue };
         let file = &line[..go_at + 3];
@@ -2904,6 +2935,17 @@ mod tests {
         let mut twice = records.clone();
         twice.extend(records);
         assert_eq!(sorted_and_deduplicated(twice).len(), 2);
+    }
+
+    #[test]
+    fn a_load_error_in_go_vet_output_is_an_error_not_an_analyzer_finding() {
+        // trial73 F1: hashicorp/go-version with a test file importing a missing module.
+        let stderr = "version_collection_test.go:8:4: cannot find module providing package github.com/nope/missing: module lookup disabled by GOPROXY=off\n./constraint.go:102:15: fmt.Errorf format %d has arg v of wrong type string\n";
+        let records = parse_go(stderr, Path::new("/w"), "go vet").unwrap();
+        let got: Vec<(u32, Severity)> = records.iter().map(|r| (r.line, r.severity)).collect();
+        assert_eq!(got, vec![(8, Severity::Error), (102, Severity::Warning)]);
+        assert!(is_go_load_error("x.go:3:2: no required module provides package example.com/a; to add it:"));
+        assert!(!is_go_load_error("x.go:3:2: fmt.Printf format %s reads arg #1"));
     }
 
     #[test]
