@@ -852,6 +852,8 @@ fn walk(
     // Keys of every item asked (roots included): an item is followed once.
     let mut asked: HashSet<(String, u32, u32, String)> = walk.roots.iter().map(Node::key).collect();
     let root_keys = asked.clone();
+    // The queried method's own `super.name(…)` call sites (file, 0-based line), left out below.
+    let mut super_sites: HashSet<(String, u32)> = HashSet::new();
     // The parents of the current level: (index into roots when depth 1, else into entries).
     let mut parents: Vec<(usize, bool)> = (0..walk.roots.len()).map(|index| (index, true)).collect();
     let mut follows = 0usize;
@@ -952,6 +954,21 @@ fn walk(
         // Which of this level's entries the next level follows.
         let mut next_parents = Vec::new();
         for mut node in level_nodes {
+            // The queried method's own `super.name(…)` calls the base method, not itself:
+            // tsserver answers a base and an override with one merged list (trial74 F2: an
+            // override calling `super.setEndpoint(value)` was labelled "recursive").
+            if dir.op == "incoming_calls" && root_keys.contains(&node.key()) {
+                node.call_sites.retain(|site| {
+                    let through_super = call_through_super(supervisor, site);
+                    if through_super {
+                        super_sites.insert((site.uri.clone(), site.line0));
+                    }
+                    !through_super
+                });
+                if node.call_sites.is_empty() {
+                    continue;
+                }
+            }
             let place = cache.place(&node.uri, node.line0);
             node.followed = if place.rank() != PathClass::Workspace {
                 Followed::Dependency
@@ -996,6 +1013,8 @@ fn walk(
             .collect();
         let listed: HashSet<(String, u32, u32)> = sites.iter().cloned().collect();
         walk.aliases = crate::lsp::call_aliases::follow_aliases(server, &roots, &sites, &listed, deadline);
+        // Nor are they uses of it that the call hierarchy left out.
+        walk.aliases.uses_not_listed.retain(|used| !super_sites.contains(&(used.uri.clone(), used.line0)));
         walk.requests += walk.aliases.requests;
     }
     walk.elapsed_ms = started.elapsed().as_millis();
@@ -1163,6 +1182,19 @@ pub(crate) fn enclosing_macro_invocation(lines: &[String], line0: usize, byte: u
         }
     }
     None
+}
+
+/// Whether the call at `site` is written `super.NAME(…)` (TypeScript/JavaScript, Python's
+/// `super().NAME(…)` too): it calls the base class's method.
+fn call_through_super(supervisor: &LspSupervisor, site: &CallSite) -> bool {
+    let Some(path) = crate::lsp::uri::uri_to_path(&site.uri) else { return false };
+    let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path) else { return false };
+    let Some(line) = text.lines().nth(site.line0 as usize) else { return false };
+    // The site's character is UTF-16 for tsserver; a `super.` before a name is ASCII.
+    let prefix: String =
+        line.encode_utf16().take(site.character0 as usize).map(|unit| char::from_u32(u32::from(unit)).unwrap_or(' ')).collect();
+    let before = prefix.trim_end();
+    before.ends_with("super.") || before.ends_with("super().")
 }
 
 /// [`SiteUsage`] of the identifier starting at byte `start` of `line`.

@@ -1063,9 +1063,14 @@ pub fn complete_rename(
         if kept_alias_modules.is_none() {
             kept_alias_modules = Some(modules_keeping_public_name(&reader, &edits, &grep.hits, old_name, new_name));
         }
-        if kept_alias_modules
-            .as_ref()
-            .is_some_and(|modules| !modules.is_empty() && imports_name_from(&reader, &hit.path, old_name, modules).is_some())
+        // A member access (`e.request`) names a property, not the imported binding (trial74 F1:
+        // graphql-request's `ClientError.request` was listed as reaching the function through
+        // the kept export).
+        let member_access = hit.line_text[..hit.byte_start].trim_end().ends_with('.');
+        if !member_access
+            && kept_alias_modules
+                .as_ref()
+                .is_some_and(|modules| !modules.is_empty() && imports_name_from(&reader, &hit.path, old_name, modules).is_some())
         {
             kept_by_export_alias.push(hit);
             continue;

@@ -53,6 +53,18 @@ pub(crate) fn typescript_public_api_notes(
         .copied()
         .find(|&index| new_text.lines().nth(index).is_some_and(|line| line.contains(&kept)) && !old_lines[index].contains(&kept));
     if let Some(index) = kept_at {
+        // The server kept the export yet renamed importers of the old name (it does so while an
+        // `export default` names the same binding): they now import a name the module does not
+        // export (trial74 F1: graphql-request's `request`, TS2614 in the importer; the note had
+        // said importers "keep working and are not renamed").
+        let renamed_importers = importers_renamed_to(workspace_root, plan, path, old_name, new_name);
+        if !renamed_importers.is_empty() {
+            return vec![format!(
+                "WARNING: {shown}:{} now reads `{kept}` — the module keeps exporting `{old_name}` — yet this rename also changes the imports of `{old_name}` in {} to `{new_name}`, which the module does not export: they break (TS2614); after accepting, rename the export too (`{new_name}` alone) or restore those imports",
+                index + 1,
+                renamed_importers.join(", ")
+            )];
+        }
         return vec![format!(
             "note: public name kept: {shown}:{} now reads `{kept}`: the server kept the export `{old_name}`, so code that imports `{old_name}` from this module keeps working and is not renamed — rename that export too (`{new_name}` alone) if the public name should change",
             index + 1
@@ -183,6 +195,37 @@ fn export_specifiers(path: &Path, text: &str) -> Option<Vec<ExportSpecifier>> {
         stack.extend(node.named_children(&mut cursor));
     }
     Some(found)
+}
+
+/// The places (`file:line`) of import statements in the plan's other TypeScript/JavaScript files
+/// that the plan changes from importing `old_name` to importing `new_name`.
+fn importers_renamed_to(workspace_root: &Path, plan: &WorkspaceEditPlan, path: &Path, old_name: &str, new_name: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for change in &plan.changes {
+        if change.path == path
+            || !matches!(
+                change.path.extension().and_then(|ext| ext.to_str()),
+                Some("ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+            )
+        {
+            continue;
+        }
+        let (crate::files::ExpectedState::Content(old_bytes), Some(new_bytes)) = (&change.expected, &change.new_content) else { continue };
+        let old_text = String::from_utf8_lossy(old_bytes);
+        let new_text = String::from_utf8_lossy(new_bytes);
+        for (index, (old_line, new_line)) in old_text.lines().zip(new_text.lines()).enumerate() {
+            let importing = |line: &str| line.trim_start().starts_with("import ") && line.contains(" from ");
+            if old_line != new_line
+                && importing(old_line)
+                && !crate::lsp::rename_coverage::word_positions(old_line, old_name).is_empty()
+                && !crate::lsp::rename_coverage::word_positions(new_line, new_name).is_empty()
+                && !new_line.contains(&format!("{old_name} as {new_name}"))
+            {
+                found.push(format!("{}:{}", crate::render::display_path(workspace_root, &change.path), index + 1));
+            }
+        }
+    }
+    found
 }
 
 /// `path`'s text after `plan` (empty when the plan does not write it or deletes it).

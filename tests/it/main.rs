@@ -96,6 +96,7 @@ mod lsp_trial70;
 mod lsp_trial71;
 mod lsp_trial72;
 mod lsp_trial73;
+mod lsp_trial74;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
