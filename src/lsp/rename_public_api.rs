@@ -910,6 +910,15 @@ mod tests {
     }
     use crate::files::FileChange;
 
+    /// A temporary crate `name` with an empty `src/`: (its directory, kept alive; its canonical root).
+    fn rust_crate(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n")).unwrap();
+        (dir, root)
+    }
+
     fn change(path: &Path, old: &str, new: &str) -> FileChange {
         FileChange {
             path: path.to_path_buf(),
@@ -946,10 +955,7 @@ mod tests {
 
     #[test]
     fn a_crate_root_re_export_renamed_is_a_public_api_change_with_the_keeping_use() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"csv-core\"\nversion = \"0.1.0\"\n").unwrap();
+        let (_dir, root) = rust_crate("csv-core");
         let lib_old = "mod writer;\npub use crate::writer::{\n    is_non_numeric, quote, Writer,\n};\n";
         let lib_new = lib_old.replace("is_non_numeric", "is_not_numeric");
         std::fs::write(root.join("src/lib.rs"), lib_old).unwrap();
@@ -987,10 +993,7 @@ mod tests {
     fn a_variant_a_variant_field_and_a_trait_item_are_as_public_as_their_enum_or_trait() {
         // trial43 F1: strsim's `pub enum StrSimError { DifferentLengthArgs }` — the variant has
         // no `pub` of its own, and renaming it breaks every dependent that names it (E0599).
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"strsim\"\nversion = \"0.1.0\"\n").unwrap();
+        let (_dir, root) = rust_crate("strsim");
         let lib = "pub enum StrSimError {\n    DifferentLengthArgs,\n    Other { DifferentLengthArgs: u8 },\n}\n\nenum Private {\n    DifferentLengthArgs,\n}\n\npub trait Metric {\n    fn DifferentLengthArgs(&self);\n    type DifferentLengthArgs;\n}\n\ntrait Hidden {\n    fn DifferentLengthArgs(&self);\n}\n\nmod inner {\n    pub enum E {\n        DifferentLengthArgs,\n    }\n}\n";
         std::fs::write(root.join("src/lib.rs"), lib).unwrap();
         let renamed = lib.replace("DifferentLengthArgs", "LengthMismatch");
@@ -1015,10 +1018,7 @@ mod tests {
     #[test]
     fn a_private_module_glob_re_exported_at_the_root_publishes_its_items_not_its_name() {
         // trial66 F5/F6: fastrand 2.1.1's `mod global_rng;` + `pub use global_rng::*;`.
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"fastrand\"\nversion = \"0.1.0\"\n").unwrap();
+        let (_dir, root) = rust_crate("fastrand");
         let lib = "mod global_rng;\n\n#[cfg(feature = \"std\")]\npub use global_rng::*;\n";
         std::fs::write(root.join("src/lib.rs"), lib).unwrap();
         let module = "pub fn choose_multiple() {}\n\npub struct Guard;\n\nimpl Guard {\n    pub fn keep(&self) {}\n}\n\nfn private_helper() {}\n\nmod inner {\n    pub fn choose_multiple() {}\n}\n";
@@ -1062,10 +1062,7 @@ mod tests {
     fn a_method_of_a_type_a_public_module_re_exports_from_its_private_inline_module_is_public() {
         // trial67 F2: once_cell 1.19.0's `pub mod race;` with `pub use self::once_box::OnceBox;`
         // and `mod once_box { … impl<T> OnceBox<T> { pub fn get(&self) … } }`.
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"once_cell\"\nversion = \"0.1.0\"\n").unwrap();
+        let (_dir, root) = rust_crate("once_cell");
         std::fs::write(root.join("src/lib.rs"), "pub mod race;\n").unwrap();
         let race = "#[cfg(feature = \"alloc\")]\npub use self::once_box::OnceBox;\n\nmod once_box {\n    pub struct OnceBox<T>(T);\n\n    impl<T> OnceBox<T> {\n        pub fn get(&self) -> &T {\n            &self.0\n        }\n    }\n\n    pub struct Hidden;\n\n    impl Hidden {\n        pub fn get(&self) {}\n    }\n}\n";
         std::fs::write(root.join("src/race.rs"), race).unwrap();
@@ -1087,10 +1084,7 @@ mod tests {
     #[test]
     fn a_method_of_a_trait_the_root_re_exports_from_a_private_module_is_public() {
         // trial48 F4: either 1.13.0's `mod into_either;` + `pub use self::into_either::IntoEither;`.
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"either\"\nversion = \"0.1.0\"\n").unwrap();
+        let (_dir, root) = rust_crate("either");
         std::fs::write(root.join("src/lib.rs"), "mod into_either;\nmod hidden;\npub use self::into_either::IntoEither;\n").unwrap();
         let module = "pub trait IntoEither: Sized {\n    fn into_either(self, left: bool) -> bool {\n        left\n    }\n}\n";
         std::fs::write(root.join("src/into_either.rs"), module).unwrap();
@@ -1257,10 +1251,7 @@ func (m *runeRangeMap) Lookup() rune {
     fn a_rust_line_that_keeps_its_declared_name_is_no_public_api_change() {
         // The Rust twin of trial44 F5: `pub fn variant(&self) -> Variant` keeps its name when
         // the type `Variant` is renamed.
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"uuidish\"\nversion = \"0.1.0\"\n").unwrap();
+        let (_dir, root) = rust_crate("uuidish");
         let old = "pub struct Variant;\npub fn Variant() -> Variant {\n    Variant\n}\n";
         let new = "pub struct VariantKind;\npub fn Variant() -> VariantKind {\n    VariantKind\n}\n";
         std::fs::write(root.join("src/lib.rs"), old).unwrap();
