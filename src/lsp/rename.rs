@@ -791,6 +791,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         });
     let path_attribute_warnings =
         moved_files_named_by_path_attributes(supervisor.workspace_root(), &plan, &|path| supervisor.display_path(path));
+    let built_name_warnings = python_names_built_at_run_time(&plan, &resolved.cursor_identifier, &|path| supervisor.display_path(path));
     let overload_warnings = python_overload_parameter_warnings(&plan, &path, line0, &resolved.cursor_identifier, &args.new_name, &|path| {
         supervisor.display_path(path)
     });
@@ -800,6 +801,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&macro_argument_warnings)
         .chain(&path_attribute_warnings)
         .chain(&overload_warnings)
+        .chain(&built_name_warnings)
         .chain(loading_warning.iter())
         .chain(&coverage.warnings)
         .chain(&taken.warnings)
@@ -939,6 +941,56 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     });
     Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
         .with_written_paths(written))
+}
+
+/// For a Python rename of `old_name`: one `WARNING: …` per string in the plan's Python files (read
+/// before the edit) that builds names starting like `old_name` at run time — `'visit_%s' % …`,
+/// `f'visit_{…}'`, `'visit_' + …`, `.format`, or a `startswith('_func_')` test — since code that
+/// calls or registers methods by such a name stops finding the renamed one, with no error from
+/// pyright (trial76 M1: jmespath's `getattr(self, 'visit_%s' % node['type'])` and its
+/// `_func_` registry; 20 tests failed, `abs()` disappeared). Empty when none is found.
+fn python_names_built_at_run_time(plan: &WorkspaceEditPlan, old_name: &str, display: &dyn Fn(&Path) -> String) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (path, old_text, _) in plan.python_texts() {
+        for (index, line) in old_text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with('#') {
+                continue;
+            }
+            for quote in ['\'', '"'] {
+                let mut rest = line;
+                while let Some(open) = rest.find(quote) {
+                    let after = &rest[open + 1..];
+                    let Some(close) = after.find(quote) else { break };
+                    let literal = &after[..close];
+                    let tail = after[close + 1..].trim_start();
+                    let before = rest[..open].trim_end();
+                    // The literal part before a placeholder: `visit_` of `visit_%s` / `visit_{…}`.
+                    let prefix = literal.split(['%', '{']).next().unwrap_or(literal);
+                    let builds = (literal.len() > prefix.len()
+                        && (literal[prefix.len()..].starts_with("%s") || literal[prefix.len()..].starts_with('{')))
+                        || tail.starts_with('+')
+                        || before.ends_with("startswith(");
+                    if builds
+                        && prefix.len() >= 2
+                        && prefix.len() < old_name.len()
+                        && old_name.starts_with(prefix)
+                        && prefix.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    {
+                        found.push(format!("{}:{} (`{}`)", display(path), index + 1, crate::render::cut_chars(code, 80)));
+                    }
+                    rest = &after[close + 1..];
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "WARNING: `{old_name}` matches a name the code builds at run time from a string — {} — so a `getattr`, a registry or a dispatch by name may call or register it by that name: the renamed method is no longer found there (often a fallback runs instead), and pyright reports nothing; read those lines before accepting, and keep the name if they reach it",
+        found.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+    )]
 }
 
 /// For a Python parameter `old_name` (asked at 0-based `line0` of `path`) of a function declared

@@ -97,6 +97,7 @@ mod lsp_trial71;
 mod lsp_trial72;
 mod lsp_trial73;
 mod lsp_trial74;
+mod lsp_trial76;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
