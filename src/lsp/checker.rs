@@ -2246,11 +2246,24 @@ fn number_repeats_within_step(records: &mut [DiagnosticRecord]) {
 /// `span` (a rustc JSON span), or — when its file is outside the package (an absolute path: the
 /// standard library's sources, a registry crate) — the innermost span of its macro expansion
 /// chain (`expansion.span`, followed outwards) whose file is a relative path, the package's own
-/// call site; `span` itself when the chain has none.
+/// call site; for a span in the package inside a macro's expansion, the outermost call site in
+/// the package; `span` itself when the chain has none.
 fn workspace_call_site(span: &Value) -> &Value {
     let outside = |span: &Value| span["file_name"].as_str().is_none_or(|file| Path::new(file).is_absolute());
     if !outside(span) {
-        return span;
+        // A span inside the expansion of the package's own macro: the outermost call in the
+        // package, one error per call as cargo counts them (trial75 F2: tinyvec's `array_vec!`
+        // body held 42 errors of 42 calls, read as 6, "+152 repeated").
+        let mut outermost = span;
+        let mut current = span;
+        for _ in 0..64 {
+            let Some(call_site) = current.pointer("/expansion/span") else { break };
+            if !outside(call_site) {
+                outermost = call_site;
+            }
+            current = call_site;
+        }
+        return outermost;
     }
     let mut current = span;
     // Bounded: rustc's expansion chains are finite, and a hostile one is cut.
@@ -2804,6 +2817,15 @@ mod tests {
             json!([{"file_name": core, "line_start": 46, "is_primary": true, "expansion": {"span": {"file_name": core, "line_start": 9}}}]);
         let records = parse_cargo(&line("error", Some("E0277"), span), &root.join("member")).unwrap();
         assert_eq!((records[0].path.clone(), records[0].line), (PathBuf::from(core), 46));
+        // The package's own macro (trial75 F2: tinyvec's `array_vec!`, called by the tests through
+        // a nested call in its own body): the outermost call in the package, one error per call.
+        std::fs::create_dir_all(root.join("member/tests")).unwrap();
+        std::fs::write(root.join("member/tests/t.rs"), "").unwrap();
+        let span = json!([{"file_name": "member/src/lib.rs", "line_start": 34, "is_primary": true, "expansion": {
+            "macro_decl_name": "array_vec!", "span": {"file_name": "member/src/lib.rs", "line_start": 42, "expansion": {
+                "macro_decl_name": "array_vec!", "span": {"file_name": "member/tests/t.rs", "line_start": 16, "expansion": null}}}}}]);
+        let records = parse_cargo(&line("error", Some("E0599"), span), &root.join("member")).unwrap();
+        assert_eq!((records[0].path.clone(), records[0].line), (root.join("member/tests/t.rs"), 16));
     }
 
     #[test]

@@ -147,7 +147,34 @@ impl DiagnosticRecord {
     /// reach rust-analyzer as warnings tagged `Unnecessary`, and a write that adds one is said
     /// (trial27b M7).
     pub fn from_lsp(path: &Path, diagnostic: &Diagnostic) -> Option<DiagnosticRecord> {
-        let severity = Severity::from_lsp_severity(diagnostic.severity);
+        let mut severity = Severity::from_lsp_severity(diagnostic.severity);
+        // rust-analyzer maps a rustc diagnostic raised inside a macro's expansion to the macro's
+        // body (the primary, related to "Error originated from macro call here") and to a HINT
+        // at each macro call (related to "Exact error occurred here"). cargo counts one error
+        // per call: the calls are the errors, the body's record is their common place (trial75
+        // F1, F2: tinyvec's `array_vec!` body held 6 distinct messages for 42 failing calls, and
+        // the test file with 39 of them read "no new errors").
+        let related = diagnostic.related_information.as_deref().unwrap_or_default();
+        let at_macro_call = related.iter().find(|info| info.message == "Exact error occurred here");
+        let in_macro_body = related
+            .iter()
+            .any(|info| info.message == "Error originated from macro call here" || info.message == "Actual error occurred here");
+        if severity == Severity::Hint && at_macro_call.is_some() {
+            // A call inside a `macro_rules!` body is an intermediate step of a nested expansion:
+            // the outermost call, in code, is the one cargo counts.
+            let in_template = std::fs::read_to_string(path).ok().is_some_and(|text| {
+                let line0 = diagnostic.range.start.line;
+                crate::lsp::inactive::macro_rules_line_ranges(&text).iter().any(|(first, last)| (*first..=*last).contains(&line0))
+            });
+            if in_template {
+                return None;
+            }
+            let rustc_error = matches!(&diagnostic.code, Some(lsp_types::NumberOrString::String(code))
+                if code.len() == 5 && code.starts_with('E') && code[1..].bytes().all(|b| b.is_ascii_digit()));
+            severity = if rustc_error { Severity::Error } else { Severity::Warning };
+        } else if in_macro_body && severity != Severity::Hint {
+            return None;
+        }
         if severity == Severity::Hint {
             return None;
         }
@@ -162,12 +189,22 @@ impl DiagnosticRecord {
             Some(lsp_types::NumberOrString::Number(code)) => Some(code.to_string()),
             None => None,
         };
+        let mut message = diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(body) = at_macro_call {
+            let file = crate::lsp::uri::lsp_uri_to_path(&body.location.uri)
+                .and_then(|body_path| body_path.file_name().map(|name| name.to_string_lossy().into_owned()))
+                .unwrap_or_default();
+            message.push_str(&format!(
+                " [in the expansion of this macro call; rustc points into the macro's body at {file}:{}]",
+                body.location.range.start.line + 1
+            ));
+        }
         Some(DiagnosticRecord {
             path: path.to_path_buf(),
             line: diagnostic.range.start.line.saturating_add(1),
             severity,
             code,
-            message: diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" "),
+            message,
             source: diagnostic.source.clone(),
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
@@ -6380,6 +6417,53 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rustc_error_in_a_macro_expansion_counts_at_each_outermost_macro_call() {
+        // rust-analyzer's mapping (trial75 F1): the primary at the macro's body, related to the
+        // call; a HINT at each call, related back to the body.
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("lib.rs");
+        std::fs::write(
+            &source,
+            "macro_rules! m {\n    ($e:expr) => { $e.push(1) };\n    (@nested $e:expr) => { m!($e) };\n}\n\nfn f(v: u8) {\n    m!(v);\n}\n",
+        )
+        .unwrap();
+        let uri = crate::lsp::uri::path_to_lsp_uri(&source);
+        let related = |line: u32, message: &str| lsp_types::DiagnosticRelatedInformation {
+            location: lsp_types::Location {
+                uri: uri.clone(),
+                range: lsp_types::Range::new(lsp_types::Position::new(line, 0), lsp_types::Position::new(line, 1)),
+            },
+            message: message.to_owned(),
+        };
+        let diagnostic = |line: u32, severity: lsp_types::DiagnosticSeverity, info: Vec<lsp_types::DiagnosticRelatedInformation>| {
+            lsp_types::Diagnostic {
+                range: lsp_types::Range::new(lsp_types::Position::new(line, 4), lsp_types::Position::new(line, 9)),
+                severity: Some(severity),
+                code: Some(lsp_types::NumberOrString::String("E0599".to_owned())),
+                message: "no method named `push` found for type `u8`".to_owned(),
+                related_information: Some(info),
+                ..Default::default()
+            }
+        };
+        let body = diagnostic(1, lsp_types::DiagnosticSeverity::ERROR, vec![related(6, "Error originated from macro call here")]);
+        assert_eq!(DiagnosticRecord::from_lsp(&source, &body), None, "the body's record stands for the calls");
+        let call = diagnostic(6, lsp_types::DiagnosticSeverity::HINT, vec![related(1, "Exact error occurred here")]);
+        let record = DiagnosticRecord::from_lsp(&source, &call).expect("the call is the error");
+        assert_eq!((record.line, record.severity), (7, Severity::Error));
+        assert!(
+            record.message.contains("in the expansion of this macro call; rustc points into the macro's body at lib.rs:2"),
+            "{}",
+            record.message
+        );
+        // A call inside the macro's own body is an intermediate step.
+        let nested = diagnostic(2, lsp_types::DiagnosticSeverity::HINT, vec![related(1, "Exact error occurred here")]);
+        assert_eq!(DiagnosticRecord::from_lsp(&source, &nested), None);
+        // Other hints stay out.
+        let help = diagnostic(6, lsp_types::DiagnosticSeverity::HINT, vec![related(1, "original diagnostic")]);
+        assert_eq!(DiagnosticRecord::from_lsp(&source, &help), None);
+    }
 
     #[test]
     fn a_negated_release_tag_needs_an_older_toolchain_and_no_command_checks_it() {
