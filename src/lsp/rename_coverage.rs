@@ -524,7 +524,7 @@ fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashS
 }
 
 /// The `textDocument` + `position` of a request at 0-based (`line`, `character`) of `path`.
-fn text_document_position(path: &Path, line: u32, character: u32) -> lsp_types::TextDocumentPositionParams {
+pub(crate) fn text_document_position(path: &Path, line: u32, character: u32) -> lsp_types::TextDocumentPositionParams {
     lsp_types::TextDocumentPositionParams {
         text_document: crate::lsp::client::text_document(path),
         position: lsp_types::Position { line, character },

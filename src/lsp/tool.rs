@@ -759,6 +759,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             }
             notes.extend(go_standard_interfaces_not_listed(supervisor, server, &path, &resolved, locations.clone()));
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
+            notes.extend(typescript_class_members_not_listed(supervisor, server, &path, &resolved, locations.clone(), request_deadline));
             if location_ranges(locations.clone()).is_empty() {
                 notes.extend(members_assigned_instead(supervisor, server, &path, &resolved, request_deadline));
                 if server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
@@ -1820,6 +1821,91 @@ fn identifier_starting_at(line: &str, byte: usize) -> Option<&str> {
     let rest = line.get(byte..)?;
     let length: usize = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').map(char::len_utf8).sum();
     (length > 0).then(|| &rest[..length])
+}
+
+/// For tsserver's implementations of an interface member (`TimestampProvider.now`): the members
+/// of that name in the classes tsserver lists as implementing the interface (its
+/// `implementation` of the interface's name, subinterfaces' classes included) that the answer
+/// leaves out — tsserver lists the methods and object-literal members, not a class's property
+/// declaration (trial78 F1: rxjs's `public now: () => number;` in `Scheduler`, which implements
+/// `SchedulerLike extends TimestampProvider`; tsc requires it). `None` for other servers, or
+/// when nothing is missing.
+fn typescript_class_members_not_listed(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &crate::lsp::position::ResolvedSymbol,
+    answer: Option<lsp_types::GotoDefinitionResponse>,
+    deadline: Instant,
+) -> Option<String> {
+    if server.definition().write_check != crate::lsp::WriteCheck::TsserverRequests {
+        return None;
+    }
+    let name = resolved.cursor_identifier.as_str();
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let parsed = crate::lsp::syntax::ParsedSource::parse(path, &text)?;
+    let owner = parsed.typescript_member_owner_name(resolved.line - 1, name)?;
+    // The interface's declaration in this file (a class's member is no interface's).
+    let (owner_line0, owner_byte) = text.lines().enumerate().find_map(|(index, line)| {
+        let at = line.find(&format!("interface {owner}"))? + "interface ".len();
+        let after = line[at + owner.len()..].chars().next();
+        after.is_none_or(|c| !(c.is_alphanumeric() || c == '_')).then_some((index as u32, at))
+    })?;
+    let owner_line = text.lines().nth(owner_line0 as usize)?;
+    let character = server.position_encoding().column_from_byte(owner_line, owner_byte);
+    let params = lsp_types::request::GotoImplementationParams {
+        text_document_position_params: crate::lsp::rename_coverage::text_document_position(path, owner_line0, character),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let implementations = server.request::<lsp_types::request::GotoImplementation>(params, deadline).ok()??;
+    let listed: HashSet<(PathBuf, u32)> = location_ranges(answer)
+        .into_iter()
+        .filter_map(|(uri, range)| {
+            let listed_path =
+                <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))?;
+            Some((std::fs::canonicalize(&listed_path).unwrap_or(listed_path), range.start.line))
+        })
+        .collect();
+    let mut missing: Vec<String> = Vec::new();
+    let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+    for (uri, range) in location_ranges(Some(implementations)) {
+        let Some(class_path) =
+            <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))
+        else {
+            continue;
+        };
+        let class_path = std::fs::canonicalize(&class_path).unwrap_or(class_path);
+        if !class_path.starts_with(supervisor.workspace_root()) {
+            continue;
+        }
+        let source = parsed_files.entry(class_path.clone()).or_insert_with(|| {
+            let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &class_path).ok()?;
+            crate::lsp::syntax::ParsedSource::parse(&class_path, &text)
+        });
+        let Some(class) = source.as_ref().and_then(|source| source.typescript_class_named_at(range.start.line)) else { continue };
+        for (member, member_line0) in &class.members {
+            // A static member is the class's own, no instance's.
+            let is_static = source
+                .as_ref()
+                .and_then(|source| source.line_text(*member_line0))
+                .is_some_and(|line| line.split(name).next().is_some_and(|before| before.split_whitespace().any(|word| word == "static")));
+            if member == name && !is_static && !listed.contains(&(class_path.clone(), *member_line0)) {
+                let place = format!("`{}.{name}` ({}:{})", class.name, supervisor.display_path(&class_path), member_line0 + 1);
+                if !missing.contains(&place) {
+                    missing.push(place);
+                }
+            }
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: NOT in this answer: {} of classes that implement `{owner}` (tsserver's implementations of `{owner}`) and declare `{name}` — a property declaration, which tsserver leaves out of a member's implementations; the compiler requires them: {}",
+        crate::render::plural(missing.len(), "member"),
+        missing.join(", ")
+    ))
 }
 
 /// Implementation locations tsserver gives that are no declaration of a class, interface or

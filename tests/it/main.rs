@@ -98,6 +98,7 @@ mod lsp_trial72;
 mod lsp_trial73;
 mod lsp_trial74;
 mod lsp_trial76;
+mod lsp_trial78;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
