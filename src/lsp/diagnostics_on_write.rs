@@ -5206,7 +5206,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // checks the same file (a test file tsserver holds in a second, inferred project) reports
     // them again (trial70 M3: immer's `__tests__/empty.ts`, 8 errors listed twice and counted in
     // "28 new errors in 3 files" where tsc saw 11 in 2).
+    // Two diagnostics with one place and message in one server's check are two (two calls on a
+    // line, trial34): only another server's repeat is dropped.
     let mut listed_records: HashSet<(PathBuf, u32, Option<String>, String)> = HashSet::new();
+    let mut listed_by_this_server: HashSet<(PathBuf, u32, Option<String>, String)> = HashSet::new();
     // Findings of the go vet checks `go test` runs that this write added (rendered): the
     // package's test build fails on them.
     // (rendered, whether this write introduced it: `None` without a pre-write state).
@@ -5226,6 +5229,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     };
     let count_text = |shown: usize, total: usize| if shown < total { format!("showing {shown} of {total}") } else { total.to_string() };
     for check in checks {
+        listed_records.extend(listed_by_this_server.drain());
         let server_id = &check.server_id;
         // What the checker cannot see (Python): a stub beside a written `.py`, rules turned off
         // by the configuration or, below, by a pragma in a file with no new errors.
@@ -5446,7 +5450,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let before_dedup = diff.new.len();
                     let mut listed_by_another_process = false;
                     diff.new.retain(|record| {
-                        listed_records.insert((file.path.clone(), record.line, record.code.clone(), record.message.clone()))
+                        let key = (file.path.clone(), record.line, record.code.clone(), record.message.clone());
+                        let repeated = listed_records.contains(&key);
+                        listed_by_this_server.insert(key);
+                        !repeated
                     });
                     if diff.new.len() < before_dedup {
                         listed_by_another_process = true;

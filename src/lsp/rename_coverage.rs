@@ -1276,17 +1276,16 @@ pub fn complete_rename(
                     // A field is declared `[pub[(…)]] NAME: Type` — the name first; `pub trait
                     // Float: Num` is a trait with supertraits (trial71 F4: num-traits' doc-test
                     // `use num_traits::{Zero, Float};` became `{Zero, Floating: Float}`).
-                    let mut rest = line.trim_start();
-                    if let Some(after_pub) = rest.strip_prefix("pub") {
-                        let after_pub = after_pub.trim_start();
-                        rest = match after_pub.strip_prefix('(') {
-                            Some(restricted) => restricted.split_once(')').map_or(after_pub, |(_, tail)| tail.trim_start()),
-                            None => after_pub,
-                        };
-                    }
-                    rest.strip_prefix(old_name).is_some_and(|after| {
-                        let after = after.trim_start();
-                        after.starts_with(':') && !after.starts_with("::")
+                    // Also in braces on one line: `Safe { strict: bool },` (trial46 F5).
+                    word_positions(&line, old_name).into_iter().any(|at| {
+                        let before = line[..at].trim_end();
+                        let after = line[at + old_name.len()..].trim_start();
+                        let field_place = before.is_empty()
+                            || before.ends_with('{')
+                            || before.ends_with(',')
+                            || before.ends_with("pub")
+                            || (before.ends_with(')') && before.contains("pub("));
+                        field_place && after.starts_with(':') && !after.starts_with("::")
                     })
                 },
             )
