@@ -215,8 +215,15 @@ fn importers_renamed_to(workspace_root: &Path, plan: &WorkspaceEditPlan, path: &
         let new_text = String::from_utf8_lossy(new_bytes);
         for (index, (old_line, new_line)) in old_text.lines().zip(new_text.lines()).enumerate() {
             let importing = |line: &str| line.trim_start().starts_with("import ") && line.contains(" from ");
+            // Only an import from the module that kept the export (trial32: `import {
+            // getErrorShape } from './error'`, the declaring module, is rightly renamed).
+            let from_kept_module = old_line.rsplit(" from ").next().is_some_and(|rest| {
+                let specifier = rest.trim().trim_end_matches(';').trim_matches(['\'', '"']);
+                specifier.starts_with('.') && change.path.parent().is_some_and(|directory| same_module(&directory.join(specifier), path))
+            });
             if old_line != new_line
                 && importing(old_line)
+                && from_kept_module
                 && !crate::lsp::rename_coverage::word_positions(old_line, old_name).is_empty()
                 && !crate::lsp::rename_coverage::word_positions(new_line, new_name).is_empty()
                 && !new_line.contains(&format!("{old_name} as {new_name}"))
@@ -226,6 +233,22 @@ fn importers_renamed_to(workspace_root: &Path, plan: &WorkspaceEditPlan, path: &
         }
     }
     found
+}
+
+/// Whether the module specifier resolved to `target` (`src/./index.js`, no extension, a
+/// directory's `index`) names the file `path`.
+fn same_module(target: &Path, path: &Path) -> bool {
+    let strip = |file: &Path| -> PathBuf {
+        let normal = crate::files::path::lexically_normal(file);
+        let text = normal.to_string_lossy().into_owned();
+        let text = [".d.ts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"]
+            .iter()
+            .find_map(|extension| text.strip_suffix(extension))
+            .unwrap_or(&text)
+            .to_owned();
+        PathBuf::from(text.strip_suffix("/index").unwrap_or(&text))
+    };
+    strip(target) == strip(path)
 }
 
 /// `path`'s text after `plan` (empty when the plan does not write it or deletes it).
