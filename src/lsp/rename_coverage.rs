@@ -26,7 +26,7 @@
 //!    definition leads elsewhere (other symbols with the same name) or nowhere (code the server
 //!    cannot resolve), and those not checked because the time budget ran out.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -3527,12 +3527,14 @@ fn references_through_rust_aliases(
     let encoding = server.position_encoding();
     // (file, 0-based line of the `use`, alias).
     let mut aliases: Vec<(PathBuf, u32, String, String)> = Vec::new();
+    // Each file read once: an answer lists many references in one file.
+    let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
     for location in references.iter() {
         let Some(path) = lsp_uri_to_path(&location.uri) else { continue };
         if path.extension().is_none_or(|ext| ext != "rs") {
             continue;
         }
-        let Ok(text) = reader.read_to_string(&path) else { continue };
+        let Some(text) = texts.entry(path.clone()).or_insert_with(|| reader.read_to_string(&path).ok()) else { continue };
         let Some(line_text) = text.lines().nth(location.range.start.line as usize) else { continue };
         let byte = encoding.byte_from_column(line_text, location.range.start.character);
         let Some(rest) = line_text.get(byte..).and_then(|rest| rest.strip_prefix(name)) else { continue };
@@ -3554,7 +3556,7 @@ fn references_through_rust_aliases(
     let origin_targets = definition_targets(server, origin, line, character, deadline);
     let mut notes = Vec::new();
     for (path, use_line, alias, use_text) in aliases.into_iter().take(3) {
-        let Ok(text) = reader.read_to_string(&path) else { continue };
+        let Some(Some(text)) = texts.get(&path) else { continue };
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         let mut added: Vec<u32> = Vec::new();
         let mut checked = 0usize;

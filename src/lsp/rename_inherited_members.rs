@@ -227,7 +227,7 @@ fn builtin_error_members(name: &str) -> Option<Vec<&'static str>> {
 }
 
 /// The identifier starting at byte `byte` of `line` (empty when none does).
-fn identifier_at_byte(line: &str, byte: usize) -> String {
+pub(crate) fn identifier_at_byte(line: &str, byte: usize) -> String {
     line.get(byte..).unwrap_or("").chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect()
 }
 

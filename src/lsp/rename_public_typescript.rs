@@ -236,19 +236,11 @@ fn importers_renamed_to(workspace_root: &Path, plan: &WorkspaceEditPlan, path: &
 }
 
 /// Whether the module specifier resolved to `target` (`src/./index.js`, no extension, a
-/// directory's `index`) names the file `path`.
+/// directory's `index`) names the file `path`, compared as the importer walk compares them
+/// ([`crate::lsp::project_scope::module_key`]).
 fn same_module(target: &Path, path: &Path) -> bool {
-    let strip = |file: &Path| -> PathBuf {
-        let normal = crate::files::path::lexically_normal(file);
-        let text = normal.to_string_lossy().into_owned();
-        let text = [".d.ts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"]
-            .iter()
-            .find_map(|extension| text.strip_suffix(extension))
-            .unwrap_or(&text)
-            .to_owned();
-        PathBuf::from(text.strip_suffix("/index").unwrap_or(&text))
-    };
-    strip(target) == strip(path)
+    use crate::lsp::project_scope::module_key;
+    module_key(&crate::files::path::lexically_normal(target)) == module_key(&crate::files::path::lexically_normal(path))
 }
 
 /// `path`'s text after `plan` (empty when the plan does not write it or deletes it).

@@ -1815,14 +1815,6 @@ fn rustc_found_no_error_anywhere(server: &LanguageServer, path: &Path, pushed_fr
     crate::lsp::inactive::no_rustc_error_published(snapshot.values().map(|set| &set.diagnostics))
 }
 
-/// The identifier that starts at byte `byte` of `line` (a location's start: a declaration's
-/// name); `None` when none starts there.
-fn identifier_starting_at(line: &str, byte: usize) -> Option<&str> {
-    let rest = line.get(byte..)?;
-    let length: usize = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').map(char::len_utf8).sum();
-    (length > 0).then(|| &rest[..length])
-}
-
 /// For tsserver's implementations of an interface member (`TimestampProvider.now`): the members
 /// of that name in the classes tsserver lists as implementing the interface (its
 /// `implementation` of the interface's name, subinterfaces' classes included) that the answer
@@ -1969,9 +1961,12 @@ fn implementations_that_are_expressions(
             let typing = source.value_typing_at(range.start.line, byte);
             let generic = source.typescript_generic_annotation_at(range.start.line, byte);
             values.push((supervisor.display_path(&path), range.start.line + 1, what, typing, generic));
-        } else if let Some(declared) = identifier_starting_at(line, byte) {
+        } else {
             // A declaration the answer lists (an interface extending the queried one).
-            declaration_names.insert(declared.to_owned());
+            let declared = crate::lsp::rename_inherited_members::identifier_at_byte(line, byte);
+            if !declared.is_empty() {
+                declaration_names.insert(declared);
+            }
         }
     }
     // A value declared with a generic type that takes the queried type (or one the answer
