@@ -2284,6 +2284,8 @@ fn workspace_call_site(span: &Value) -> &Value {
 /// Never for now: non-JSON lines are skipped.
 pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, String> {
     let mut records = Vec::new();
+    // Per shown (file, line, message): the distinct expansion chains seen there, in order.
+    let mut expansion_chains: std::collections::HashMap<(String, u64, String), Vec<String>> = std::collections::HashMap::new();
     for line in stdout.lines() {
         let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
         if message.get("reason").and_then(Value::as_str) != Some("compiler-message") {
@@ -2302,6 +2304,7 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
         // An error inside a macro defined elsewhere (`assert_eq!`'s `E0277` is spanned in
         // core's macros/mod.rs) is where the workspace invokes it, as cargo prints it (trial43
         // M12: six errors of strsim's tests were one entry at core/src/macros/mod.rs:46).
+        let original = span;
         let span = workspace_call_site(span);
         let file_name = span["file_name"].as_str().unwrap_or("");
         // rustc runs in the workspace root, so span paths are relative to it; the workspace root
@@ -2312,17 +2315,53 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
             .find(|base| base.join(file_name).is_file())
             .unwrap_or(root);
         let code = inner.pointer("/code/code").and_then(Value::as_str).map(str::to_owned);
-        records.push(record(
-            base,
-            file_name,
-            span["line_start"].as_u64().unwrap_or(1),
-            severity,
-            code,
-            inner["message"].as_str().unwrap_or(""),
-            "rustc",
-        ));
+        let line = span["line_start"].as_u64().unwrap_or(1);
+        let mut message_text = inner["message"].as_str().unwrap_or("").to_owned();
+        let mut repeat_in_step = 0;
+        if !std::ptr::eq(original, span) {
+            // One macro call can expand to several errors of one message (trial79 F1: byteorder's
+            // `qc_byte_order!` call held 3 calls of `$write`, 360 errors read as 121, "+240
+            // repeated"): each expansion's chain of spans is one error, numbered apart, while the
+            // same chain from another target (`lib` and `lib test`) merges as a repeat. A body in
+            // the package is named, so the agent can find the line.
+            let chain = expansion_chain(original);
+            let numbers = expansion_chains.entry((file_name.to_owned(), line, message_text.clone())).or_insert_with(Vec::new);
+            repeat_in_step = match numbers.iter().position(|known| *known == chain) {
+                Some(at) => at,
+                None => {
+                    numbers.push(chain);
+                    numbers.len() - 1
+                }
+            } as u32;
+            if let (Some(body_file), Some(body_line)) = (original["file_name"].as_str(), original["line_start"].as_u64()) {
+                if !Path::new(body_file).is_absolute() {
+                    message_text.push_str(&format!(" (in the macro's expansion, from {body_file}:{body_line})"));
+                }
+            }
+        }
+        let mut parsed = record(base, file_name, line, severity, code, &message_text, "rustc");
+        parsed.repeat_in_step = repeat_in_step;
+        records.push(parsed);
     }
     Ok(records)
+}
+
+/// The spans of a rustc span's macro expansion chain, itself first then each `expansion.span`
+/// outwards, as `file:line:column` joined by `<`: one text per expansion instance (bounded at 64
+/// steps).
+fn expansion_chain(span: &Value) -> String {
+    let mut parts = Vec::new();
+    let mut current = Some(span);
+    while let Some(step) = current.filter(|_| parts.len() < 64) {
+        parts.push(format!(
+            "{}:{}:{}",
+            step["file_name"].as_str().unwrap_or(""),
+            step["line_start"].as_u64().unwrap_or(0),
+            step["column_start"].as_u64().unwrap_or(0)
+        ));
+        current = step.pointer("/expansion/span");
+    }
+    parts.join("<")
 }
 
 /// The `compile_error!` errors in `cargo check --message-format=json` stdout, as
@@ -2826,6 +2865,29 @@ mod tests {
                 "macro_decl_name": "array_vec!", "span": {"file_name": "member/tests/t.rs", "line_start": 16, "expansion": null}}}}}]);
         let records = parse_cargo(&line("error", Some("E0599"), span), &root.join("member")).unwrap();
         assert_eq!((records[0].path.clone(), records[0].line), (root.join("member/tests/t.rs"), 16));
+        assert_eq!(records[0].message, "mismatched types (in the macro's expansion, from member/src/lib.rs:34)");
+        // trial79 F1 (byteorder): one call of the package's macro holds 3 errors of one message at
+        // 3 lines of its body, printed by `lib` and again by `lib test`: 3 errors, 3 repeats.
+        let body = |body_line: u64| {
+            json!([{"file_name": "member/src/lib.rs", "line_start": body_line, "column_start": 9, "is_primary": true, "expansion": {
+                "macro_decl_name": "qc_byte_order!", "span": {"file_name": "member/src/lib.rs", "line_start": 2456, "column_start": 5, "expansion": null}}}])
+        };
+        let once: Vec<String> = [2425, 2436, 2447].into_iter().map(|body_line| line("error", Some("E0061"), body(body_line))).collect();
+        let stdout = [once.clone(), once].concat().join("\n");
+        let records = parse_cargo(&stdout, &root.join("member")).unwrap();
+        assert_eq!(records.len(), 6);
+        assert!(records.iter().all(|record| record.line == 2456));
+        assert_eq!(sorted_and_deduplicated(records).len(), 3, "one per expansion, the other target's copies merged");
+        // A macro defined outside the package (core's `assert_eq!`), called twice on one line:
+        // two errors, told apart by the calls' columns.
+        let outside = |column: u64| {
+            json!([{"file_name": core, "line_start": 46, "column_start": 9, "is_primary": true, "expansion": {
+                "macro_decl_name": "assert_eq!", "span": {"file_name": "member/src/lib.rs", "line_start": 5, "column_start": column, "expansion": null}}}])
+        };
+        let stdout = [line("error", Some("E0277"), outside(5)), line("error", Some("E0277"), outside(30))].join("\n");
+        let records = sorted_and_deduplicated(parse_cargo(&stdout, &root.join("member")).unwrap());
+        assert_eq!(records.len(), 2, "{records:?}");
+        assert_eq!(records[0].message, "mismatched types", "a body outside the package is not named");
     }
 
     #[test]
