@@ -168,7 +168,11 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
     if !matches!(language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
         return None;
     }
-    let renamed_starts = renamed_offsets(old, new, old_name, new_name);
+    // An ES-private member (`#current`): the identifier hunks hold the name without its `#`, so
+    // the renamed offsets are found by the bare names and matched one byte into a private
+    // identifier (trial80 F1: `#currentQuery` → `#currentResult` beside an existing
+    // `#currentResult` read as free; tsc then gave TS2300).
+    let renamed_starts = renamed_offsets(old, new, old_name.trim_start_matches('#'), new_name.trim_start_matches('#'));
     // An import alias `import { OLD as NEW }` (or `{ NEW as NEW }`) that the old text did not
     // have is the rename's own binding: tsserver renames a use of an imported name by aliasing
     // the import (trial29 F5: @reduxjs/toolkit 1.9.7, 21 + 6 uses warned as "now refers to
@@ -213,6 +217,7 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
             "identifier"
                 | "type_identifier"
                 | "property_identifier"
+                | "private_property_identifier"
                 | "shorthand_property_identifier"
                 | "shorthand_property_identifier_pattern"
         );
@@ -241,7 +246,7 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
             continue;
         }
         let declares = declaration_scope(node);
-        if declares.is_none() && kind == "property_identifier" {
+        if declares.is_none() && matches!(kind, "property_identifier" | "private_property_identifier") {
             // `a.g`, `{ g: 1 }`: a property, not a lexical name.
             continue;
         }
@@ -255,7 +260,9 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
         occurrences.push(Occurrence {
             start: node.start_byte(),
             line: node.start_position().row + 1,
-            renamed: renamed_starts.contains(&node.start_byte()) || created_alias(&node),
+            renamed: renamed_starts.contains(&node.start_byte())
+                || (kind == "private_property_identifier" && renamed_starts.contains(&(node.start_byte() + 1)))
+                || created_alias(&node),
             what: declares.map_or_else(|| shortened(line_text), |(_, _, what)| format!("{what} {new_name}")),
             declares: declares.map(|(scope, space, _)| (scope, space)),
             space: match (kind, node.parent().map(|parent| parent.kind())) {
@@ -510,6 +517,26 @@ mod tests {
         let found = findings("a.ts", "export function f() {}\nexport function g() {}\nf();\n", "f", "g");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `f` becomes `function g`, which line 2 already declares"), "{found:?}");
+    }
+
+    #[test]
+    fn a_private_member_renamed_onto_another_private_member_is_a_duplicate() {
+        // @tanstack/query-core 5.59.0 (trial80 F1): `#currentQuery` → `#currentResult`, and
+        // `#clearStaleTimeout()` → `#clearRefetchInterval()`, in one class.
+        let old = "export class Q {\n  #current = 1;\n  #result = 2;\n  get() { return this.#current + this.#result; }\n  #clear() {}\n  #stop() {}\n}\n";
+        for old_name in ["current", "#current"] {
+            let new = old.replace("#current", "#result");
+            let found = file_findings(Path::new("q.ts"), old, &new, old_name, "#result").expect("parsed");
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert!(found[0].starts_with("2: the renamed `"), "{found:?}");
+            assert!(found[0].contains("becomes `member #result`, which line 3 already declares"), "{found:?}");
+        }
+        let new = old.replace("#clear", "#stop");
+        let found = file_findings(Path::new("q.ts"), old, &new, "clear", "#stop").expect("parsed");
+        assert!(found.len() == 1 && found[0].contains("which line 6 already declares"), "{found:?}");
+        // A free private name: nothing.
+        let new = old.replace("#current", "#latest");
+        assert!(file_findings(Path::new("q.ts"), old, &new, "current", "#latest").expect("parsed").is_empty());
     }
 
     #[test]
