@@ -69,6 +69,11 @@ pub struct OverrideFindings {
     /// would override it or be overridden by it, with no error when the types agree (cachetools
     /// 5.5.0: `RRCache.choice` renamed to `maxsize` silently overrode `Cache.maxsize`, trial51 F3).
     pub new_name_taken: Vec<String>,
+    /// One `WARNING:` line per subclass whose base name leads, by the server's definition, to
+    /// the renamed member's class and to another class of that name (boltons' `QueryParamDict`,
+    /// whose `OrderedMultiDict` is urlutils' own class or dictutils' imported over it, trial81
+    /// F1): which one it derives from is decided at run time.
+    pub two_class_base_warnings: Vec<String>,
     /// One summary line (`override check: …`) for a renamed method: the related methods found
     /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
     /// outside the workspace); `None` when the renamed symbol is no Python method.
@@ -253,9 +258,42 @@ pub fn override_findings(
             else {
                 continue;
             };
-            if !seen.insert((reference_path.clone(), subclass.name_line0)) {
+            if seen.contains(&(reference_path.clone(), subclass.name_line0)) {
                 continue;
             }
+            // The references of a class name can list the bases of another class of that name
+            // (pyright on boltons 24.0.0, trial81 F1: two `OrderedMultiDict` classes, and
+            // `FastIterOrderedMultiDict` called an override of the other one's method, with the
+            // advice to rename it too). The base is asked for its definition: a base that leads
+            // elsewhere only is no subclass of this class; one that leads to this class and
+            // another (a name bound twice: a class, then a fallback import over it) is said.
+            let base_targets =
+                crate::lsp::rename_coverage::definition_targets(server, &reference_path, reference_line, reference_character, deadline);
+            let leads_here =
+                base_targets.iter().any(|(target_path, target_line, _)| *target_path == class_path && *target_line == class.name_line0);
+            if !base_targets.is_empty() && !leads_here {
+                continue;
+            }
+            let elsewhere: Vec<String> = base_targets
+                .iter()
+                .filter(|(target_path, target_line, _)| !(*target_path == class_path && *target_line == class.name_line0))
+                .map(|(target_path, target_line, _)| ListedPath::new(workspace_root, target_path).with_line(target_line + 1))
+                .collect();
+            if !elsewhere.is_empty() {
+                findings.two_class_base_warnings.push(format!(
+                    "WARNING: `{}` ({}) derives from `{}`, a name bound to {} classes there: `{}` ({}, the class this rename changes) and {} — which one it derives from is decided at run time (a fallback import over a class of the same name). If it is the other, this rename leaves that class's `{old_name}` as it is while {}'s code renamed to `{new_name}` reaches it: AttributeError at run time, and the type checker shows nothing; check which binding wins (`python -c \"import …; print({}.__mro__)\"`) before accepting",
+                    subclass.name,
+                    ListedPath::new(workspace_root, &reference_path).with_line(subclass.name_line0 + 1),
+                    class.name,
+                    elsewhere.len() + 1,
+                    class.name,
+                    ListedPath::new(workspace_root, &class_path).with_line(class.name_line0 + 1),
+                    elsewhere.join(", "),
+                    subclass.name,
+                    subclass.name,
+                ));
+            }
+            seen.insert((reference_path.clone(), subclass.name_line0));
             if scanned >= MAX_CLASSES_SCANNED {
                 // Past the cap a direct subclass the references list is still read (no request),
                 // not followed further down (trial72 M2).
