@@ -74,6 +74,7 @@ pub(crate) mod rename_public_typescript;
 pub(crate) mod rename_python_imports;
 pub(crate) mod rename_taken_names;
 pub(crate) mod rename_taken_names_items;
+pub(crate) mod rename_test_discovery;
 pub(crate) mod rust_answer_checks;
 pub(crate) mod servers;
 pub(crate) mod sibling_roots;

@@ -105,9 +105,16 @@ impl WorkspaceEditPlan {
     /// The Python files (`.py`, `.pyi`) the plan changes, in its order: (path, text before, text
     /// after), lossily decoded; files created or deleted are left out.
     pub fn python_texts(&self) -> Vec<(&Path, String, String)> {
+        self.texts_with_extensions(&["py", "pyi"])
+    }
+
+    /// The files the plan changes whose extension is one of `extensions` (`["go", "py"]`), in
+    /// its order: (path, text before, text after), lossily decoded; files created or deleted are
+    /// left out.
+    pub fn texts_with_extensions(&self, extensions: &[&str]) -> Vec<(&Path, String, String)> {
         self.changes
             .iter()
-            .filter(|change| matches!(change.path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")))
+            .filter(|change| change.path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)))
             .filter_map(|change| match (&change.expected, &change.new_content) {
                 (ExpectedState::Content(old), Some(new)) => {
                     Some((change.path.as_path(), String::from_utf8_lossy(old).into_owned(), String::from_utf8_lossy(new).into_owned()))
@@ -795,9 +802,18 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let overload_warnings = python_overload_parameter_warnings(&plan, &path, line0, &resolved.cursor_identifier, &args.new_name, &|path| {
         supervisor.display_path(path)
     });
+    let test_collection_warnings = crate::lsp::rename_test_discovery::test_collection_warnings(
+        supervisor.workspace_root(),
+        server.root(),
+        &plan,
+        &resolved.cursor_identifier,
+        &args.new_name,
+        &|path| supervisor.display_path(path),
+    );
     let top_warnings: Vec<String> = outside_config
         .iter()
         .chain(edited_outside_warning.iter())
+        .chain(&test_collection_warnings)
         .chain(&macro_argument_warnings)
         .chain(&path_attribute_warnings)
         .chain(&overload_warnings)
@@ -807,6 +823,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&taken.warnings)
         .chain(&inherited.warnings)
         .chain(&overrides.new_name_taken)
+        .chain(&overrides.two_class_base_warnings)
         .chain(&overrides.enum_lookup_warnings)
         .chain(&overrides.union_receiver_warnings)
         .chain(&public_name_notes)

@@ -2269,6 +2269,18 @@ pub fn complete_rename(
             ));
         }
     }
+    // The other direction: a Go method renamed to the name and signature of a standard interface
+    // the library calls dynamically makes its type implement it, with no compile error (trial73
+    // M1: `Version.Original` → `Error` made fmt print `Error()` instead of `String()` for every
+    // `%v` of a `*Version`; build, vet and tests all passed).
+    if renamed_is_go_method {
+        if let Some(interface) = declaration_line.as_deref().and_then(|line| go_standard_interface_gained(line, old_name, new_name)) {
+            warnings.push(format!(
+                "WARNING: after this rename the method has the name and signature of `{interface}`, which the standard library calls dynamically ({}): its type now implements `{interface}`, so those calls reach `{new_name}` where they did not before — behaviour changes with NO compile error (for `error` and `fmt.Stringer`: every `%v`/`%s`/Println of a value of the type now prints `{new_name}()`); pick another name if that is not meant",
+                go_dynamic_caller(interface),
+            ));
+        }
+    }
     if !tied_methods.is_empty() {
         warnings.push(format!(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used as a type; a type assertion on it silently stops matching) — listed below",
@@ -2958,6 +2970,36 @@ pub(crate) fn go_dynamic_standard_interface(line: &str, name: &str) -> Option<&'
         ("Len", []) | ("Less" | "Swap", [_, "int"]) => "sort.Interface",
         _ => return None,
     })
+}
+
+/// The standard interface (see [`go_dynamic_standard_interface`]) a Go method declaration `line`
+/// named `old_name` comes to satisfy when renamed to `new_name`, when it did not satisfy it under
+/// its old name; methods whose interface requires a result (`Error`, `String`, `GoString`:
+/// `string`; `MarshalJSON`, `MarshalText`, `MarshalBinary`: `([]byte, error)`) are checked for
+/// it. `None` otherwise.
+pub(crate) fn go_standard_interface_gained(line: &str, old_name: &str, new_name: &str) -> Option<&'static str> {
+    if old_name == new_name || go_dynamic_standard_interface(line, old_name).is_some() {
+        return None;
+    }
+    let after_receiver_start = line.find(')')? + 1;
+    let (receiver, after_receiver) = line.split_at(after_receiver_start);
+    let renamed_rest = after_receiver.trim_start().strip_prefix(old_name)?;
+    let renamed = format!("{receiver} {new_name}{renamed_rest}");
+    let interface = go_dynamic_standard_interface(&renamed, new_name)?;
+    // The result: the text after the parameters' `)` up to the body's `{`.
+    let after_parameters = renamed_rest.split_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let result: String = after_parameters.split('{').next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+    let required = match new_name {
+        "Error" | "String" | "GoString" => Some("string"),
+        "MarshalJSON" | "MarshalText" | "MarshalBinary" | "GobEncode" => Some("([]byte, error)"),
+        "Is" | "As" => Some("bool"),
+        _ => None,
+    };
+    match required {
+        Some(required) if result != required => None,
+        None if new_name == "Unwrap" && result != "error" && result != "[]error" => None,
+        _ => Some(interface),
+    }
 }
 
 /// Who calls the standard interface `interface` (from [`go_dynamic_standard_interface`]) dynamically.
@@ -3868,6 +3910,20 @@ mod tests {
         assert_eq!(standard("func (uuid *UUID) Scan(src interface{}) error {", "Scan"), Some("sql.Scanner"));
         assert_eq!(standard("func (nu *NullUUID) Scan(value any) error {", "Scan"), Some("sql.Scanner"));
         assert_eq!(standard("func (s *T) Scan(dst []byte) error {", "Scan"), None, "other parameters");
+    }
+
+    #[test]
+    fn a_go_method_renamed_into_a_standard_dynamic_interface_is_known() {
+        use super::go_standard_interface_gained as gained;
+        // trial73 M1: go-version's `Original() string` renamed to `Error` / `GoString`.
+        assert_eq!(gained("func (v *Version) Original() string {", "Original", "Error"), Some("error"));
+        assert_eq!(gained("func (v *Version) Metadata() string {", "Metadata", "GoString"), Some("fmt.GoStringer"));
+        assert_eq!(gained("func (v *Version) Original() int {", "Original", "Error"), None, "another result");
+        assert_eq!(gained("func (v *Version) String() string {", "String", "Error"), None, "it implemented one before");
+        assert_eq!(gained("func (v *Version) Original() string {", "Original", "Origin"), None, "no standard name");
+        assert_eq!(gained("func (v T) Encode() ([]byte, error) {", "Encode", "MarshalJSON"), Some("json.Marshaler"));
+        assert_eq!(gained("func (w *W) Cause() []error {", "Cause", "Unwrap"), Some("errors.Unwrap's interface{ Unwrap() error }"));
+        assert_eq!(gained("func (w *W) Cause() string {", "Cause", "Unwrap"), None, "Unwrap returns error");
     }
 
     #[test]
