@@ -2661,7 +2661,7 @@ fn is_go_load_error(line: &str) -> bool {
 /// # Errors
 /// Never: other lines are skipped.
 pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<DiagnosticRecord>, String> {
-    let mut records = Vec::new();
+    let mut records: Vec<DiagnosticRecord> = Vec::new();
     // Under a `# path [path.test]` header the go command prints the compiler's errors for a
     // package's test variant (go vet needs it compiled): errors, not analyzer findings, which
     // come under a plain `# path` header (go-humanize: a parameter added to a test helper broke
@@ -2673,6 +2673,17 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
             continue;
         }
         if line.ends_with(": too many errors") {
+            continue;
+        }
+        // A tab-indented line continues the message above: the reason of `cannot use … as type
+        // error in return statement:` (trial77 M3), or the other place of a redeclaration
+        // (`\t./cast.go:11:6: other declaration of toInt`, which had counted as a second error,
+        // trial82 M2).
+        if let (Some(continued), Some(last)) = (line.strip_prefix('\t'), records.last_mut()) {
+            let continued = continued.split_whitespace().collect::<Vec<_>>().join(" ");
+            if !continued.is_empty() {
+                last.message = format!("{} {continued}", last.message);
+            }
             continue;
         }
         // A load error (an import no module provides) is no analyzer finding: `go test` fails
@@ -2961,7 +2972,13 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("/w/a_test.go", 52, "cannot use X (value of type goldmark.Option) as int value in argument to New", Severity::Error),
+                // The tab-indented line continues the message.
+                (
+                    "/w/a_test.go",
+                    52,
+                    "cannot use X (value of type goldmark.Option) as int value in argument to New have ([]byte)",
+                    Severity::Error
+                ),
                 ("/w/b.go", 77, "cannot use Y as int value", Severity::Error),
                 ("/w/c.go", 9, "undefined: z", Severity::Error),
             ]
@@ -3060,6 +3077,22 @@ mod tests {
         assert_eq!(got, vec![("/w/bad/bad.go", 3, Severity::Error), ("/w/main.go", 7, Severity::Warning)]);
         let build = parse_go("./main.go:7:2: undefined: y\n", Path::new("/w"), "go build").unwrap();
         assert_eq!(build[0].severity, Severity::Error);
+    }
+
+    #[test]
+    fn go_continuation_lines_join_the_message_above() {
+        // spf13/cast (trial82 M2): the redeclaration's other place had counted as a second error;
+        // mapstructure (trial77 M3): the reason after `…in return statement:` had been cut.
+        let stderr = "# github.com/spf13/cast\n./caste.go:40:6: toInt redeclared in this block\n\t./cast.go:11:6: other declaration of toInt\n./mapstructure.go:902:10: cannot use &Error{…} (value of type *Error) as type error in return statement:\n\t*Error does not implement error (missing Error method)\n";
+        let records = parse_go(stderr, Path::new("/w"), "go build").unwrap();
+        let got: Vec<(u32, &str)> = records.iter().map(|r| (r.line, r.message.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (40, "toInt redeclared in this block ./cast.go:11:6: other declaration of toInt"),
+                (902, "cannot use &Error{…} (value of type *Error) as type error in return statement: *Error does not implement error (missing Error method)"),
+            ]
+        );
     }
 
     #[test]
