@@ -3931,6 +3931,35 @@ fn written_code_inactive(
             crate::lsp::inactive::how_to_check(&attributes.join(" "))
         )
     });
+    // Written lines inside a `#[cfg_attr(…)]` whose condition is off: rust-analyzer marks none
+    // of them inactive (trial83 F1).
+    let changed_rust_lines: Vec<u32> = match old_texts.get(path) {
+        Some(old) if path.extension().is_some_and(|extension| extension == "rs") => crate::lsp::inactive::changed_lines(old, &new_text),
+        _ => Vec::new(),
+    };
+    let in_off_cfg_attr = crate::lsp::inactive::lines_in_off_cfg_attr(server.workspace_root(), path, &new_text, &changed_rust_lines);
+    if !in_off_cfg_attr.is_empty() {
+        let mut attributes: Vec<&str> = Vec::new();
+        for (_, attribute) in &in_off_cfg_attr {
+            if !attributes.contains(&attribute.as_str()) {
+                attributes.push(attribute);
+            }
+        }
+        let lines: Vec<String> = in_off_cfg_attr.iter().map(|(line, _)| line.to_string()).collect();
+        let sentence = format!(
+            "{} of the {} written lines of {display} (line {}) lie inside `{}`, whose condition is off in the current configuration: the attribute's arguments are NOT compiled, so what the write changed there is not checked; {}",
+            in_off_cfg_attr.len(),
+            changed_rust_lines.len(),
+            lines.join(", "),
+            attributes.join("`, `"),
+            crate::lsp::inactive::how_to_check(&attributes.join(" ").replacen("cfg_attr(", "cfg(", 1))
+        );
+        return Some(if in_off_cfg_attr.len() == changed_rust_lines.len() {
+            WrittenCodeInactive::EveryWrittenLine(format!("the written code: {sentence}"))
+        } else {
+            WrittenCodeInactive::Some(sentence)
+        });
+    }
     let ranges = crate::lsp::inactive::inactive_ranges(raw);
     if ranges.is_empty() {
         return deleted_sentence.map(|sentence| {

@@ -844,6 +844,76 @@ pub(crate) fn removed_lines_behind_off_gates(
     (gated, only_removed)
 }
 
+/// The 1-based lines of `lines` (lines of `text`, the Rust file `path`) that lie inside a
+/// `#[cfg_attr(PREDICATE, …)]` attribute whose predicate is known off in a plain `cargo check`
+/// of the file's package (its default features), each with the attribute on one line. Such an
+/// attribute's arguments (a `derive`, a serde attribute) are not compiled, and rust-analyzer
+/// marks nothing inactive there (trial83 F1: rand_core's `#[cfg_attr(feature = "serde1",
+/// derive(Serialize, Deserialize))]` edited to `Deserialise` read as checked and clean; `cargo
+/// check --features serde1` failed on that line). Empty when none is.
+pub(crate) fn lines_in_off_cfg_attr(
+    workspace_root: &std::path::Path,
+    path: &std::path::Path,
+    text: &str,
+    lines: &[u32],
+) -> Vec<(u32, String)> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if lines.is_empty() || !text.contains("cfg_attr") {
+        return Vec::new();
+    }
+    let Some(package) = crate::lsp::cfg_off_modules::package_root(workspace_root, path) else { return Vec::new() };
+    let features = crate::lsp::cfg_off_modules::default_features(workspace_root, &package);
+    let Ok(tree) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let mut off_attributes: Vec<(u32, u32, String)> = Vec::new();
+    let mut stack = vec![tree.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let (first, last) = (child.start_position().row as u32 + 1, child.end_position().row as u32 + 1);
+            if !lines.iter().any(|line| (first..=last).contains(line)) {
+                continue;
+            }
+            if matches!(child.kind(), "attribute_item" | "inner_attribute_item") {
+                let attribute = text.get(child.start_byte()..child.end_byte()).unwrap_or("");
+                let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
+                let Some(arguments) = compact.strip_prefix("#[cfg_attr(").or_else(|| compact.strip_prefix("#![cfg_attr(")) else {
+                    continue;
+                };
+                // The predicate: the first argument, up to the comma at depth 0.
+                let mut depth = 0i32;
+                let end = arguments.char_indices().find_map(|(at, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        ',' if depth == 0 => return Some(at),
+                        _ => {}
+                    }
+                    None
+                });
+                let Some(end) = end else { continue };
+                let gate = format!("#[cfg({})]", &arguments[..end]);
+                if crate::lsp::cfg_off_modules::evaluate_cfg_attribute(&gate, features.as_ref()) == Some(false) {
+                    off_attributes.push((first, last, one_line_attribute(attribute)));
+                }
+                continue;
+            }
+            stack.push(child);
+        }
+    }
+    lines
+        .iter()
+        .filter_map(|line| {
+            off_attributes
+                .iter()
+                .find(|(first, last, _)| (*first..=*last).contains(line))
+                .map(|(_, _, attribute)| (*line, attribute.clone()))
+        })
+        .collect()
+}
+
 /// The sentence for a file [`own_cfg_gate_off`] found off (`file` as shown), without a
 /// `NOT checked: ` prefix: what is not compiled, why, and the check that compiles it.
 pub(crate) fn own_cfg_gate_sentence(server_id: &str, file: &str, gate: &GatingDeclaration) -> String {
@@ -1605,6 +1675,27 @@ pub fn rust_unresolved_place(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn written_lines_inside_an_off_cfg_attr_are_found() {
+        // rand_core 0.6.4 (trial83 F1): `serde1` is no default feature.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"cores\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"std\"]\nstd = []\nserde1 = []\n",
+        )
+        .unwrap();
+        let path = root.join("src/block.rs");
+        let text = "#[derive(Clone)]\n#[cfg_attr(\n    feature = \"serde1\",\n    derive(Serialize, Deserialise)\n)]\npub struct BlockRng {\n    index: usize,\n}\n\n#[cfg_attr(feature = \"std\", derive(Debug))]\npub struct On;\n";
+        std::fs::write(&path, text).unwrap();
+        let found = lines_in_off_cfg_attr(&root, &path, text, &[4, 7, 10]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, 4);
+        assert!(found[0].1.starts_with("#[cfg_attr(feature = \"serde1\","), "{found:?}");
+        assert!(lines_in_off_cfg_attr(&root, &path, text, &[7, 10, 11]).is_empty(), "an enabled feature's attribute is compiled");
+    }
 
     #[test]
     fn the_feature_selection_that_compiles_gated_code_is_solved_over_its_gates() {
