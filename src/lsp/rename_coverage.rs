@@ -502,6 +502,52 @@ fn go_interface_method_name(workspace_root: &Path, path: &Path, line: u32) -> Op
         .then(|| format!("{package}.{}.{method}", interface[0]))
 }
 
+/// The receiver's type name of a Go method declaration `line` (`func (b *backOffContext)
+/// NextBackOff() time.Duration {` → `backOffContext`; type parameters dropped); `None` for a line
+/// that declares no method.
+fn go_receiver_type(line: &str) -> Option<String> {
+    let receiver = line.trim_start().strip_prefix("func (")?.split(')').next()?;
+    let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
+    let name: String = type_text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Whether the struct type `type_name`, declared in a `.go` file of the directory of `path` (its
+/// package), has an embedded field of type `interface` (`BackOff`, `*BackOff` or
+/// `pkg.BackOff`), read through `reader`.
+fn go_type_embeds(reader: &WorkspaceReader, path: &Path, type_name: &str, interface: &str) -> bool {
+    let Some(directory) = path.parent() else { return false };
+    let Ok(entries) = std::fs::read_dir(directory) else { return false };
+    let opener = format!("type {type_name} struct");
+    for entry in entries.flatten() {
+        let file = entry.path();
+        if file.extension().is_none_or(|ext| ext != "go") {
+            continue;
+        }
+        let Ok(text) = reader.read_to_string(&file) else { continue };
+        let mut lines = text.lines().skip_while(|line| !line.trim_start().starts_with(&opener));
+        if lines.next().is_none() {
+            continue;
+        }
+        for line in lines {
+            let code = line.split("//").next().unwrap_or("").trim();
+            if code.starts_with('}') {
+                break;
+            }
+            // An embedded field is a type alone (a tag may follow): `BackOff`, `*pkg.BackOff`.
+            let mut words = code.split_whitespace();
+            let Some(first) = words.next() else { continue };
+            if words.next().is_some_and(|second| !second.starts_with('`')) {
+                continue;
+            }
+            if first.trim_start_matches('*').rsplit('.').next() == Some(interface) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The start of each location of a definition or implementation answer (canonical paths).
 fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashSet<Target> {
     let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match answer {
@@ -1678,6 +1724,8 @@ pub fn complete_rename(
         reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned))
     });
     let renamed_is_interface_method = declaration_line.as_deref().is_some_and(|text| !text.trim_start().starts_with("func"));
+    // Tied types that embed the interface (see the report below): said as warnings.
+    let mut embedding_warnings: Vec<String> = Vec::new();
     let mut tied_methods: Vec<(WordHit, Target)> = Vec::new();
     let mut tied_method_calls: Vec<(WordHit, Target)> = Vec::new();
     // Go, a concrete method: the interface methods it implements that the edit leaves (a
@@ -1821,8 +1869,35 @@ pub fn complete_rename(
                 if implementations { "them" } else { "the interface method (and its other implementations)" }
             ),
         };
+        // A type that embeds the interface keeps implementing it through the embedded field's
+        // promoted method: no build break, and its own method silently stops being called
+        // through the interface (trial86 F1: backoff's `backOffContext` embeds `BackOff`; with
+        // the other implementations renamed, the build passed and a cancelled context no longer
+        // stopped the backoff).
+        let interface_name = origin_targets
+            .iter()
+            .min()
+            .and_then(|(path, target_line, _)| go_interface_method_name(workspace_root, path, *target_line))
+            .and_then(|name| name.split('.').nth(1).map(str::to_owned));
+        embedding_warnings = match (&interface_name, implementations) {
+            (Some(interface), true) => tied_methods
+                .iter()
+                .filter_map(|(hit, _)| {
+                    let text = reader.read_to_string(&hit.path).ok()?;
+                    let receiver = go_receiver_type(text.lines().nth(hit.line as usize)?)?;
+                    go_type_embeds(&reader, &hit.path, &receiver, interface).then(|| {
+                        format!(
+                            "`{receiver}` ({}:{}) embeds `{interface}`: after this rename it still implements `{interface}` through the embedded field's promoted `{new_name}`, so NO build error shows it, and its own `{old_name}` is no longer called through the interface — behaviour changes silently; rename it to `{new_name}` too",
+                            shown(&hit.path),
+                            hit.line + 1
+                        )
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         report.push(format!(
-            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface, and a type assertion on it (`x.(Iface)`) stops matching at run time with no error (gopls and go vet see none); {how}:",
+            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface (except a type that embeds the interface, said above), and a type assertion on it (`x.(Iface)`) stops matching at run time with no error (gopls and go vet see none); {how}:",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if implementations {
                 "methods that implement the renamed interface method (the server's `implementation` at it lists them)"
@@ -2214,6 +2289,9 @@ pub fn complete_rename(
         ..lsp_types::WorkspaceEdit::default()
     };
     let mut warnings = Vec::new();
+    if !embedding_warnings.is_empty() {
+        warnings.push(format!("WARNING: {}", embedding_warnings.join("; ")));
+    }
     if !attribute_names.is_empty() {
         warnings.push(format!(
             "WARNING: {} left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr (they fail at run time) — listed below",
