@@ -115,6 +115,9 @@ pub fn taken_name_findings(
             unparsed.push(display(&change.path));
             continue;
         };
+        if script {
+            findings.warnings.extend(private_member_made_public(old, new, old_name, new_name, &display(&change.path)));
+        }
         let found = if script {
             file_findings(&change.path, old, new, old_name, new_name)
         } else {
@@ -330,6 +333,29 @@ fn shortened(line_text: &str) -> String {
     }
 }
 
+/// A `WARNING:` when the rename turns the ES-private member `#old` into `new_name` without a
+/// `#` in the file `shown` (old text `old`, new text `new`): a private field or method becomes a
+/// public property of the class, visible to every user of it and open to clashes with
+/// subclasses, and tsc reports nothing (trial80 M2: @tanstack/query-core's exported
+/// `QueryObserver.#currentQuery` renamed to `query`). `None` otherwise.
+fn private_member_made_public(old: &str, new: &str, old_name: &str, new_name: &str, shown: &str) -> Option<String> {
+    if new_name.starts_with('#') {
+        return None;
+    }
+    let private = format!("#{}", old_name.trim_start_matches('#'));
+    let count = |text: &str| {
+        text.match_indices(&private)
+            .filter(|(at, _)| !text[at + private.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$'))
+            .count()
+    };
+    let made_public = count(old).saturating_sub(count(new));
+    (made_public > 0).then(|| {
+        format!(
+            "WARNING: {shown}: `{private}` is an ES-private member; `{new_name}` has no `#`, so this rename makes it a PUBLIC property of its class ({made_public} occurrences change): every user of the class can now read and write it, and a subclass member named `{new_name}` now overrides or collides with it — tsc reports nothing; name it `#{new_name}` to keep it private"
+        )
+    })
+}
+
 /// The byte offsets, in `new`, of the identifiers the rename wrote. When the rename kept the
 /// line count (a rename edits identifiers within lines), line `i` of `old` is diffed with line
 /// `i` of `new` (a line diff could pair a renamed line with an equal line the rename did not
@@ -537,6 +563,17 @@ mod tests {
         // A free private name: nothing.
         let new = old.replace("#current", "#latest");
         assert!(file_findings(Path::new("q.ts"), old, &new, "current", "#latest").expect("parsed").is_empty());
+    }
+
+    #[test]
+    fn a_private_member_renamed_without_its_hash_is_said_to_become_public() {
+        let old = "export class Q {\n  #current = 1;\n  get() { return this.#current; }\n}\n";
+        let new = old.replace("#current", "query");
+        let warning = private_member_made_public(old, &new, "current", "query", "q.ts").expect("a warning");
+        assert!(warning.starts_with("WARNING: q.ts: `#current` is an ES-private member; `query` has no `#`"), "{warning}");
+        assert!(warning.contains("(2 occurrences change)"), "{warning}");
+        assert_eq!(private_member_made_public(old, &old.replace("#current", "#latest"), "current", "#latest", "q.ts"), None);
+        assert_eq!(private_member_made_public("let current = 1;\n", "let query = 1;\n", "current", "query", "q.ts"), None);
     }
 
     #[test]
