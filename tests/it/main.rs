@@ -103,6 +103,8 @@ mod lsp_trial78;
 mod lsp_trial79;
 mod lsp_trial80;
 mod lsp_trial81;
+mod lsp_trial83;
+mod lsp_trial86;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
