@@ -273,8 +273,23 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
                 (_, Some("export_specifier")) => NameSpace::Both,
                 _ => NameSpace::Value,
             },
-            ancestors,
+            ancestors: ancestors.clone(),
         });
+        // A constructor parameter property (`constructor(private readonly id: string)`) is a
+        // parameter and a member of the class: two of one name in the class body are a duplicate
+        // tsc rejects (trial84 F1: superjson's `generateIdentifier` renamed to `getValue`, a
+        // method of the class: TS2300, read as "no other declaration").
+        if let Some(class_body) = parameter_property_class_body(node, new) {
+            occurrences.push(Occurrence {
+                start: node.start_byte(),
+                line: node.start_position().row + 1,
+                renamed: renamed_starts.contains(&node.start_byte()),
+                what: format!("parameter property {new_name}"),
+                declares: Some((class_body, NameSpace::Member)),
+                space: NameSpace::Member,
+                ancestors,
+            });
+        }
     }
     occurrences.sort_by_key(|occurrence| occurrence.start);
     let declarations: Vec<&Occurrence> = occurrences.iter().filter(|occurrence| occurrence.declares.is_some()).collect();
@@ -495,6 +510,32 @@ fn declaration_scope(identifier: tree_sitter::Node<'_>) -> Option<(usize, NameSp
     }
 }
 
+/// When `identifier` names a constructor parameter property (a parameter of a class's
+/// `constructor` with an accessibility modifier or `readonly`, in `source`): the id of the class
+/// body it is also a member of.
+fn parameter_property_class_body(identifier: tree_sitter::Node<'_>, source: &str) -> Option<usize> {
+    let parameter = identifier.parent().filter(|parent| matches!(parent.kind(), "required_parameter" | "optional_parameter"))?;
+    if !is_field(parameter, "pattern", identifier) {
+        return None;
+    }
+    let mut cursor = parameter.walk();
+    let modified =
+        parameter.children(&mut cursor).any(|child| matches!(child.kind(), "accessibility_modifier" | "readonly" | "override_modifier"));
+    if !modified {
+        return None;
+    }
+    let method = parameter
+        .parent()
+        .filter(|list| list.kind() == "formal_parameters")?
+        .parent()
+        .filter(|method| method.kind() == "method_definition")?;
+    let name = method.child_by_field_name("name")?;
+    if source.get(name.start_byte()..name.end_byte()) != Some("constructor") {
+        return None;
+    }
+    method.parent().filter(|body| body.kind() == "class_body").map(|body| body.id())
+}
+
 /// The scope of a destructuring pattern's binding: that of the declarator or parameter the
 /// pattern sits in (`None` for an assignment's pattern, which declares nothing).
 fn pattern_scope(pattern: tree_sitter::Node<'_>) -> Option<(usize, NameSpace, &'static str)> {
@@ -563,6 +604,20 @@ mod tests {
         // A free private name: nothing.
         let new = old.replace("#current", "#latest");
         assert!(file_findings(Path::new("q.ts"), old, &new, "current", "#latest").expect("parsed").is_empty());
+    }
+
+    #[test]
+    fn a_parameter_property_renamed_onto_a_method_of_its_class_is_a_duplicate() {
+        // superjson 1.13.3 (trial84 F1).
+        let source = "export class Registry {\n  constructor(private readonly generateIdentifier: (v: unknown) => string) {}\n  getValue(id: string) {\n    return this.generateIdentifier(id);\n  }\n}\n";
+        let found = findings("r.ts", source, "generateIdentifier", "getValue");
+        assert!(
+            found.iter().any(|finding| finding.contains("becomes `parameter property getValue`, which line 3 already declares")),
+            "{found:?}"
+        );
+        // A plain parameter is no member.
+        let plain = source.replace("private readonly ", "");
+        assert!(findings("r.ts", &plain, "generateIdentifier", "getValue").iter().all(|finding| !finding.contains("parameter property")));
     }
 
     #[test]
