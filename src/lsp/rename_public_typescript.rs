@@ -221,11 +221,19 @@ fn importers_renamed_to(workspace_root: &Path, plan: &WorkspaceEditPlan, path: &
                 let specifier = rest.trim().trim_end_matches(';').trim_matches(['\'', '"']);
                 specifier.starts_with('.') && change.path.parent().is_some_and(|directory| same_module(&directory.join(specifier), path))
             });
+            // Only a named import (`import { X } from …`): a default import's binding is the
+            // importer's own name for the default export, which the rename leaves as it was
+            // (trial84 F3: superjson's `import SuperJSON from '.'` → `import SJ from '.'`, said
+            // to break with TS2614; tsc had 0 errors).
+            let named = |line: &str, name: &str| {
+                let (Some(open), Some(close)) = (line.find('{'), line.find('}')) else { return false };
+                crate::lsp::rename_coverage::word_positions(line, name).iter().any(|&at| open < at && at < close)
+            };
             if old_line != new_line
                 && importing(old_line)
                 && from_kept_module
-                && !crate::lsp::rename_coverage::word_positions(old_line, old_name).is_empty()
-                && !crate::lsp::rename_coverage::word_positions(new_line, new_name).is_empty()
+                && named(old_line, old_name)
+                && named(new_line, new_name)
                 && !new_line.contains(&format!("{old_name} as {new_name}"))
             {
                 found.push(format!("{}:{}", crate::render::display_path(workspace_root, &change.path), index + 1));

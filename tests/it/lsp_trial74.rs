@@ -23,6 +23,8 @@ fn a_kept_export_with_renamed_importers_is_warned_of() {
         ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"esnext\", \"moduleResolution\": \"bundler\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
         ("src/index.ts", "export class Err extends Error {\n  request = 'r'\n}\nfunction request(url: string): string {\n  return url\n}\nexport { request }\nexport default request\n"),
         ("src/usage.ts", "import { Err, request } from './index.js'\n\nexport const a = request('x')\nexport const b = (e: Err) => e.request\n"),
+        // A default import: its binding is the importer's own name (trial84 F3).
+        ("src/default.ts", "import request from './index.js'\n\nexport const c = request('y')\n"),
     ]);
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
@@ -38,6 +40,7 @@ fn a_kept_export_with_renamed_importers_is_warned_of() {
         // Ground truth: accepted, the importer breaks.
         support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
         assert!(support::tsc_errors(dir.path()).iter().any(|error| error.contains("TS2614")), "{:?}", support::tsc_errors(dir.path()));
+        assert!(!support::tsc_errors(dir.path()).iter().any(|error| error.contains("default.ts")), "{:?}", support::tsc_errors(dir.path()));
     }
 }
 
