@@ -1135,6 +1135,19 @@ pub fn complete_rename(
             binding_kept.push(hit);
             continue;
         }
+        // TypeScript: a use whose definition leads to the renamed symbol AND to a declaration the
+        // edit leaves is first that other symbol's use, reaching the renamed one only through its
+        // initializer (`static serialize = SuperJSON.defaultInstance.serialize.bind(…)`): tsserver
+        // left it out of the rename on purpose, and renaming again from it renamed the other
+        // declaration and its 10 uses too (trial84 F2: superjson's static `SuperJSON.serialize`,
+        // "missed references"). It is listed among the occurrences that lead elsewhere.
+        if leads_to_renamed && server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
+            let other = targets.iter().filter(|target| !origin_targets.contains(*target) && !renamed_by(&edits, target)).min().cloned();
+            if let Some(other) = other {
+                elsewhere.push((hit, Some(other)));
+                continue;
+            }
+        }
         if !leads_to_renamed {
             let first = targets.into_iter().min();
             elsewhere.push((hit, first));
