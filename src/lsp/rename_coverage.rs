@@ -514,14 +514,12 @@ fn go_receiver_type(line: &str) -> Option<String> {
 
 /// Whether the struct type `type_name`, declared in a `.go` file of the directory of `path` (its
 /// package), has an embedded field of type `interface` (`BackOff`, `*BackOff` or
-/// `pkg.BackOff`), read through `reader`.
-fn go_type_embeds(reader: &WorkspaceReader, path: &Path, type_name: &str, interface: &str) -> bool {
+/// `pkg.BackOff`), listed beneath `workspace_root` and read through `reader`.
+fn go_type_embeds(workspace_root: &Path, reader: &WorkspaceReader, path: &Path, type_name: &str, interface: &str) -> bool {
     let Some(directory) = path.parent() else { return false };
-    let Ok(entries) = std::fs::read_dir(directory) else { return false };
     let opener = format!("type {type_name} struct");
-    for entry in entries.flatten() {
-        let file = entry.path();
-        if file.extension().is_none_or(|ext| ext != "go") {
+    for (file, file_type) in crate::files::walk_beneath::list_directory(workspace_root, directory) {
+        if !file_type.is_file() || file.extension().is_none_or(|ext| ext != "go") {
             continue;
         }
         let Ok(text) = reader.read_to_string(&file) else { continue };
@@ -1898,7 +1896,7 @@ pub fn complete_rename(
                 .filter_map(|(hit, _)| {
                     let text = reader.read_to_string(&hit.path).ok()?;
                     let receiver = go_receiver_type(text.lines().nth(hit.line as usize)?)?;
-                    go_type_embeds(&reader, &hit.path, &receiver, interface).then(|| {
+                    go_type_embeds(workspace_root, &reader, &hit.path, &receiver, interface).then(|| {
                         format!(
                             "`{receiver}` ({}:{}) embeds `{interface}`: after this rename it still implements `{interface}` through the embedded field's promoted `{new_name}`, so NO build error shows it, and its own `{old_name}` is no longer called through the interface — behaviour changes silently; rename it to `{new_name}` too",
                             shown(&hit.path),
