@@ -594,7 +594,7 @@ fn cfg_sites(text: &str) -> Vec<CfgSite> {
 /// The predicate at the start of `inside` (the text after `cfg(` / `cfg_attr(`): up to the
 /// matching `)`, or for `cfg_attr` up to the first comma outside parentheses and strings.
 /// `None` when it does not close within 2,000 bytes.
-fn cfg_predicate(inside: &str, stop_at_comma: bool) -> Option<&str> {
+pub(crate) fn cfg_predicate(inside: &str, stop_at_comma: bool) -> Option<&str> {
     let mut depth = 0usize;
     let mut in_string = false;
     for (at, ch) in inside.char_indices().take_while(|(at, _)| *at < 2_000) {

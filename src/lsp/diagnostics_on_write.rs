@@ -3915,12 +3915,7 @@ fn written_code_inactive(
     };
     let deleted_sentence = (!deleted_behind_off_gates.0.is_empty()).then(|| {
         let (gated, _) = &deleted_behind_off_gates;
-        let mut attributes: Vec<&str> = Vec::new();
-        for (_, attribute) in gated {
-            if !attributes.contains(&attribute.as_str()) {
-                attributes.push(attribute);
-            }
-        }
+        let attributes = distinct_attributes(gated);
         let (first, last) = (gated[0].0, gated[gated.len() - 1].0);
         let lines = if first == last { format!("line {first}") } else { format!("lines {first}–{last}") };
         format!(
@@ -3933,18 +3928,13 @@ fn written_code_inactive(
     });
     // Written lines inside a `#[cfg_attr(…)]` whose condition is off: rust-analyzer marks none
     // of them inactive (trial83 F1).
-    let changed_rust_lines: Vec<u32> = match old_texts.get(path) {
-        Some(old) if path.extension().is_some_and(|extension| extension == "rs") => crate::lsp::inactive::changed_lines(old, &new_text),
-        _ => Vec::new(),
-    };
-    let in_off_cfg_attr = crate::lsp::inactive::lines_in_off_cfg_attr(server.workspace_root(), path, &new_text, &changed_rust_lines);
+    // A Rust file's written lines, diffed once (here and for the inactive ranges below).
+    let is_rust = path.extension().is_some_and(|extension| extension == "rs");
+    let changed: Option<Vec<u32>> = old_texts.get(path).filter(|_| is_rust).map(|old| crate::lsp::inactive::changed_lines(old, &new_text));
+    let changed_rust_lines: &[u32] = changed.as_deref().unwrap_or(&[]);
+    let in_off_cfg_attr = crate::lsp::inactive::lines_in_off_cfg_attr(server.workspace_root(), path, &new_text, changed_rust_lines);
     if !in_off_cfg_attr.is_empty() {
-        let mut attributes: Vec<&str> = Vec::new();
-        for (_, attribute) in &in_off_cfg_attr {
-            if !attributes.contains(&attribute.as_str()) {
-                attributes.push(attribute);
-            }
-        }
+        let attributes = distinct_attributes(&in_off_cfg_attr);
         let lines: Vec<String> = in_off_cfg_attr.iter().map(|(line, _)| line.to_string()).collect();
         let sentence = format!(
             "{} of the {} written lines of {display} (line {}) lie inside `{}`, whose condition is off in the current configuration: the attribute's arguments are NOT compiled, so what the write changed there is not checked; {}",
@@ -3980,7 +3970,10 @@ fn written_code_inactive(
             ),
         ));
     }
-    let changed = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &new_text))?;
+    let changed = match changed {
+        Some(changed) => changed,
+        None => old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &new_text))?,
+    };
     let covering = crate::lsp::inactive::covering(&ranges, Some(&changed));
     if covering.is_empty() {
         return deleted_sentence.map(WrittenCodeInactive::Some);
@@ -3996,6 +3989,17 @@ fn written_code_inactive(
         &format!("{} of the {} written lines: ", inactive_lines.len(), changed.len()),
         1,
     )))
+}
+
+/// The attributes of `gated` (line, attribute) in order of first appearance, each once.
+fn distinct_attributes(gated: &[(u32, String)]) -> Vec<&str> {
+    let mut attributes: Vec<&str> = Vec::new();
+    for (_, attribute) in gated {
+        if !attributes.contains(&attribute.as_str()) {
+            attributes.push(attribute);
+        }
+    }
+    attributes
 }
 
 fn gopls_found_no_package(raw: &[Diagnostic]) -> bool {

@@ -879,22 +879,14 @@ pub(crate) fn lines_in_off_cfg_attr(
             if matches!(child.kind(), "attribute_item" | "inner_attribute_item") {
                 let attribute = text.get(child.start_byte()..child.end_byte()).unwrap_or("");
                 let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
-                let Some(arguments) = compact.strip_prefix("#[cfg_attr(").or_else(|| compact.strip_prefix("#![cfg_attr(")) else {
+                if !compact.starts_with("#[cfg_attr(") && !compact.starts_with("#![cfg_attr(") {
+                    continue;
+                }
+                let Some(arguments) = attribute.split_once("cfg_attr").and_then(|(_, rest)| rest.trim_start().strip_prefix('(')) else {
                     continue;
                 };
-                // The predicate: the first argument, up to the comma at depth 0.
-                let mut depth = 0i32;
-                let end = arguments.char_indices().find_map(|(at, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        ',' if depth == 0 => return Some(at),
-                        _ => {}
-                    }
-                    None
-                });
-                let Some(end) = end else { continue };
-                let gate = format!("#[cfg({})]", &arguments[..end]);
+                let Some(predicate) = crate::lsp::cargo_features::cfg_predicate(arguments, true) else { continue };
+                let gate = format!("#[cfg({predicate})]");
                 if crate::lsp::cfg_off_modules::evaluate_cfg_attribute(&gate, features.as_ref()) == Some(false) {
                     off_attributes.push((first, last, one_line_attribute(attribute)));
                 }

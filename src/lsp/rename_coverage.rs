@@ -512,25 +512,31 @@ fn go_receiver_type(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// Whether the struct type `type_name`, declared in a `.go` file of the directory of `path` (its
-/// package), has an embedded field of type `interface` (`BackOff`, `*BackOff` or
-/// `pkg.BackOff`), listed beneath `workspace_root` and read through `reader`.
-fn go_type_embeds(workspace_root: &Path, reader: &WorkspaceReader, path: &Path, type_name: &str, interface: &str) -> bool {
-    let Some(directory) = path.parent() else { return false };
-    let opener = format!("type {type_name} struct");
+/// The struct types declared in the `.go` files of `directory` (one package) that have an
+/// embedded field of type `interface` (`BackOff`, `*BackOff` or `pkg.BackOff`), listed beneath
+/// `workspace_root` and read through `reader`. Each struct's field lines are read up to its
+/// closing `}`; a struct declared on one line (`struct{ BackOff }`) is not read.
+fn go_types_embedding(workspace_root: &Path, reader: &WorkspaceReader, directory: &Path, interface: &str) -> HashSet<String> {
+    let mut embedding = HashSet::new();
     for (file, file_type) in crate::files::walk_beneath::list_directory(workspace_root, directory) {
         if !file_type.is_file() || file.extension().is_none_or(|ext| ext != "go") {
             continue;
         }
         let Ok(text) = reader.read_to_string(&file) else { continue };
-        let mut lines = text.lines().skip_while(|line| !line.trim_start().starts_with(&opener));
-        if lines.next().is_none() {
-            continue;
-        }
-        for line in lines {
+        let mut in_struct: Option<&str> = None;
+        for line in text.lines() {
             let code = line.split("//").next().unwrap_or("").trim();
+            let Some(type_name) = in_struct else {
+                in_struct = code.strip_prefix("type ").and_then(|rest| rest.strip_suffix('{')).and_then(|rest| {
+                    let mut words = rest.split_whitespace();
+                    let name = words.next()?;
+                    (words.next() == Some("struct") && words.next().is_none()).then_some(name)
+                });
+                continue;
+            };
             if code.starts_with('}') {
-                break;
+                in_struct = None;
+                continue;
             }
             // An embedded field is a type alone (a tag may follow): `BackOff`, `*pkg.BackOff`.
             let mut words = code.split_whitespace();
@@ -539,11 +545,11 @@ fn go_type_embeds(workspace_root: &Path, reader: &WorkspaceReader, path: &Path, 
                 continue;
             }
             if first.trim_start_matches('*').rsplit('.').next() == Some(interface) {
-                return true;
+                embedding.insert(type_name.to_owned());
             }
         }
     }
-    false
+    embedding
 }
 
 /// The start of each location of a definition or implementation answer (canonical paths).
@@ -1890,13 +1896,18 @@ pub fn complete_rename(
             .min()
             .and_then(|(path, target_line, _)| go_interface_method_name(workspace_root, path, *target_line))
             .and_then(|name| name.split('.').nth(1).map(str::to_owned));
+        // Each package directory is scanned once for the struct types that embed it.
+        let mut embedding_types: HashMap<PathBuf, HashSet<String>> = HashMap::new();
         embedding_warnings = match (&interface_name, implementations) {
             (Some(interface), true) => tied_methods
                 .iter()
                 .filter_map(|(hit, _)| {
-                    let text = reader.read_to_string(&hit.path).ok()?;
-                    let receiver = go_receiver_type(text.lines().nth(hit.line as usize)?)?;
-                    go_type_embeds(workspace_root, &reader, &hit.path, &receiver, interface).then(|| {
+                    let receiver = go_receiver_type(&hit.line_text)?;
+                    let directory = hit.path.parent()?;
+                    let embedding = embedding_types
+                        .entry(directory.to_path_buf())
+                        .or_insert_with(|| go_types_embedding(workspace_root, &reader, directory, interface));
+                    embedding.contains(&receiver).then(|| {
                         format!(
                             "`{receiver}` ({}:{}) embeds `{interface}`: after this rename it still implements `{interface}` through the embedded field's promoted `{new_name}`, so NO build error shows it, and its own `{old_name}` is no longer called through the interface — behaviour changes silently; rename it to `{new_name}` too",
                             shown(&hit.path),

@@ -269,14 +269,14 @@ pub fn override_findings(
             // another (a name bound twice: a class, then a fallback import over it) is said.
             let base_targets =
                 crate::lsp::rename_coverage::definition_targets(server, &reference_path, reference_line, reference_character, deadline);
-            let leads_here =
-                base_targets.iter().any(|(target_path, target_line, _)| *target_path == class_path && *target_line == class.name_line0);
-            if !base_targets.is_empty() && !leads_here {
+            let is_this_class =
+                |(target_path, target_line, _): &&(PathBuf, u32, u32)| *target_path == class_path && *target_line == class.name_line0;
+            if !base_targets.is_empty() && !base_targets.iter().any(|target| is_this_class(&target)) {
                 continue;
             }
             let elsewhere: Vec<String> = base_targets
                 .iter()
-                .filter(|(target_path, target_line, _)| !(*target_path == class_path && *target_line == class.name_line0))
+                .filter(|target| !is_this_class(target))
                 .map(|(target_path, target_line, _)| ListedPath::new(workspace_root, target_path).with_line(target_line + 1))
                 .collect();
             if !elsewhere.is_empty() {

@@ -358,11 +358,7 @@ fn private_member_made_public(old: &str, new: &str, old_name: &str, new_name: &s
         return None;
     }
     let private = format!("#{}", old_name.trim_start_matches('#'));
-    let count = |text: &str| {
-        text.match_indices(&private)
-            .filter(|(at, _)| !text[at + private.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$'))
-            .count()
-    };
+    let count = |text: &str| crate::lsp::rename_coverage::word_positions(text, &private).len();
     let made_public = count(old).saturating_sub(count(new));
     (made_public > 0).then(|| {
         format!(
