@@ -74,6 +74,12 @@ pub struct OverrideFindings {
     /// whose `OrderedMultiDict` is urlutils' own class or dictutils' imported over it, trial81
     /// F1): which one it derives from is decided at run time.
     pub two_class_base_warnings: Vec<String>,
+    /// One `WARNING:` line per declaration that only a type checker sees (`if TYPE_CHECKING:` in
+    /// a class body) on either side of the rename: the renamed member is one and its run-time
+    /// member in a base keeps the old name, or a related class redeclares the old name that way
+    /// — the renamed code type-checks and raises AttributeError at run time (bidict 0.23.1,
+    /// trial85 F1); empty when none.
+    pub type_checking_warnings: Vec<String>,
     /// One summary line (`override check: …`) for a renamed method: the related methods found
     /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
     /// outside the workspace); `None` when the renamed symbol is no Python method.
@@ -88,6 +94,9 @@ struct RelatedMethod {
     /// `true`: the renamed method overrides it (it is in a base class); `false`: it overrides
     /// the renamed method (a subclass).
     in_base: bool,
+    /// Declared only for the type checker (inside `if TYPE_CHECKING:`): at run time its class
+    /// has no such member of its own.
+    type_checking_only: bool,
 }
 
 /// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
@@ -197,7 +206,7 @@ pub fn override_findings(
                     abc.filter(|_| base_class.as_ref().is_none_or(|class| class.methods.iter().all(|(name, _)| name != old_name)))
                 {
                     if methods.contains(&old_name) {
-                        related.push(RelatedMethod { class_name: abc_name.to_owned(), location: None, in_base: true });
+                        related.push(RelatedMethod { class_name: abc_name.to_owned(), location: None, in_base: true, type_checking_only: false });
                     }
                     continue;
                 }
@@ -220,10 +229,13 @@ pub fn override_findings(
                         class_name: base_class.name.clone(),
                         location: Some((target_path.clone(), *method_line)),
                         in_base: true,
+                        type_checking_only: declared_only_for_type_checker(&base_class, old_name),
                     });
                 }
                 if inside {
-                    let old_found = old_found_below || declares_old.is_some();
+                    // A declaration only the type checker sees does not hide the run-time one
+                    // further up.
+                    let old_found = old_found_below || (declares_old.is_some() && !declared_only_for_type_checker(&base_class, old_name));
                     queue.push_back((target_path.clone(), base_class, old_found));
                 } else if !base_class.bases.is_empty() {
                     outside_bases_not_followed.push(format!("`{}`", base_class.name));
@@ -304,6 +316,7 @@ pub fn override_findings(
                         class_name: subclass.name.clone(),
                         location: Some((reference_path.clone(), *method_line)),
                         in_base: false,
+                        type_checking_only: declared_only_for_type_checker(&subclass, old_name),
                     });
                     found_past_cap += 1;
                 }
@@ -322,6 +335,7 @@ pub fn override_findings(
                     class_name: subclass.name.clone(),
                     location: Some((reference_path.clone(), *method_line)),
                     in_base: false,
+                    type_checking_only: declared_only_for_type_checker(&subclass, old_name),
                 });
             }
             let old_found = old_found_above || declares_old.is_some();
@@ -393,6 +407,7 @@ pub fn override_findings(
                     class_name: class.name.clone(),
                     location: Some((hit_path.clone(), method_line)),
                     in_base: false,
+                    type_checking_only: declared_only_for_type_checker(&class, old_name),
                 });
                 found_past_cap += 1;
                 continue;
@@ -419,6 +434,7 @@ pub fn override_findings(
                     class_name: class.name.clone(),
                     location: Some((hit_path.clone(), method_line)),
                     in_base: false,
+                    type_checking_only: declared_only_for_type_checker(&class, old_name),
                 });
                 break;
             }
@@ -426,8 +442,29 @@ pub fn override_findings(
     }
 
     let own = format!("{}.{old_name}", own_class.name);
+    // Declarations only a type checker sees (`if TYPE_CHECKING:` in a class body): pyright
+    // renames and checks against them, while at run time the attribute is another class's
+    // (bidict 0.23.1's `MutableBidict.inv` over `BidictBase.inv`: 46 tests failed with
+    // AttributeError after "no new errors", trial85 F1).
+    let own_type_checking_only = declared_only_for_type_checker(&own_class, old_name);
+    let own_shown = own_class
+        .methods
+        .iter()
+        .find(|(name, _)| name == old_name)
+        .map(|(_, line0)| format!("{}:{}", crate::render::display_path(workspace_root, path), line0 + 1))
+        .unwrap_or_else(|| crate::render::display_path(workspace_root, path));
+    let redeclaring_subclasses: Vec<String> = related
+        .iter()
+        .filter(|method| !method.in_base && method.type_checking_only)
+        .filter(|method| !method.location.as_ref().is_some_and(|(path, line0)| files.renamed_by_plan(path, *line0, new_name)))
+        .map(|method| format!("`{}`", method.class_name))
+        .collect();
+    let mut run_time_base_found = false;
     let mut renamed_too: Vec<String> = Vec::new();
     for method in &related {
+        if method.in_base && !method.type_checking_only {
+            run_time_base_found = true;
+        }
         let qualified = format!("{}.{old_name}", method.class_name);
         let shown = match &method.location {
             Some((path, line0)) if path.starts_with(workspace_root) => {
@@ -447,6 +484,38 @@ pub fn override_findings(
             Some((path, line0)) => (crate::render::display_path(workspace_root, path), line0 + 1),
             None => (String::new(), 0),
         };
+        let rename_it_too = format!("lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`");
+        match (own_type_checking_only, method.type_checking_only, method.in_base) {
+            (true, false, true) => {
+                findings.type_checking_warnings.push(format!(
+                    "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`): at run time `{}` has no `{old_name}` of its own, the attribute is `{qualified}` ({shown}), and this rename does not rename it — every renamed use (`….{new_name}`) raises AttributeError at run time, while pyright, reading the declaration, reports nothing; next step: rename the run-time member (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`) and every `if TYPE_CHECKING:` redeclaration together, or keep the name",
+                    own_class.name
+                ));
+                continue;
+            }
+            (false, true, false) => {
+                findings.type_checking_warnings.push(format!(
+                    "WARNING: `{qualified}` ({shown}) redeclares `{old_name}` only for the type checker (inside `if TYPE_CHECKING:`), and this rename leaves it: code that uses `{old_name}` on a `{}` still type-checks against that declaration, while at run time `{}` has only the renamed `{}.{new_name}` — AttributeError, which pyright does not report; next step: rename the redeclaration too ({rename_it_too})",
+                    method.class_name, method.class_name, own_class.name
+                ));
+                continue;
+            }
+            (false, true, true) => {
+                findings.type_checking_warnings.push(format!(
+                    "WARNING: `{qualified}` ({shown}) declares `{old_name}` only for the type checker (inside `if TYPE_CHECKING:`), and this rename leaves it: code that uses `{old_name}` on a value typed as `{}` still type-checks, while at run time a `{}` has only `{new_name}` — AttributeError, which pyright does not report; next step: rename the declaration too ({rename_it_too}), or keep the name",
+                    method.class_name, own_class.name
+                ));
+                continue;
+            }
+            (true, true, _) => {
+                findings.dispatch_notes.push(format!(
+                    "note: `{qualified}` ({shown}) is an `if TYPE_CHECKING:` redeclaration of `{old_name}` too, which this rename does not rename: code typed as `{}` keeps type-checking `.{old_name}`; next step: rename it too ({rename_it_too}), or keep the name",
+                    method.class_name
+                ));
+                continue;
+            }
+            _ => {}
+        }
         // A base method decorated `@abstractmethod`: the renamed class stops implementing it and
         // becomes abstract (trial72 F1: marshmallow's `FieldABC._deserialize`; `Field()` then
         // raised TypeError at import, 142 pyright errors — the note had said no type error shows).
@@ -461,8 +530,16 @@ pub fn override_findings(
             });
         let note = if abstract_base {
             format!(
-                "note: `{own}` implements the abstract `{qualified}` ({shown}, `@abstractmethod`), which this rename does not rename: `{}` — and each subclass that does not define `{old_name}` itself — no longer implements it and becomes ABSTRACT: instantiating it raises TypeError at run time, and pyright reports each instantiation (reportAbstractUsage); next step: rename the base method too (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`), or keep the old name",
-                own_class.name
+                "note: `{own}` implements the abstract `{qualified}` ({shown}, `@abstractmethod`), which this rename does not rename: `{}` — and each subclass that does not define `{old_name}` itself at run time — no longer implements it and becomes ABSTRACT: instantiating it raises TypeError at run time, and pyright reports {}; next step: rename the base method too ({rename_it_too}), or keep the old name",
+                own_class.name,
+                if redeclaring_subclasses.is_empty() {
+                    "each instantiation (reportAbstractUsage)".to_owned()
+                } else {
+                    format!(
+                        "the instantiations of the classes that do not redeclare it (reportAbstractUsage) but NOT those of {}, which redeclare `{old_name}` under `if TYPE_CHECKING:` — for pyright they implement it, at run time they do not (see the warnings above)",
+                        redeclaring_subclasses.join(", ")
+                    )
+                }
             )
         } else if method.in_base {
             let next = if inside {
@@ -567,6 +644,14 @@ pub fn override_findings(
             )
         });
     }
+    if own_type_checking_only && !run_time_base_found {
+        findings.type_checking_warnings.push(format!(
+            "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`), and no run-time definition of `{old_name}` was found in the {} searched (it may come from a base outside the workspace, `__getattr__` or an assignment): if it exists at run time under the old name, every renamed use (`….{new_name}`) raises AttributeError, which pyright does not report; next step: find where `{}` gets `{old_name}` at run time (`python -c \"import …; print({}.{old_name})\"`) and rename it too, or keep the name",
+            crate::render::plural(scanned, "other class"),
+            own_class.name,
+            own_class.name,
+        ));
+    }
     let mut summary = format!(
         "override check: `{own}` is a class member; {} searched for a member named `{old_name}` that it overrides or that overrides it (bases by definition, subclasses by references and by the type of a dotted base, {} ms)",
         crate::render::plural(scanned, "other class"),
@@ -584,6 +669,9 @@ pub fn override_findings(
     }
     if !renamed_too.is_empty() {
         summary.push_str(&format!("; renamed along: {}", renamed_too.join(", ")));
+    }
+    if own_type_checking_only {
+        summary.push_str(&format!("; `{own}` is declared only for the type checker (`if TYPE_CHECKING:`)"));
     }
     summary.push_str(&if findings.new_name_taken.is_empty() {
         format!("; no related class declares `{new_name}`")
@@ -627,6 +715,13 @@ pub fn override_findings(
     }
     findings.summary = Some(summary);
     findings
+}
+
+/// Whether every declaration of `name` in `class` is inside an `if TYPE_CHECKING:` block (and
+/// there is one).
+fn declared_only_for_type_checker(class: &PythonClassFacts, name: &str) -> bool {
+    let mut lines = class.methods.iter().filter(|(member, _)| member == name).map(|(_, line0)| line0).peekable();
+    lines.peek().is_some() && lines.all(|line0| class.type_checking_members.contains(line0))
 }
 
 /// The places `textDocument/references` gives for the class name at (`line0`, `character`) of

@@ -242,9 +242,40 @@ pub struct PythonClassFacts {
     /// `metaclass=` left out).
     pub bases: Vec<PythonBaseClass>,
     /// The members its body defines directly (`def`, decorated or not, and class attributes
-    /// `name = …`): name and 0-based line of the name, in source order (a name twice for
-    /// `@property` + `@x.setter`).
+    /// `name = …`), also inside the body's `if` blocks: name and 0-based line of the name, in
+    /// source order (a name twice for `@property` + `@x.setter`).
     pub methods: Vec<(String, u32)>,
+    /// The 0-based lines (as in `methods`) of the members declared only for a type checker,
+    /// inside an `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) block: at run time the
+    /// class has no such member of its own (bidict 0.23.1's `MutableBidict.inv`, trial85 F1).
+    pub type_checking_members: Vec<u32>,
+}
+
+/// The class whose body holds `block` (a `block` node), directly or through the blocks of `if`
+/// statements in it (`if TYPE_CHECKING:`, `if sys.version_info >= …:`). `None` when `block` is
+/// in no class body.
+fn python_class_of_body_block(block: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    let mut block = block;
+    loop {
+        if block.kind() != "block" {
+            return None;
+        }
+        let holder = block.parent()?;
+        let if_statement = match holder.kind() {
+            "class_definition" => return Some(holder),
+            "if_statement" => holder,
+            "elif_clause" | "else_clause" => holder.parent().filter(|parent| parent.kind() == "if_statement")?,
+            _ => return None,
+        };
+        block = if_statement.parent()?;
+    }
+}
+
+/// Whether an `if` condition is the type checker's flag: `TYPE_CHECKING`, `typing.TYPE_CHECKING`,
+/// `t.TYPE_CHECKING`.
+fn is_type_checking_condition(condition: &str) -> bool {
+    let condition = condition.trim();
+    condition == "TYPE_CHECKING" || condition.strip_suffix("TYPE_CHECKING").is_some_and(|head| head.ends_with('.') && head[..head.len() - 1].chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
 }
 
 /// One base class of a [`PythonClassFacts`].
@@ -787,7 +818,7 @@ impl ParsedSource {
         if outer.kind() == "decorated_definition" {
             outer = outer.parent()?;
         }
-        let class = outer.parent().filter(|node| outer.kind() == "block" && node.kind() == "class_definition")?;
+        let class = python_class_of_body_block(outer)?;
         self.python_class_facts(class)
     }
 
@@ -863,7 +894,7 @@ impl ParsedSource {
         if outer.kind() == "decorated_definition" {
             outer = outer.parent()?;
         }
-        let class = outer.parent().filter(|node| outer.kind() == "block" && node.kind() == "class_definition")?;
+        let class = python_class_of_body_block(outer)?;
         self.python_class_facts(class)
     }
 
@@ -951,9 +982,23 @@ impl ParsedSource {
             }
         }
         let mut methods = Vec::new();
-        if let Some(body) = class.child_by_field_name("body") {
-            let mut cursor = body.walk();
-            for statement in body.named_children(&mut cursor) {
+        let mut type_checking_members = Vec::new();
+        // The body's statements, and those of the `if` blocks in it (`if TYPE_CHECKING:`,
+        // `if sys.version_info >= …:`), each with whether only a type checker runs it.
+        let mut blocks: Vec<(tree_sitter::Node<'_>, bool)> = class.child_by_field_name("body").map(|body| (body, false)).into_iter().collect();
+        while let Some((block, type_checking)) = blocks.pop() {
+            let mut cursor = block.walk();
+            for statement in block.named_children(&mut cursor) {
+                if statement.kind() == "if_statement" {
+                    let only_checked = type_checking || statement.child_by_field_name("condition").is_some_and(|condition| is_type_checking_condition(&text(condition)));
+                    blocks.extend(statement.child_by_field_name("consequence").map(|consequence| (consequence, only_checked)));
+                    let mut clauses = statement.walk();
+                    for clause in statement.named_children(&mut clauses).filter(|clause| matches!(clause.kind(), "elif_clause" | "else_clause")) {
+                        blocks.extend(clause.child_by_field_name("consequence").or_else(|| clause.child_by_field_name("body")).map(|body| (body, type_checking)));
+                    }
+                    continue;
+                }
+                let mut members = Vec::new();
                 let function = match statement.kind() {
                     "function_definition" => Some(statement),
                     "decorated_definition" => {
@@ -962,7 +1007,7 @@ impl ParsedSource {
                     _ => None,
                 };
                 if let Some(method_name) = function.and_then(|function| function.child_by_field_name("name")) {
-                    methods.push((text(method_name), method_name.start_position().row as u32));
+                    members.push((text(method_name), method_name.start_position().row as u32));
                 }
                 // Class attributes are members too (toolz's `TestDict.D = dict`, overridden by
                 // `TestDefaultDict.D`, a static method).
@@ -970,18 +1015,24 @@ impl ParsedSource {
                     let mut inner = statement.walk();
                     for assignment in statement.named_children(&mut inner).filter(|node| node.kind() == "assignment") {
                         if let Some(target) = assignment.child_by_field_name("left").filter(|left| left.kind() == "identifier") {
-                            methods.push((text(target), target.start_position().row as u32));
+                            members.push((text(target), target.start_position().row as u32));
                         }
                     }
                 }
+                if type_checking {
+                    type_checking_members.extend(members.iter().map(|(_, line0)| *line0));
+                }
+                methods.extend(members);
             }
         }
+        methods.sort_by_key(|(_, line0)| *line0);
         Some(PythonClassFacts {
             name: text(name),
             name_line0: name.start_position().row as u32,
             name_byte_column: name.start_position().column,
             bases,
             methods,
+            type_checking_members,
         })
     }
 
@@ -2966,5 +3017,19 @@ mod tests {
         assert_eq!(parsed.python_subclass_listing_base_at(13, 10).unwrap().name, "Sub");
         assert_eq!(parsed.python_subclass_listing_base_at(13, 35).unwrap().name, "Sub", "`Other` of `mod.Other[int]`");
         assert_eq!(parsed.python_subclass_listing_base_at(18, 11), None);
+    }
+
+    #[test]
+    fn python_members_inside_if_blocks_are_class_members_and_type_checking_ones_are_marked() {
+        let source = "import typing as t\nimport sys\n\nclass C(B):\n    if t.TYPE_CHECKING:\n        @property\n        def inv(self) -> 'C': ...\n    elif sys.version_info >= (3, 9):\n        def new(self): ...\n    else:\n        limit = 3\n    def put(self): ...\n";
+        let parsed = ParsedSource::parse(Path::new("c.py"), source).expect("parsed");
+        let class = parsed.python_class_of_method(6, "inv").expect("a member under `if TYPE_CHECKING:`");
+        assert_eq!(class.name, "C");
+        let names: Vec<&str> = class.methods.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["inv", "new", "limit", "put"]);
+        assert_eq!(class.type_checking_members, [6]);
+        assert_eq!(parsed.python_class_of_method(8, "new").map(|class| class.name), Some("C".to_owned()));
+        assert!(is_type_checking_condition("TYPE_CHECKING") && is_type_checking_condition("typing.TYPE_CHECKING"));
+        assert!(!is_type_checking_condition("not TYPE_CHECKING") && !is_type_checking_condition("MY_TYPE_CHECKING"));
     }
 }
