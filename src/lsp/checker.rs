@@ -2325,7 +2325,7 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
             // same chain from another target (`lib` and `lib test`) merges as a repeat. A body in
             // the package is named, so the agent can find the line.
             let chain = expansion_chain(original);
-            let numbers = expansion_chains.entry((file_name.to_owned(), line, message_text.clone())).or_insert_with(Vec::new);
+            let numbers = expansion_chains.entry((file_name.to_owned(), line, message_text.clone())).or_default();
             repeat_in_step = match numbers.iter().position(|known| *known == chain) {
                 Some(at) => at,
                 None => {

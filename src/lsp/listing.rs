@@ -463,7 +463,7 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
 /// The Go standard library's source directories: `$(go env GOROOT)/src` and, when it is (or lies
 /// behind) a symlink, the directory it resolves to. Asked of `go` once per process (5 s at most);
 /// empty when `go` is not on `PATH` or fails.
-fn goroot_sources() -> &'static [PathBuf] {
+pub(crate) fn goroot_sources() -> &'static [PathBuf] {
     static SOURCES: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     SOURCES.get_or_init(|| {
         let Ok(go) = which::which("go") else { return Vec::new() };

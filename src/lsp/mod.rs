@@ -48,6 +48,7 @@ pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;
 pub(crate) mod go_build_twins;
+pub(crate) mod go_imports;
 pub(crate) mod go_interface_references;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;

@@ -2193,6 +2193,70 @@ pub fn complete_rename(
         } else {
             Vec::new()
         };
+    // go vet looks an example's name up in the packages its package imports too: an imported
+    // package that declares the old name (`time.Ticker` for `ExampleTicker`) keeps vet quiet
+    // (trial86 F2). Only an example named after a package-level name is looked up so.
+    let mut go_examples_vet_accepts: Vec<(PathBuf, u32, String, String)> = Vec::new();
+    let mut go_examples_imports_unread: Vec<String> = Vec::new();
+    let go_examples: Vec<(PathBuf, u32, String, bool)> = {
+        let mut by_file: HashMap<PathBuf, crate::lsp::go_imports::ImportedDeclaration> = HashMap::new();
+        let renamed_package: PathBuf =
+            origin_targets.iter().min().and_then(|(path, _, _)| path.parent()).map(Path::to_path_buf).unwrap_or_default();
+        let mut reported = Vec::new();
+        for (path, line0, name, of_implementation) in go_examples {
+            // `ExampleOld` or `ExampleOld_suffix`; for `ExampleOld_Method` vet also looks the
+            // method up on the imported declaration, which is not read here.
+            let package_level = name.strip_prefix("Example").is_some_and(|rest| {
+                let mut parts = rest.split('_');
+                parts.next() == Some(old_name) && parts.next().is_none_or(|suffix| !suffix.starts_with(char::is_uppercase))
+            });
+            if !package_level {
+                reported.push((path, line0, name, of_implementation));
+                continue;
+            }
+            let declaration = by_file
+                .entry(path.clone())
+                .or_insert_with(|| {
+                    crate::lsp::go_imports::imported_package_declaring(server.workspace_root(), &path, old_name, &renamed_package)
+                })
+                .clone();
+            match declaration {
+                crate::lsp::go_imports::ImportedDeclaration::DeclaredBy(import) => {
+                    go_examples_vet_accepts.push((path, line0, name, import))
+                }
+                crate::lsp::go_imports::ImportedDeclaration::Unknown { unread } => {
+                    for import in unread {
+                        if !go_examples_imports_unread.contains(&import) {
+                            go_examples_imports_unread.push(import);
+                        }
+                    }
+                    reported.push((path, line0, name, of_implementation));
+                }
+                crate::lsp::go_imports::ImportedDeclaration::NotDeclared => reported.push((path, line0, name, of_implementation)),
+            }
+        }
+        reported
+    };
+    if !go_examples_vet_accepts.is_empty() {
+        let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
+        report.insert(
+            first_detail,
+            format!(
+                "  not renamed: {} named after `{old_name}` that go vet does NOT report, because a package {} imports declares `{old_name}` too (its `tests` analyzer accepts a name of an imported package): {} — {} no longer {} a name of this package (go doc shows {} with none); rename {} to name `{new_name}`",
+                crate::render::plural(go_examples_vet_accepts.len(), "test example"),
+                crate::render::one_or_many(go_examples_vet_accepts.len(), "its package", "their packages"),
+                go_examples_vet_accepts
+                    .iter()
+                    .map(|(path, line0, name, import)| format!("`{name}` ({}:{}; `{import}`.{old_name})", shown(path), line0 + 1))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                crate::render::one_or_many(go_examples_vet_accepts.len(), "it", "they"),
+                crate::render::one_or_many(go_examples_vet_accepts.len(), "documents", "document"),
+                crate::render::one_or_many(go_examples_vet_accepts.len(), "it", "them"),
+                crate::render::one_or_many(go_examples_vet_accepts.len(), "it", "them"),
+            ),
+        );
+    }
     if !go_examples.is_empty() {
         let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
         report.insert(
@@ -2446,11 +2510,19 @@ pub fn complete_rename(
     }
     if !go_examples.is_empty() {
         warnings.push(format!(
-            "WARNING: {} {} the old name `{old_name}` in {} function name; go vet reports {} (`tests` analyzer) — listed below",
+            "WARNING: {} {} the old name `{old_name}` in {} function name; go vet reports {} (`tests` analyzer){} — listed below",
             crate::render::plural(go_examples.len(), "test example"),
             crate::render::one_or_many(go_examples.len(), "keeps", "keep"),
             crate::render::one_or_many(go_examples.len(), "its", "their"),
             crate::render::one_or_many(go_examples.len(), "it", "them"),
+            if go_examples_imports_unread.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " unless an imported package declares `{old_name}` (not read: {})",
+                    go_examples_imports_unread.iter().map(|import| format!("`{import}`")).collect::<Vec<_>>().join(", ")
+                )
+            },
         ));
     }
     if !test_data.is_empty() {

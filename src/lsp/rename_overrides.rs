@@ -206,7 +206,12 @@ pub fn override_findings(
                     abc.filter(|_| base_class.as_ref().is_none_or(|class| class.methods.iter().all(|(name, _)| name != old_name)))
                 {
                     if methods.contains(&old_name) {
-                        related.push(RelatedMethod { class_name: abc_name.to_owned(), location: None, in_base: true, type_checking_only: false });
+                        related.push(RelatedMethod {
+                            class_name: abc_name.to_owned(),
+                            location: None,
+                            in_base: true,
+                            type_checking_only: false,
+                        });
                     }
                     continue;
                 }

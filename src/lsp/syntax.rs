@@ -167,6 +167,18 @@ fn typescript_own_call_hierarchy_item(node: tree_sitter::Node<'_>) -> bool {
     }
 }
 
+/// What [`ParsedSource::go_file_facts`] found in a Go file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GoFileFacts {
+    /// The package clause's name (`backoff`, `backoff_test`).
+    pub package: String,
+    /// The import paths, as written without quotes, in source order.
+    pub imports: Vec<String>,
+    /// The names the file declares in its package's scope: functions (not methods), types,
+    /// variables and constants, in source order (`_` left out).
+    pub package_scope_names: Vec<String>,
+}
+
 /// What [`ParsedSource::typescript_scope_facts`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TypeScriptScopeFacts {
@@ -275,7 +287,10 @@ fn python_class_of_body_block(block: tree_sitter::Node<'_>) -> Option<tree_sitte
 /// `t.TYPE_CHECKING`.
 fn is_type_checking_condition(condition: &str) -> bool {
     let condition = condition.trim();
-    condition == "TYPE_CHECKING" || condition.strip_suffix("TYPE_CHECKING").is_some_and(|head| head.ends_with('.') && head[..head.len() - 1].chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
+    condition == "TYPE_CHECKING"
+        || condition
+            .strip_suffix("TYPE_CHECKING")
+            .is_some_and(|head| head.ends_with('.') && head[..head.len() - 1].chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
 }
 
 /// One base class of a [`PythonClassFacts`].
@@ -985,16 +1000,25 @@ impl ParsedSource {
         let mut type_checking_members = Vec::new();
         // The body's statements, and those of the `if` blocks in it (`if TYPE_CHECKING:`,
         // `if sys.version_info >= …:`), each with whether only a type checker runs it.
-        let mut blocks: Vec<(tree_sitter::Node<'_>, bool)> = class.child_by_field_name("body").map(|body| (body, false)).into_iter().collect();
+        let mut blocks: Vec<(tree_sitter::Node<'_>, bool)> =
+            class.child_by_field_name("body").map(|body| (body, false)).into_iter().collect();
         while let Some((block, type_checking)) = blocks.pop() {
             let mut cursor = block.walk();
             for statement in block.named_children(&mut cursor) {
                 if statement.kind() == "if_statement" {
-                    let only_checked = type_checking || statement.child_by_field_name("condition").is_some_and(|condition| is_type_checking_condition(&text(condition)));
+                    let only_checked = type_checking
+                        || statement.child_by_field_name("condition").is_some_and(|condition| is_type_checking_condition(&text(condition)));
                     blocks.extend(statement.child_by_field_name("consequence").map(|consequence| (consequence, only_checked)));
                     let mut clauses = statement.walk();
-                    for clause in statement.named_children(&mut clauses).filter(|clause| matches!(clause.kind(), "elif_clause" | "else_clause")) {
-                        blocks.extend(clause.child_by_field_name("consequence").or_else(|| clause.child_by_field_name("body")).map(|body| (body, type_checking)));
+                    for clause in
+                        statement.named_children(&mut clauses).filter(|clause| matches!(clause.kind(), "elif_clause" | "else_clause"))
+                    {
+                        blocks.extend(
+                            clause
+                                .child_by_field_name("consequence")
+                                .or_else(|| clause.child_by_field_name("body"))
+                                .map(|body| (body, type_checking)),
+                        );
                     }
                     continue;
                 }
@@ -1034,6 +1058,60 @@ impl ParsedSource {
             methods,
             type_checking_members,
         })
+    }
+
+    /// For a Go file: its package clause, import paths and package-scope declarations
+    /// ([`GoFileFacts`]). `None` for other grammars or a file without a package clause.
+    pub fn go_file_facts(&self) -> Option<GoFileFacts> {
+        if self.language != SupportLang::Go {
+            return None;
+        }
+        let bytes = self.source.as_bytes();
+        let text = |node: tree_sitter::Node<'_>| node.utf8_text(bytes).unwrap_or("").to_owned();
+        let root = self.root.root().get_inner_node();
+        let mut facts = GoFileFacts::default();
+        let mut cursor = root.walk();
+        for item in root.named_children(&mut cursor) {
+            match item.kind() {
+                "package_clause" => {
+                    let mut inner = item.walk();
+                    let name = item.named_children(&mut inner).find(|child| child.kind() == "package_identifier");
+                    facts.package = name.map(text).unwrap_or_default();
+                }
+                "function_declaration" => facts.package_scope_names.extend(item.child_by_field_name("name").map(text)),
+                "import_declaration" | "type_declaration" | "var_declaration" | "const_declaration" => {
+                    // The specs, directly or in a parenthesized list; no function literal's body.
+                    let mut stack = vec![item];
+                    while let Some(node) = stack.pop() {
+                        match node.kind() {
+                            "import_spec" => {
+                                if let Some(path) = node.child_by_field_name("path") {
+                                    facts.imports.push(text(path).trim_matches(|c| c == '"' || c == '`').to_owned());
+                                }
+                            }
+                            "type_spec" | "type_alias" | "var_spec" | "const_spec" => {
+                                let mut names = node.walk();
+                                facts
+                                    .package_scope_names
+                                    .extend(node.children_by_field_name("name", &mut names).map(text).filter(|name| name != "_"));
+                            }
+                            _ => {
+                                let mut children = node.walk();
+                                stack.extend(
+                                    node.named_children(&mut children)
+                                        .filter(|child| !matches!(child.kind(), "func_literal" | "block"))
+                                        .collect::<Vec<_>>()
+                                        .into_iter()
+                                        .rev(),
+                                );
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        (!facts.package.is_empty()).then_some(facts)
     }
 
     /// For a TypeScript/JavaScript file: whether it is a module (a top-level `import` or
@@ -3031,5 +3109,14 @@ mod tests {
         assert_eq!(parsed.python_class_of_method(8, "new").map(|class| class.name), Some("C".to_owned()));
         assert!(is_type_checking_condition("TYPE_CHECKING") && is_type_checking_condition("typing.TYPE_CHECKING"));
         assert!(!is_type_checking_condition("not TYPE_CHECKING") && !is_type_checking_condition("MY_TYPE_CHECKING"));
+    }
+
+    #[test]
+    fn go_file_facts_list_the_package_imports_and_package_scope_names() {
+        let source = "package backoff_test\n\nimport (\n\t\"fmt\"\n\tb \"github.com/x/backoff\"\n)\n\nimport \"time\"\n\ntype Ticker struct{ C int }\n\ntype (\n\tA = int\n\tB[T any] struct{ x T }\n)\n\nvar x, _ = 1, 2\n\nconst (\n\tOne = iota\n\tTwo\n)\n\nvar f = func() { var inner int; _ = inner }\n\nfunc Run() {}\n\nfunc (t Ticker) Stop() {}\n";
+        let facts = ParsedSource::parse(Path::new("x_test.go"), source).expect("parsed").go_file_facts().expect("a package clause");
+        assert_eq!(facts.package, "backoff_test");
+        assert_eq!(facts.imports, ["fmt", "github.com/x/backoff", "time"]);
+        assert_eq!(facts.package_scope_names, ["Ticker", "A", "B", "x", "One", "Two", "f", "Run"]);
     }
 }

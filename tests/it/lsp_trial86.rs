@@ -42,3 +42,43 @@ fn an_implementation_that_embeds_the_interface_is_said_to_keep_implementing_it()
     let build = support::go_offline(dir.path(), &["build", "./..."]);
     assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
 }
+
+const TICKER: &str = "package backoff\n\n// Ticker ticks.\ntype Ticker struct{ C chan int }\n\n// NewTicker makes a Ticker.\nfunc NewTicker() *Ticker { return &Ticker{} }\n\n// Retry runs f.\nfunc Retry(f func() error) error { return f() }\n";
+
+const EXAMPLES: &str = "package backoff_test\n\nimport (\n\t\"fmt\"\n\t\"time\"\n\n\t\"example.com/backoff\"\n)\n\nfunc ExampleTicker() {\n\tt := backoff.NewTicker()\n\tfmt.Println(t != nil, time.Second > 0)\n\t// Output: true true\n}\n\nfunc ExampleRetry() {\n\tfmt.Println(backoff.Retry(func() error { return nil }))\n\t// Output: <nil>\n}\n";
+
+/// F2: renaming `Ticker` predicted a go vet report for `ExampleTicker`, which vet does not give:
+/// the test package imports `time`, which declares `Ticker` too.
+#[test]
+fn an_example_named_after_a_name_an_imported_package_declares_is_not_said_to_fail_vet() {
+    let test = "lsp_trial86::an_example_named_after_a_name_an_imported_package_declares_is_not_said_to_fail_vet";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/backoff\n\ngo 1.19\n"),
+        ("ticker.go", TICKER),
+        ("example_test.go", EXAMPLES),
+    ]);
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "ticker.go", "line": 4, "symbol": "Ticker", "new_name": "Tick"}));
+    assert!(
+        text.contains("not renamed: 1 test example named after `Ticker` that go vet does NOT report, because a package its package imports declares `Ticker` too")
+            && text.contains("`ExampleTicker` (example_test.go:10; `time`.Ticker)"),
+        "{text}"
+    );
+    assert!(!text.contains("go vet reports it"), "{text}");
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "ticker.go", "line": 10, "symbol": "Retry", "new_name": "Do"}));
+    assert!(
+        text.contains(
+            "WARNING: 1 test example keeps the old name `Retry` in its function name; go vet reports it (`tests` analyzer) — listed below"
+        ),
+        "{text}"
+    );
+    // Ground truth: vet names `ExampleRetry` only.
+    let vet = support::go_offline(dir.path(), &["vet", "./..."]);
+    let said = String::from_utf8_lossy(&vet.stderr).into_owned();
+    assert!(said.contains("ExampleRetry refers to unknown identifier: Retry"), "{said}");
+    assert!(!said.contains("ExampleTicker"), "{said}");
+}
