@@ -178,6 +178,19 @@ impl LspRequest for PullDocumentDiagnostics {
 /// rust-analyzer ends a cancelled flycheck like a finished one and begins its restart at once.
 pub const CHECK_RUN_RESTART_WINDOW: Duration = Duration::from_millis(300);
 
+/// A check run that ended less than this after its `begin` was most likely cancelled rather than
+/// finished (cargo's start and one rustc check of a changed crate take longer): rust-analyzer
+/// cancels a running flycheck when another restart comes (a save, its cache priming ending) and
+/// begins the restarted run after a 50 ms debounce — under load seen later than
+/// [`CHECK_RUN_RESTART_WINDOW`], and the cancelled run's partial diagnostics were then read as
+/// the write's (CI, stop 37: "1 new error" where cargo reports 2, "cargo check, 0.4 s after the
+/// save"). After such a run the restart is waited for up to [`CANCELLED_CHECK_RESTART_WINDOW`].
+pub const SHORT_CHECK_RUN: Duration = Duration::from_millis(200);
+
+/// How long no other check run may begin after a [`SHORT_CHECK_RUN`] before it counts as the
+/// last.
+pub const CANCELLED_CHECK_RESTART_WINDOW: Duration = Duration::from_millis(1500);
+
 /// How many times a read-only request is retried after ContentModified / ServerCancelled.
 pub const READ_ONLY_RETRIES: u32 = 3;
 
@@ -383,6 +396,12 @@ pub(crate) struct ServerState {
     /// Wall-clock time the latest check run ended (compared with a written file's mtime: a run
     /// that ended after the write reached the disk may have compiled the written text).
     check_run_last_end_wall: Option<SystemTime>,
+    /// When the latest check run began, and how long it lasted once it ended (`None` while it
+    /// runs): a run much shorter than a compile was likely cancelled (see
+    /// [`SHORT_CHECK_RUN`]).
+    check_run_last_began: Option<Instant>,
+    /// See `check_run_last_began`.
+    check_run_last_duration: Option<Duration>,
     /// Files changed on disk outside the tools (seen by [`LanguageServer::resync_from_disk`]):
     /// path → (publish generation, check runs started, lowest document version that counts)
     /// when the change was seen, recorded *before* the server is sent the change (a fast publish
@@ -2070,7 +2089,8 @@ impl LanguageServer {
 
     /// Waits until a check run that began after `started_before` has ended and no other began
     /// within [`CHECK_RUN_RESTART_WINDOW`] after (rust-analyzer reports a cancelled run with the
-    /// same `end` as a finished one and begins the restarted run right after), or — when none
+    /// same `end` as a finished one and begins the restarted run right after;
+    /// [`CANCELLED_CHECK_RESTART_WINDOW`] after a run shorter than [`SHORT_CHECK_RUN`]), or — when none
     /// began within `begin_grace` after the call — returns `false` then; bounded by `deadline`.
     /// `true` when a run finished.
     pub fn wait_for_check_run(&self, started_before: u64, begin_grace: Duration, deadline: Instant) -> bool {
@@ -2082,10 +2102,11 @@ impl LanguageServer {
             let now = Instant::now();
             let began = state.check_runs_started > started_before;
             let idle = state.check_runs_finished >= state.check_runs_started && state.progress.keys().all(|t| !is_check_run_token(t));
+            let window = check_run_restart_window(&state);
             if began && idle {
                 match idle_since {
                     Some((since, runs)) if runs == state.check_runs_started => {
-                        if now >= since + CHECK_RUN_RESTART_WINDOW {
+                        if now >= since + window {
                             return true;
                         }
                     }
@@ -2098,7 +2119,7 @@ impl LanguageServer {
                 return began && idle;
             }
             let until = match idle_since {
-                Some((since, _)) => (since + CHECK_RUN_RESTART_WINDOW).min(deadline),
+                Some((since, _)) => (since + window).min(deadline),
                 None if began => deadline,
                 None => begin_by.min(deadline),
             };
@@ -3274,6 +3295,8 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                     }
                     if is_check_run_token(&token) {
                         state.check_runs_started += 1;
+                        state.check_run_last_began = Some(Instant::now());
+                        state.check_run_last_duration = None;
                         if check_run_begins_loaded(state) {
                             state.check_runs_started_loaded += 1;
                         }
@@ -3289,6 +3312,7 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                 lsp_types::WorkDoneProgress::End(_) if state.progress.remove(&token).is_some() && is_check_run_token(&token) => {
                     state.check_runs_finished += 1;
                     state.check_run_last_end_wall = Some(SystemTime::now());
+                    state.check_run_last_duration = state.check_run_last_began.map(|began| began.elapsed());
                     // A check run that began after a change on disk has seen it: its publishes
                     // (or the lack of one) are current for every file.
                     if state.progress.keys().all(|t| !is_check_run_token(t)) {
@@ -3468,6 +3492,17 @@ fn running_work(state: &ServerState, ignore_check_runs: bool) -> Vec<String> {
 /// The method of [`LanguageServer::wait_for_main_loop_turn`]'s request: unknown to every
 /// server, so it is answered MethodNotFound without any work.
 pub const MAIN_LOOP_BARRIER_METHOD: &str = "runbound/mainLoopBarrier";
+
+/// How long no check run may begin after the latest one ended before it counts as the last:
+/// [`CANCELLED_CHECK_RESTART_WINDOW`] after a run shorter than [`SHORT_CHECK_RUN`], else
+/// [`CHECK_RUN_RESTART_WINDOW`].
+fn check_run_restart_window(state: &ServerState) -> Duration {
+    if state.check_run_last_duration.is_some_and(|lasted| lasted < SHORT_CHECK_RUN) {
+        CANCELLED_CHECK_RESTART_WINDOW
+    } else {
+        CHECK_RUN_RESTART_WINDOW
+    }
+}
 
 fn is_check_run_token(token: &str) -> bool {
     token.contains("flycheck")
@@ -3710,6 +3745,12 @@ mod tests {
         progress(&mut state, "end");
         assert!(state.stale.is_empty());
         assert_eq!((state.check_runs_started, state.check_runs_finished), (1, 1));
+        // A run that ended at once was likely cancelled: its restart is waited for longer.
+        assert_eq!(check_run_restart_window(&state), CANCELLED_CHECK_RESTART_WINDOW);
+        progress(&mut state, "begin");
+        state.check_run_last_began = Some(Instant::now() - SHORT_CHECK_RUN * 2);
+        progress(&mut state, "end");
+        assert_eq!(check_run_restart_window(&state), CHECK_RUN_RESTART_WINDOW);
         // A run that began before the change does not.
         progress(&mut state, "begin");
         state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started, None));
