@@ -1014,19 +1014,35 @@ pub fn complete_rename(
     // places the definition of an embedded pointer field at its `*` (`*PublicStruct`): the edit
     // of the type name after it renames that field too (trial45 F3: go-cmp's 7 uses of the
     // embedded field were "another symbol", and the build broke).
+    // The same for an embedded field of a type from another package (`*multierror.Error`,
+    // `pkg.T`): the edit renames the type's name after the qualifier, which renames the field
+    // (trial90 M1: the importing package's `collector{Error: …}` and `c.Error` were "another
+    // symbol", and the build broke).
+    let embedded_name_column = |path: &Path, target_line: u32, target_char: u32| -> Option<u32> {
+        if !path.extension().is_some_and(|ext| ext == "go") {
+            return None;
+        }
+        let text = reader.read_to_string(path).ok()?;
+        let line = text.lines().nth(target_line as usize)?;
+        let byte = encoding.byte_from_column(line, target_char);
+        let rest = line.get(byte..)?;
+        let mut skipped = usize::from(rest.starts_with('*'));
+        let after_star = &rest[skipped..];
+        let qualifier: usize = after_star.chars().take_while(|c| c.is_alphanumeric() || *c == '_').map(char::len_utf8).sum();
+        if qualifier > 0 && after_star[qualifier..].starts_with('.') {
+            skipped += qualifier + 1;
+        }
+        let name = &rest[skipped..];
+        let is_old = name.starts_with(old_name) && !name[old_name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        (skipped > 0 && is_old).then(|| encoding.column_from_byte(line, byte + skipped))
+    };
     let renamed_by = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, (path, target_line, target_char): &Target| -> bool {
         edits.get(path).is_some_and(|list| {
             list.iter().map(range_of).any(|range| {
                 covers(range, *target_line, *target_char, *target_char + 1)
                     || (range.0 == *target_line
-                        && range.1 == *target_char + 1
-                        && path.extension().is_some_and(|ext| ext == "go")
-                        && reader.read_to_string(path).ok().is_some_and(|text| {
-                            text.lines().nth(*target_line as usize).is_some_and(|line| {
-                                let byte = server.position_encoding().byte_from_column(line, *target_char);
-                                line.get(byte..).is_some_and(|rest| rest.starts_with('*'))
-                            })
-                        }))
+                        && range.1 > *target_char
+                        && embedded_name_column(path, *target_line, *target_char) == Some(range.1))
             })
         })
     };
