@@ -649,7 +649,16 @@ pub fn override_findings(
             )
         });
     }
-    if own_type_checking_only && !run_time_base_found {
+    // A run-time definition the plan renames along: an instance attribute assigned in a method
+    // (`self.members = members` in a subclass's `__init__`, which pyright ties to the declaration:
+    // parsimonious 0.10.0's `Compound.members`, trial88 F1).
+    let run_time_assignment_renamed = own_type_checking_only
+        && plan.python_texts().iter().any(|(_, old_text, new_text)| {
+            old_text.lines().zip(new_text.lines()).any(|(old_line, new_line)| {
+                old_line != new_line && assigns_attribute(old_line, old_name) && assigns_attribute(new_line, new_name)
+            })
+        });
+    if own_type_checking_only && !run_time_base_found && !run_time_assignment_renamed {
         findings.type_checking_warnings.push(format!(
             "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`), and no run-time definition of `{old_name}` was found in the {} searched (it may come from a base outside the workspace, `__getattr__` or an assignment): if it exists at run time under the old name, every renamed use (`….{new_name}`) raises AttributeError, which pyright does not report; next step: find where `{}` gets `{old_name}` at run time (`python -c \"import …; print({}.{old_name})\"`) and rename it too, or keep the name",
             crate::render::plural(scanned, "other class"),
@@ -720,6 +729,19 @@ pub fn override_findings(
     }
     findings.summary = Some(summary);
     findings
+}
+
+/// Whether `line` assigns the attribute `name` of `self` or `cls` (`self.name = …`,
+/// `self.name: T = …`; not `==`).
+fn assigns_attribute(line: &str, name: &str) -> bool {
+    ["self.", "cls."].iter().any(|receiver| {
+        let needle = format!("{receiver}{name}");
+        line.match_indices(&needle).any(|(at, _)| {
+            let before_ok = line[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'));
+            let rest = line[at + needle.len()..].trim_start();
+            before_ok && ((rest.starts_with('=') && !rest.starts_with("==")) || rest.starts_with(':'))
+        })
+    })
 }
 
 /// Whether every declaration of `name` in `class` is inside an `if TYPE_CHECKING:` block (and
@@ -1173,6 +1195,15 @@ fn abc_methods(base: &str) -> Option<(&'static str, Vec<&'static str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attribute_assignments_are_told_from_comparisons_and_longer_names() {
+        assert!(assigns_attribute("        self.members = members", "members"));
+        assert!(assigns_attribute("        self.members: tuple = ()", "members"));
+        assert!(!assigns_attribute("        if self.members == other.members:", "members"));
+        assert!(!assigns_attribute("        self.members_count = 1", "members"));
+        assert!(!assigns_attribute("        other.self.members = 1", "members"));
+    }
 
     #[test]
     fn renamed_member_uses_are_the_dotted_occurrences_the_new_line_renames() {

@@ -63,3 +63,37 @@ fn renaming_a_member_declared_only_under_type_checking_warns_of_the_run_time_mem
     let make = "from pkg.mutable import bidict; bidict()";
     assert!(support::python_prints(dir.path(), make).contains("TypeError"), "{}", support::python_prints(dir.path(), make));
 }
+
+const EXPRESSIONS: &str = "from typing import TYPE_CHECKING\n\n\nclass Expression:\n    if TYPE_CHECKING:\n        members: \"tuple[Expression, ...]\"\n\n    def first(self) -> \"Expression\":\n        return self.members[0]\n\n\nclass Compound(Expression):\n    def __init__(self, *members: Expression) -> None:\n        self.members = members\n\n\nclass Literal(Expression):\n    pass\n";
+
+/// Trial 88 F1 (parsimonious 0.10.0, `Expression.members` declared under `if TYPE_CHECKING:`):
+/// the run-time definition is an instance attribute a subclass assigns, which the rename renames
+/// along — no warning that no run-time definition exists, and the renamed uses work.
+#[test]
+fn a_type_checking_declaration_whose_run_time_assignment_is_renamed_along_is_not_said_to_lack_one() {
+    let test = "lsp_trial85::a_type_checking_declaration_whose_run_time_assignment_is_renamed_along_is_not_said_to_lack_one";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pars\"\nversion = \"0.1.0\"\n"),
+        ("pars/__init__.py", ""),
+        ("pars/expressions.py", EXPRESSIONS),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "pars/expressions.py", "line": 6, "symbol": "members", "new_name": "subexprs"}),
+    );
+    assert!(
+        text.contains("self.subexprs = members")
+            || std::fs::read_to_string(dir.path().join("pars/expressions.py")).unwrap().contains("self.subexprs = members"),
+        "{text}"
+    );
+    assert!(!text.contains("no run-time definition of `members` was found"), "{text}");
+    assert!(text.contains("`Expression.members` is declared only for the type checker"), "{text}");
+    // Ground truth: the renamed uses work at run time.
+    let first = "from pars.expressions import Compound, Literal; print(type(Compound(Literal()).first()).__name__)";
+    assert_eq!(support::python_prints(dir.path(), first), "Literal");
+}
