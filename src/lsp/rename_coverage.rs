@@ -988,7 +988,18 @@ pub fn complete_rename(
         };
     };
     let started = Instant::now();
-    let origin_targets = renamable_targets(workspace_root, definition_targets(server, origin, line, character, deadline));
+    let mut origin_targets = renamable_targets(workspace_root, definition_targets(server, origin, line, character, deadline));
+    // Asked at a binding an import statement declares in this module only (a default import,
+    // a namespace import, an `as` alias), the rename is of that local binding: the uses in other
+    // files whose definition leads to the imported declaration are no missed references
+    // (trial89 F3: true-myth's `import Maybe from 'true-myth/maybe'` in a test, renamed to `M`,
+    // grew into a 397-edit rename of the library's `Maybe` and its public export).
+    if reader.read_to_string(origin).ok().and_then(|text| text.lines().nth(line as usize).map(str::to_owned)).is_some_and(|line_text| {
+        is_local_import_binding(&line_text, server.position_encoding().byte_from_column(&line_text, character), old_name)
+    }) {
+        let origin_canonical = std::fs::canonicalize(origin).unwrap_or_else(|_| origin.to_path_buf());
+        origin_targets = HashSet::from([(origin_canonical, line, character)]);
+    }
     let grep = grep_word(server.definition(), server.workspace_root(), server.root(), old_name);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
@@ -2694,6 +2705,26 @@ fn occurrences_unanalyzed_outside_edit(
 /// has rust-analyzer's definition there lead to the standard library's constants too; a use of
 /// those is no reference of the renamed item (trial71 F3: num-traits' `consts::PI` in a test and
 /// 24 doc-test lines were renamed with `FloatConst::PI`, and 20 doc-tests failed).
+/// Whether the identifier `name` at byte `byte_column` of a JavaScript/TypeScript `line_text`
+/// is a binding its import statement declares for this module alone: the default import
+/// (`import NAME from`, `import NAME, { … } from`), a namespace import (`import * as NAME`) or
+/// an alias (`import { x as NAME }`). One-line import statements only.
+fn is_local_import_binding(line_text: &str, byte_column: usize, name: &str) -> bool {
+    let trimmed = line_text.trim_start();
+    let Some(after_import) = trimmed.strip_prefix("import ") else { return false };
+    if !line_text.get(byte_column..).is_some_and(|rest| rest.starts_with(name)) {
+        return false;
+    }
+    let before = line_text[..byte_column].trim_end();
+    let clause_start = line_text.len() - after_import.len();
+    if byte_column < clause_start {
+        return false;
+    }
+    let clause = line_text[clause_start..byte_column].trim();
+    // `import NAME` / `import type NAME`: the default import; `… as NAME`: an alias or `* as`.
+    clause.is_empty() || clause == "type" || before.ends_with(" as")
+}
+
 fn renamable_targets(workspace_root: &Path, targets: HashSet<Target>) -> HashSet<Target> {
     let canonical_root = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
     let inside = |path: &Path| path.starts_with(workspace_root) || path.starts_with(&canonical_root);
@@ -4056,6 +4087,20 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn local_import_bindings_are_default_namespace_and_alias_imports() {
+        let at = |line: &str, name: &str| is_local_import_binding(line, line.find(name).unwrap(), name);
+        assert!(at("import Maybe from 'true-myth/maybe';", "Maybe"));
+        assert!(at("import type Maybe from './maybe';", "Maybe"));
+        assert!(at("import * as Maybe from './maybe';", "Maybe"));
+        let alias = "import { just, Maybe as M } from './maybe';";
+        assert!(is_local_import_binding(alias, alias.find("as M").unwrap() + 3, "M"));
+        assert!(!at(alias, "Maybe"), "the imported name, not the local binding");
+        assert!(!at("import { Maybe } from './maybe';", "Maybe"));
+        assert!(!at("export default Maybe;", "Maybe"));
+        assert!(!at("const Maybe = 1;", "Maybe"));
+    }
+
     #[test]
     fn go_anonymous_interface_methods_are_told_from_named_ones() {
         let at = |lines: &[&str], line: usize| {

@@ -51,7 +51,11 @@ pub(crate) fn typescript_public_api_notes(
     let kept_at = changed
         .iter()
         .copied()
-        .find(|&index| new_text.lines().nth(index).is_some_and(|line| line.contains(&kept)) && !old_lines[index].contains(&kept));
+        // As whole words: `export { bound as clampNumber }` does not keep `clamp` (trial89 F4).
+        .find(|&index| {
+            new_text.lines().nth(index).is_some_and(|line| crate::lsp::position::contains_word(line, &kept))
+                && !crate::lsp::position::contains_word(old_lines[index], &kept)
+        });
     if let Some(index) = kept_at {
         // The server kept the export yet renamed importers of the old name (it does so while an
         // `export default` names the same binding): they now import a name the module does not
@@ -101,11 +105,23 @@ pub(crate) fn typescript_public_api_notes(
     };
     let local = local.unwrap_or_else(|| new_name.to_owned());
     let aliased = if local == old_name { old_name.to_owned() } else { format!("{local} as {old_name}") };
-    let keep = if kind == "type" || kind == "interface" {
+    // A type and a value of the same name (`export type Maybe<T> = …` beside `export const
+    // Maybe = …`), both renamed: `export type` would keep only the type, and code that uses the
+    // value breaks (trial89 F2: true-myth's `Maybe.nothing()`, TS1362); a plain `export` keeps
+    // both meanings of the name.
+    let value_too = (kind == "type" || kind == "interface")
+        && changed.iter().any(|&other| {
+            other != index
+                && exported_declaration(old_lines[other], old_name)
+                    .is_some_and(|other_kind| other_kind != "type" && other_kind != "interface")
+                && !new_lines.get(other).is_some_and(|line| exported_declaration(line, old_name).is_some())
+        });
+    let keep = if (kind == "type" || kind == "interface") && !value_too {
         format!("`export type {{ {aliased} }};`")
     } else {
         format!("`export {{ {aliased} }};`")
     };
+    let kind = if value_too { format!("{kind} and value") } else { kind.to_owned() };
     vec![format!(
         "note: public API changed: {shown}:{} exports the {kind} `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {}) — this rename replaces it with `{new_name}`, and code outside this workspace that imports the old name breaks; to keep it, also add {keep} in {shown}",
         index + 1,
