@@ -1030,7 +1030,7 @@ pub fn complete_rename(
     // (trial90 M1: the importing package's `collector{Error: …}` and `c.Error` were "another
     // symbol", and the build broke).
     let embedded_name_column = |path: &Path, target_line: u32, target_char: u32| -> Option<u32> {
-        if !path.extension().is_some_and(|ext| ext == "go") {
+        if path.extension().is_none_or(|ext| ext != "go") {
             return None;
         }
         let text = reader.read_to_string(path).ok()?;

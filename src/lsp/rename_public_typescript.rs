@@ -114,7 +114,7 @@ pub(crate) fn typescript_public_api_notes(
             other != index
                 && exported_declaration(old_lines[other], old_name)
                     .is_some_and(|other_kind| other_kind != "type" && other_kind != "interface")
-                && !new_lines.get(other).is_some_and(|line| exported_declaration(line, old_name).is_some())
+                && new_lines.get(other).is_none_or(|line| exported_declaration(line, old_name).is_none())
         });
     let keep = if (kind == "type" || kind == "interface") && !value_too {
         format!("`export type {{ {aliased} }};`")
