@@ -460,6 +460,16 @@ pub fn project_diagnostics(
                 // against the wrong interpreter.
                 roots.push((checker, dir));
             }
+            // A Cargo.toml under another that is no member of its workspace (a crate with a
+            // path dependency on the outer one, a fixture): the outer `cargo check` does not
+            // build it, so it is checked on its own (trial87 F2: humantime's in-repo
+            // `downstream/` crate, whose error the project check neither listed nor named).
+            // Vendored crates (`cargo vendor`, a `.cargo-checksum.json` beside) are dependencies.
+            Some((_, outer))
+                if *checker == *"cargo" && !cargo_workspace_includes(root, outer, &dir) && !dir.join(".cargo-checksum.json").exists() =>
+            {
+                roots.push((checker, dir))
+            }
             Some((_, outer)) => {
                 if *checker == *"pyright" {
                     python_roots_merged.push((dir.clone(), outer.clone()));
@@ -1502,6 +1512,46 @@ fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> cra
 /// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down
 /// (environment and build directories skipped). A folder whose only Python marker is a
 /// `requirements.txt` for a docs build (`docs/requirements.txt`) has none.
+/// Whether the package whose Cargo.toml is in `inner` (beneath `outer`) is a member of the cargo
+/// workspace whose root manifest is `outer`'s, read beneath `workspace_root`: `outer` declares
+/// `[workspace]`, and `inner` matches a `members` glob or is a path dependency of `outer`'s
+/// package (cargo's automatic members), and no `exclude` entry holds it. An unreadable manifest
+/// counts as a member (the outer check then stands for it, as before).
+fn cargo_workspace_includes(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &outer.join("Cargo.toml")) else { return true };
+    let Ok(document) = toml_edit::Document::parse(text) else { return true };
+    let table = document.as_table();
+    let Some(workspace) = table.get("workspace") else { return false };
+    let Ok(relative) = inner.strip_prefix(outer) else { return true };
+    let relative = relative.to_string_lossy().replace('\\', "/");
+    let listed = |key: &str| -> Vec<String> {
+        workspace
+            .get(key)
+            .and_then(|item| item.as_array())
+            .map(|array| array.iter().filter_map(|value| value.as_str()).map(|entry| entry.trim_end_matches('/').to_owned()).collect())
+            .unwrap_or_default()
+    };
+    let matches = |pattern: &str| {
+        globset::Glob::new(pattern).ok().is_some_and(|glob| glob.compile_matcher().is_match(&relative)) || relative == pattern
+    };
+    if listed("exclude").iter().any(|excluded| relative == *excluded || relative.starts_with(&format!("{excluded}/"))) {
+        return false;
+    }
+    if listed("members").iter().any(|member| matches(member)) {
+        return true;
+    }
+    // A path dependency of the root package is a member too.
+    ["dependencies", "dev-dependencies", "build-dependencies"].iter().any(|section| {
+        table.get(section).and_then(|item| item.as_table_like()).is_some_and(|dependencies| {
+            dependencies.iter().any(|(_, dependency)| {
+                dependency.get("path").and_then(|path| path.as_str()).is_some_and(|path| {
+                    crate::files::path::lexically_normal(&outer.join(path)) == crate::files::path::lexically_normal(inner)
+                })
+            })
+        })
+    })
+}
+
 fn has_python_sources(handle: &crate::files::Beneath, dir: &Path) -> bool {
     let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(handle, dir) else { return false };
     walk.max_depth(Some(4))
@@ -2788,6 +2838,25 @@ fn rust_analyzer_target_dir() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_inner_cargo_package_is_a_member_only_of_an_outer_workspace_that_lists_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("downstream")).unwrap();
+        std::fs::create_dir_all(root.join("crates/a")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"humantime\"\nversion = \"2.1.0\"\n").unwrap();
+        assert!(!cargo_workspace_includes(root, root, &root.join("downstream")), "no [workspace]: its own project");
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"top\"\nversion = \"0.1.0\"\n[dependencies]\nhelper = { path = \"helper\" }\n[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"downstream\"]\n",
+        )
+        .unwrap();
+        assert!(cargo_workspace_includes(root, root, &root.join("crates/a")));
+        assert!(cargo_workspace_includes(root, root, &root.join("helper")), "a path dependency is a member");
+        assert!(!cargo_workspace_includes(root, root, &root.join("downstream")));
+        assert!(!cargo_workspace_includes(root, root, &root.join("other")));
+    }
 
     #[test]
     fn go_missing_modules_come_from_download_lines_and_failed_lookups() {

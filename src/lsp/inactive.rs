@@ -116,9 +116,10 @@ pub fn how_to_check(message: &str) -> String {
         return how_to_check_without(&features, &features_off);
     }
     if features.is_empty() {
-        if let Some(target) = target_for_cfg(message) {
+        // A triple that is this host's says nothing: the code is off here for another reason.
+        if let Some(target) = target_for_cfg(message).filter(|target| !is_host_target(target)) {
             return format!(
-                "check it for that target with `rustup target add {target}` and `cargo check --target {target}` (its build scripts then set the target's own cfgs), or give rust-analyzer the setting rust-analyzer.cargo.target = \"{target}\" so its answers cover it"
+                "check it for that target with `rustup target add {target}` and `cargo check --target {target} --all-targets` (its build scripts then set the target's own cfgs; `--all-targets` compiles the tests too), or give rust-analyzer the setting rust-analyzer.cargo.target = \"{target}\" so its answers cover it"
             );
         }
         return "check it with the cfg enabled (e.g. `cargo check` with the matching `--features`, `--target` or RUSTFLAGS=\"--cfg …\"), or give rust-analyzer that configuration (rust-analyzer.cargo.features / rust-analyzer.cargo.cfgs in its settings)".to_owned();
@@ -189,9 +190,23 @@ pub fn target_for_cfg(cfg: &str) -> Option<String> {
         let rest = cfg[at + key.len()..].trim_start().strip_prefix('=')?.trim_start().strip_prefix('"')?;
         Some(rest[..rest.find('"')?].to_owned())
     };
-    let arch = value_of("target_arch");
+    // `target_pointer_width = "32"` on Linux is i686 (trial87 F1: humantime's
+    // `all(target_pointer_width = "32", target_os = "linux")` test was sent to the 64-bit host
+    // target, whose check passes); another target key (`target_env`, `target_feature`,
+    // `target_endian`, …) is not modelled: no triple is named rather than a wrong one.
+    let pointer_width = value_of("target_pointer_width");
+    let arch = value_of("target_arch").or_else(|| (pointer_width.as_deref() == Some("32")).then(|| "x86".to_owned()));
     let os = value_of("target_os");
-    if ["target_arch", "target_os"].iter().any(|key| cfg.match_indices(key).any(|(at, _)| negated(at))) {
+    if ["target_arch", "target_os", "target_pointer_width"].iter().any(|key| cfg.match_indices(key).any(|(at, _)| negated(at))) {
+        return None;
+    }
+    if !matches!(pointer_width.as_deref(), None | Some("32" | "64")) {
+        return None;
+    }
+    let other_target_key = cfg
+        .match_indices("target_")
+        .any(|(at, _)| !["target_arch", "target_os", "target_pointer_width"].iter().any(|known| cfg[at..].starts_with(known)));
+    if other_target_key {
         return None;
     }
     let arch_prefix = |arch: &str| -> Option<&'static str> {
@@ -1838,6 +1853,17 @@ mod tests {
         assert!(is_host_target(&format!("{}-unknown-linux-gnu", std::env::consts::ARCH)) || std::env::consts::OS != "linux");
         assert_eq!(target_for_cfg("#[cfg(all(not(miri), not(target_os = \"linux\"), target_arch = \"aarch64\"))]"), None);
         assert_eq!(target_for_cfg("#[cfg(all(target_arch = \"aarch64\", not(miri)))]").as_deref(), Some("aarch64-unknown-linux-gnu"));
+        assert_eq!(
+            target_for_cfg("#[cfg(all(target_pointer_width=\"32\", target_os=\"linux\"))]").as_deref(),
+            Some("i686-unknown-linux-gnu"),
+            "humantime's 32-bit test (trial87 F1)"
+        );
+        assert_eq!(target_for_cfg("#[cfg(all(target_arch = \"x86_64\", target_feature = \"avx2\"))]"), None);
+        assert_eq!(target_for_cfg("#[cfg(target_pointer_width = \"16\")]"), None);
+        if is_host_target("x86_64-unknown-linux-gnu") {
+            let advice = how_to_check("#[cfg(all(target_arch = \"x86_64\", target_os = \"linux\", debug_assertions))]");
+            assert!(!advice.contains("--target x86_64-unknown-linux-gnu"), "the host's own triple is no advice: {advice}");
+        }
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"mips\")]"), None);
         assert_eq!(target_for_cfg("#[cfg(feature = \"serde\")]"), None);
         let next = how_to_check("code is inactive due to #[cfg] directives: target_arch = \"aarch64\" is disabled");

@@ -2402,6 +2402,39 @@ pub fn complete_rename(
         ..lsp_types::WorkspaceEdit::default()
     };
     let mut warnings = Vec::new();
+    // Python: a method looked up by a name built at run time from a prefix (`getattr(self,
+    // 'visit_' + node.expr_name)`, a visitor's dispatch): renaming `visit_regex` changes which
+    // value reaches it, and neither the server nor a type checker sees the lookup (trial88 M1:
+    // parsimonious's `RuleVisitor.visit_regex`, after which `import parsimonious` failed).
+    if origin.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
+        let mut lookups: Vec<String> = Vec::new();
+        let mut matched_prefix = String::new();
+        let is_python = |path: &Path| path.extension().is_some_and(|ext| ext == "py");
+        for_each_text_file_beneath(server.workspace_root(), server.root(), is_python, |path, text| {
+            for (line0, line) in text.lines().enumerate() {
+                let Some(prefix) = built_attribute_name_prefix(line) else { continue };
+                if old_name.len() > prefix.len() && old_name.starts_with(&prefix) && lookups.len() < 5 {
+                    if prefix.len() > matched_prefix.len() {
+                        matched_prefix = prefix;
+                    }
+                    lookups.push(format!("{}:{} (`{}`)", shown(path), line0 + 1, crate::render::cut_chars(line.trim(), 90)));
+                }
+            }
+        });
+        if !lookups.is_empty() {
+            let old_suffix = &old_name[matched_prefix.len()..];
+            let new_suffix = new_name.strip_prefix(matched_prefix.as_str());
+            warnings.push(format!(
+                "WARNING: {} {} `{matched_prefix}…` up by a name built at run time, which `{old_name}` matches for the value `{old_suffix}`: after this rename that value finds no `{old_name}` (the lookup's fallback or AttributeError){} — no server or type checker sees it; check which values reach the lookup (grammar rules, event or command names) before accepting",
+                lookups.join(", "),
+                crate::render::one_or_many(lookups.len(), "looks", "look"),
+                match new_suffix {
+                    Some(suffix) if !suffix.is_empty() => format!(", and `{new_name}` is reached only by the value `{suffix}`"),
+                    _ => format!(", and `{new_name}` is not reached by it at all"),
+                },
+            ));
+        }
+    }
     if !embedding_warnings.is_empty() {
         warnings.push(format!("WARNING: {}", embedding_warnings.join("; ")));
     }
@@ -2723,6 +2756,34 @@ fn is_local_import_binding(line_text: &str, byte_column: usize, name: &str) -> b
     let clause = line_text[clause_start..byte_column].trim();
     // `import NAME` / `import type NAME`: the default import; `… as NAME`: an alias or `* as`.
     clause.is_empty() || clause == "type" || before.ends_with(" as")
+}
+
+/// The string prefix of an attribute name a Python line builds at run time for `getattr`
+/// (`getattr(self, 'visit_' + node.expr_name, …)`, `getattr(obj, f"on_{event}")`, `getattr(x,
+/// "do_%s" % verb)`): `visit_`, `on_`, `do_`. `None` for a literal name or no `getattr`.
+fn built_attribute_name_prefix(line: &str) -> Option<String> {
+    let at = line.find("getattr(")?;
+    let arguments = &line[at + "getattr(".len()..];
+    let second = arguments[arguments.find(',')? + 1..].trim_start();
+    let (formatted, rest) = match second.strip_prefix('f') {
+        Some(rest) if rest.starts_with(['\'', '"']) => (true, rest),
+        _ => (false, second),
+    };
+    let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let body = &rest[1..];
+    let end = body.find(quote)?;
+    let literal = &body[..end];
+    let after = body[end + 1..].trim_start();
+    let prefix: String = if formatted {
+        literal.split('{').next().filter(|head| head.len() < literal.len())?.to_owned()
+    } else if after.starts_with('+') {
+        literal.to_owned()
+    } else if after.starts_with('%') {
+        literal.split('%').next().filter(|head| head.len() < literal.len())?.to_owned()
+    } else {
+        return None;
+    };
+    (!prefix.is_empty() && prefix.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(prefix)
 }
 
 fn renamable_targets(workspace_root: &Path, targets: HashSet<Target>) -> HashSet<Target> {
@@ -4087,6 +4148,15 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn attribute_names_built_from_a_prefix_for_getattr() {
+        assert_eq!(built_attribute_name_prefix("        method = getattr(self, 'visit_' + node.expr_name, self.generic_visit)").as_deref(), Some("visit_"));
+        assert_eq!(built_attribute_name_prefix("    handler = getattr(obj, f\"on_{event}\")").as_deref(), Some("on_"));
+        assert_eq!(built_attribute_name_prefix("    return getattr(cmd, 'do_%s' % verb)()").as_deref(), Some("do_"));
+        assert_eq!(built_attribute_name_prefix("    getattr(self, '_inv', None)"), None);
+        assert_eq!(built_attribute_name_prefix("    getattr(self, name)"), None);
+    }
+
     #[test]
     fn local_import_bindings_are_default_namespace_and_alias_imports() {
         let at = |line: &str, name: &str| is_local_import_binding(line, line.find(name).unwrap(), name);

@@ -241,9 +241,13 @@ fn reexports_from_inline_module(lines: &[&str], inline: &str, name: &str) -> boo
 /// `global_rng`: trial66 F6, a private module renamed had been called a public API change, and
 /// the `pub use global as global_rng;` suggested does not compile, E0365).
 fn pub_use_exports_name(statement: &str, name: &str) -> bool {
-    crate::lsp::rename_coverage::word_positions(statement, name)
-        .into_iter()
-        .any(|at| !statement[at + name.len()..].trim_start().starts_with("::"))
+    crate::lsp::rename_coverage::word_positions(statement, name).into_iter().any(|at| {
+        let rest = statement[at + name.len()..].trim_start();
+        // `Error as TimestampError` publishes `TimestampError`, not `Error` (trial87 F3:
+        // humantime's `pub use self::date::{…, Error as TimestampError}`).
+        let aliased = rest.strip_prefix("as").is_some_and(|after| after.starts_with(char::is_whitespace));
+        !rest.starts_with("::") && !aliased
+    })
 }
 
 /// The name of the type an inherent `impl` around 0-based line `index` of `text` implements
@@ -872,6 +876,16 @@ fn go_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pub_use_alias_publishes_the_alias_not_the_name() {
+        let statement = "pub use self::date::{parse_rfc3339, Error as TimestampError};";
+        assert!(!pub_use_exports_name(statement, "Error"));
+        assert!(pub_use_exports_name(statement, "TimestampError"));
+        assert!(pub_use_exports_name("pub use self::date::{Error, parse_rfc3339};", "Error"));
+        assert!(pub_use_exports_name("pub use self::date::Error as Error;", "Error"), "the alias names it");
+        assert!(!pub_use_exports_name("pub use self::Error::Variant;", "Error"));
+    }
 
     #[test]
     fn go_exported_names_are_the_package_surface_and_a_lost_one_is_said() {
