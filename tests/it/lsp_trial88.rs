@@ -29,7 +29,11 @@ fn renaming_a_method_looked_up_by_a_prefixed_name_warns_of_the_lookup() {
     let visit = "from pars.rules import RuleVisitor; print(RuleVisitor().visit('regex'))";
     assert_eq!(support::python_prints(dir.path(), visit), "regex rule");
     let run = support::lsp_run_allowing_writes(dir.path());
-    let text = support::call_ok(&run, "lsp_rename", json!({"file": "pars/rules.py", "line": 5, "symbol": "visit_regex", "new_name": "visit_regexp"}));
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "pars/rules.py", "line": 5, "symbol": "visit_regex", "new_name": "visit_regexp"}),
+    );
     assert!(
         text.contains("WARNING: pars/nodes.py:3 (`method = getattr(self, 'visit_' + expr_name, self.generic_visit)`) looks `visit_…` up by a name built at run time, which `visit_regex` matches for the value `regex`"),
         "{text}"

@@ -107,6 +107,7 @@ mod lsp_trial83;
 mod lsp_trial84;
 mod lsp_trial85;
 mod lsp_trial86;
+mod lsp_trial87;
 mod lsp_trial88;
 mod lsp_trial89;
 mod lsp_trial90;

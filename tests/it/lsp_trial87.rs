@@ -1,0 +1,36 @@
+//! Wrong answer from the fresh-user trial 87 (humantime 2.1.0), against cargo on a fixture of the
+//! same shape:
+//! - F2: `lsp diagnostics "*"` ran `cargo check` at the root only; the repository's own
+//!   `downstream/` crate (a path dependency on the root crate, no member of any workspace) was
+//!   neither checked nor named, and its error was missing from the total.
+//!
+//! Ground truth: `cargo check` in each crate by hand.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member() {
+    let test = "lsp_trial87::the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member";
+    if support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n"),
+        (
+            "downstream/Cargo.toml",
+            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
+        ),
+        ("downstream/src/main.rs", "fn main() {\n    let parsed: u32 = humanish::parse(\"1s\");\n    println!(\"{parsed}\");\n}\n"),
+    ]);
+    assert!(support::cargo_by_hand(dir.path(), &["check", "--offline"], &[]).status.success());
+    let downstream = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
+    assert!(String::from_utf8_lossy(&downstream.stderr).contains("error[E0308]"), "{}", String::from_utf8_lossy(&downstream.stderr));
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("in downstream ("), "downstream was not checked:\n{text}");
+    assert!(text.contains("downstream/src/main.rs:2: error[E0308]"), "{text}");
+    assert!(text.starts_with("project check: 1 error"), "{text}");
+}
