@@ -1651,7 +1651,13 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 let importers_of_importers = !created.is_empty() || !changes_only_inside_typed_bodies(&server, &written_open);
                 match tsserver_dependents(&server, &importer_targets, cap, end, changed_names.as_deref(), &created, importers_of_importers)
                 {
-                    Ok(TypeScriptDependents { to_check: mut files, mut beyond_cap, reexporters, through_importers }) => {
+                    Ok(TypeScriptDependents {
+                        to_check: mut files,
+                        mut beyond_cap,
+                        reexporters,
+                        through_importers,
+                        file_references_failed,
+                    }) => {
                         // Users of a changed member first; those that do not import a written
                         // file were not found by the importer walk (trial34 M1).
                         let not_importing: Vec<PathBuf> =
@@ -1750,7 +1756,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                         };
                         group.scope = Some(CheckScope::Dependents {
                             found_by: format!(
-                                "tsserver fileReferences, following re-exports{}{ranked}{members}{named}",
+                                "{}, following re-exports{}{ranked}{members}{named}",
+                                match &file_references_failed {
+                                    None => "tsserver fileReferences".to_owned(),
+                                    Some(failure) => format!(
+                                        "a scan of relative import lines, since tsserver's fileReferences failed ({}; TypeScript before 4.2 has none) — imports by package name or a `paths` alias are not found",
+                                        crate::render::cut_chars(&failure.split_whitespace().collect::<Vec<_>>().join(" "), 160)
+                                    ),
+                                },
                                 if through_importers.is_empty() {
                                     String::new()
                                 } else {
@@ -4437,6 +4450,7 @@ pub(crate) fn tsserver_dependents(
     importers_of_importers: bool,
 ) -> Result<TypeScriptDependents, String> {
     let mut found: Vec<PathBuf> = Vec::new();
+    let mut file_references_failed: Option<String> = None;
     let mut reexporters: HashSet<PathBuf> = HashSet::new();
     let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
     let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
@@ -4470,6 +4484,19 @@ pub(crate) fn tsserver_dependents(
             // A file just created may be in no project yet ("No Project"): its importers were
             // found by their import lines above.
             Err(_) if created.contains(&file) => continue,
+            // tsserver before TypeScript 4.2 has no `fileReferences` ("TypeScript Server Error
+            // (4.0.8)": trial89 M4, remeda 0.0.32, where no write checked an importer and a
+            // rename's TS2308 in the barrel went unseen, F1): the importers are found by their
+            // relative import lines instead, which is said.
+            Err(failure) if Instant::now() < end && server.exit_description().is_none() => {
+                file_references_failed.get_or_insert(failure);
+                crate::lsp::project_scope::relative_importers(
+                    server.definition(),
+                    server.workspace_root(),
+                    server.root(),
+                    std::slice::from_ref(&file),
+                )
+            }
             Err(failure) => return Err(failure),
         };
         for (path, reexports) in referencing {
@@ -4499,7 +4526,16 @@ pub(crate) fn tsserver_dependents(
         if found.len() > cap * 4 || Instant::now() >= end {
             break;
         }
-        let Ok(referencing) = typescript_file_references(server, &importer, end) else { continue };
+        let referencing = match typescript_file_references(server, &importer, end) {
+            Ok(referencing) => referencing,
+            Err(_) if file_references_failed.is_some() => crate::lsp::project_scope::relative_importers(
+                server.definition(),
+                server.workspace_root(),
+                server.root(),
+                std::slice::from_ref(&importer),
+            ),
+            Err(_) => continue,
+        };
         for (path, _) in referencing {
             if seen.insert(path.clone()) {
                 found.push(path.clone());
@@ -4511,7 +4547,13 @@ pub(crate) fn tsserver_dependents(
         found = rank_typescript_importers(server.workspace_root(), found, &reexporters, &through_importers, names);
     }
     let beyond_cap = found.split_off(cap.min(found.len()));
-    Ok(TypeScriptDependents { to_check: found, beyond_cap, reexporters: reexporters.into_iter().collect(), through_importers })
+    Ok(TypeScriptDependents {
+        to_check: found,
+        beyond_cap,
+        reexporters: reexporters.into_iter().collect(),
+        through_importers,
+        file_references_failed,
+    })
 }
 
 /// The workspace files that reference `file` by tsserver's `fileReferences` (outside
@@ -4567,6 +4609,9 @@ pub(crate) struct TypeScriptDependents {
     /// The files found (in `to_check` or `beyond_cap`) that import an importer rather than a
     /// written file (trial50 F1, F4).
     pub(crate) through_importers: Vec<PathBuf>,
+    /// Why tsserver's `fileReferences` failed, when it did and the importers were found by
+    /// their relative import lines instead (bare or path-mapped specifiers not followed).
+    pub(crate) file_references_failed: Option<String>,
 }
 
 /// `found` (TypeScript importers) in the order [`tsserver_dependents`] checks them: the files

@@ -4150,7 +4150,10 @@ fn complete_references_in_served_files(
 mod tests {
     #[test]
     fn attribute_names_built_from_a_prefix_for_getattr() {
-        assert_eq!(built_attribute_name_prefix("        method = getattr(self, 'visit_' + node.expr_name, self.generic_visit)").as_deref(), Some("visit_"));
+        assert_eq!(
+            built_attribute_name_prefix("        method = getattr(self, 'visit_' + node.expr_name, self.generic_visit)").as_deref(),
+            Some("visit_")
+        );
         assert_eq!(built_attribute_name_prefix("    handler = getattr(obj, f\"on_{event}\")").as_deref(), Some("on_"));
         assert_eq!(built_attribute_name_prefix("    return getattr(cmd, 'do_%s' % verb)()").as_deref(), Some("do_"));
         assert_eq!(built_attribute_name_prefix("    getattr(self, '_inv', None)"), None);

@@ -94,3 +94,36 @@ fn an_export_alias_that_only_starts_with_the_old_name_is_not_read_as_keeping_it(
     assert!(index.contains("export { bound as clampNumber }"), "{index}");
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
 }
+
+/// M4 / F1 (remeda 0.0.32 with its TypeScript 4.0.8): tsserver before 4.2 has no
+/// `fileReferences`, so no write checked an importer, and a rename's TS2308 in the barrel (two
+/// `export *` now exporting the new name) went unseen. The importers are found by their import
+/// lines instead, and the barrel's error is reported.
+#[test]
+fn without_file_references_the_importers_are_found_by_their_import_lines() {
+    let test = "lsp_trial89::without_file_references_the_importers_are_found_by_their_import_lines";
+    if !require_typescript(test) {
+        return;
+    }
+    let old_typescript = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/node_modules/typescript-4.0");
+    if !old_typescript.join("lib/tsserver.js").is_file() {
+        support::skip_or_fail(test, "TypeScript 4.0.8 in .tools/node_modules/typescript-4.0 (.ci/install installs it)");
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"remedish\", \"version\": \"1.0.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2018\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/filter.ts", "export function filter<T>(items: T[], keep: (item: T) => boolean): T[] {\n  return items.filter(keep);\n}\n"),
+        ("src/reject.ts", "export function reject<T>(items: T[], drop: (item: T) => boolean): T[] {\n  return items.filter((item) => !drop(item));\n}\n"),
+        ("src/index.ts", "export * from './filter';\nexport * from './reject';\n"),
+    ]);
+    std::fs::create_dir_all(dir.path().join("node_modules")).unwrap();
+    let copied = std::process::Command::new("cp").arg("-r").arg(&old_typescript).arg(dir.path().join("node_modules/typescript")).status();
+    assert!(copied.as_ref().is_ok_and(|status| status.success()), "copy TypeScript 4.0.8: {copied:?}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/filter.ts", "line": 1, "symbol": "filter", "new_name": "reject"}));
+    assert!(text.contains("a scan of relative import lines, since tsserver's fileReferences failed"), "{text}");
+    assert!(text.contains("src/index.ts:2: error[2308]") || text.contains("src/index.ts:1: error[2308]"), "{text}");
+    // Ground truth: tsc (this machine's) reports the ambiguity too.
+    assert!(support::tsc_errors(dir.path()).iter().any(|error| error.contains("TS2308")), "{:?}", support::tsc_errors(dir.path()));
+}
