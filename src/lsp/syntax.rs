@@ -825,8 +825,14 @@ impl ParsedSource {
         let mut outer = match definition.kind() {
             "function_definition" if names_it("name") => definition.parent()?,
             // A class attribute (`D = dict`, `kw: dict = {}`): a member a subclass can override.
+            // Also a later target of a chained assignment (`visit_term = visit_atom = lift`,
+            // nested as the right side: trial88 M2).
             "assignment" if names_it("left") => {
-                definition.parent().filter(|statement| statement.kind() == "expression_statement")?.parent()?
+                let mut statement = definition.parent()?;
+                while statement.kind() == "assignment" {
+                    statement = statement.parent()?;
+                }
+                statement.parent().filter(|_| statement.kind() == "expression_statement")?
             }
             _ => return None,
         };
@@ -1038,8 +1044,13 @@ impl ParsedSource {
                 if statement.kind() == "expression_statement" {
                     let mut inner = statement.walk();
                     for assignment in statement.named_children(&mut inner).filter(|node| node.kind() == "assignment") {
-                        if let Some(target) = assignment.child_by_field_name("left").filter(|left| left.kind() == "identifier") {
-                            members.push((text(target), target.start_position().row as u32));
+                        // Each target of a chained assignment (`a = b = value`).
+                        let mut current = Some(assignment);
+                        while let Some(node) = current.filter(|node| node.kind() == "assignment") {
+                            if let Some(target) = node.child_by_field_name("left").filter(|left| left.kind() == "identifier") {
+                                members.push((text(target), target.start_position().row as u32));
+                            }
+                            current = node.child_by_field_name("right");
                         }
                     }
                 }
@@ -3106,6 +3117,11 @@ mod tests {
         let names: Vec<&str> = class.methods.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["inv", "new", "limit", "put"]);
         assert_eq!(class.type_checking_members, [6]);
+        let chained = "class V(NodeVisitor):\n    visit_expression = visit_term = visit_atom = NodeVisitor.lift_child\n";
+        let parsed_chained = ParsedSource::parse(Path::new("v.py"), chained).expect("parsed");
+        let class = parsed_chained.python_class_of_method(1, "visit_atom").expect("a later target of a chained assignment");
+        let names: Vec<&str> = class.methods.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["visit_expression", "visit_term", "visit_atom"]);
         assert_eq!(parsed.python_class_of_method(8, "new").map(|class| class.name), Some("C".to_owned()));
         assert!(is_type_checking_condition("TYPE_CHECKING") && is_type_checking_condition("typing.TYPE_CHECKING"));
         assert!(!is_type_checking_condition("not TYPE_CHECKING") && !is_type_checking_condition("MY_TYPE_CHECKING"));
