@@ -185,11 +185,25 @@ fn rust_pub_definition(line: &str, name: &str) -> Option<&'static str> {
 /// Whether the library root's `pub use` statements name `owner` (a type or trait declared in a
 /// private module and re-exported at the crate root).
 fn root_reexports(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
-    let Ok(root_text) = crate::files::read_workspace_file_to_string(workspace_root, lib_root) else { return false };
+    root_reexported_name(workspace_root, lib_root, owner).is_some()
+}
+
+/// The name under which the library root's `pub use` publishes `owner`: the alias of `owner as
+/// Alias` (humantime's `pub use self::duration::Error as DurationError`, trial87 M2), else
+/// `owner`; `None` when no `pub use` names it.
+fn root_reexported_name(workspace_root: &Path, lib_root: &Path, owner: &str) -> Option<String> {
+    let root_text = crate::files::read_workspace_file_to_string(workspace_root, lib_root).ok()?;
     let root_lines: Vec<&str> = root_text.lines().collect();
-    (0..root_lines.len())
-        .filter_map(|line| rust_pub_use_statement(&root_lines, line))
-        .any(|(start, end)| has_word(&root_lines[start..=end].join(" "), owner))
+    (0..root_lines.len()).filter_map(|line| rust_pub_use_statement(&root_lines, line)).find_map(|(start, end)| {
+        let statement = root_lines[start..=end].join(" ");
+        let at = *crate::lsp::rename_coverage::word_positions(&statement, owner).first()?;
+        let rest = statement[at + owner.len()..].trim_start();
+        let alias = rest
+            .strip_prefix("as")
+            .filter(|after| after.starts_with(char::is_whitespace))
+            .map(|after| after.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>());
+        Some(alias.filter(|alias| !alias.is_empty()).unwrap_or_else(|| owner.to_owned()))
+    })
 }
 
 /// The library root's `pub use` statement that re-exports everything of the file `path`'s
@@ -527,13 +541,17 @@ fn rust_notes(
             // A variant, a variant's field or a trait's item carries no `pub` of its own: it is
             // as public as its enum or trait (trial43 F1: strsim's `StrSimError::DifferentLengthArgs`).
             let Some(tree) = &tree else { continue };
-            if let Some(member) = rust_member_of_public_owner(tree, &old_text, index, old_name) {
+            if let Some(mut member) = rust_member_of_public_owner(tree, &old_text, index, old_name) {
                 // An owner in a private module is public where the library root re-exports it
                 // (trial48 F4: either's `pub use self::into_either::IntoEither;`, whose methods
-                // got no note while the trait did).
-                let reexported =
-                    || (root_reexports(workspace_root, &lib_root, &member.owner) || in_root_glob(&context)).then(|| crate_name.clone());
-                if let Some(module) = module.clone().or_else(reexported) {
+                // got no note while the trait did), under the name that re-export gives it.
+                let public_name = module.is_none().then(|| root_reexported_name(workspace_root, &lib_root, &member.owner)).flatten();
+                let reexported = || (public_name.is_some() || in_root_glob(&context)).then(|| crate_name.clone());
+                let module = module.clone().or_else(reexported);
+                if let Some(public_name) = public_name {
+                    member.owner = public_name;
+                }
+                if let Some(module) = module {
                     notes.push(member.note(shown, index + 1, &module, &crate_name, old_name, new_name));
                 }
             }
@@ -876,6 +894,21 @@ fn go_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_root_reexport_is_named_by_its_alias() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = dir.path().join("src/lib.rs");
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        std::fs::write(
+            &lib,
+            "mod duration;\npub use self::duration::{parse_duration, Error as DurationError};\npub use self::wrapper::Duration;\n",
+        )
+        .unwrap();
+        assert_eq!(root_reexported_name(dir.path(), &lib, "Error").as_deref(), Some("DurationError"));
+        assert_eq!(root_reexported_name(dir.path(), &lib, "Duration").as_deref(), Some("Duration"));
+        assert_eq!(root_reexported_name(dir.path(), &lib, "Timestamp"), None);
+    }
 
     #[test]
     fn a_pub_use_alias_publishes_the_alias_not_the_name() {
