@@ -1062,7 +1062,7 @@ fn member_label(kind: &'static str, node: &Node, op: &str, cache: &mut SourceCac
     // A Go method is named with its receiver's type: `method FlagSet.VarPF`.
     if go && kind == "method" && !node.name.contains('.') {
         let line = cache.place(&node.uri, node.line0).text;
-        if let Some(receiver) = go_receiver_type(&line) {
+        if let Some(receiver) = crate::lsp::rename_public_api::go_method_receiver(&line) {
             return (kind, format!("{receiver}.{}", node.name));
         }
     }
@@ -1072,15 +1072,6 @@ fn member_label(kind: &'static str, node: &Node, op: &str, cache: &mut SourceCac
         Some(owner) if !node.name.contains('.') => (kind, format!("{owner}.{}", node.name)),
         _ => (kind, node.name.clone()),
     }
-}
-
-/// The receiver's type name of a Go method declaration line (`func (f *FlagSet[T]) VarPF(` →
-/// `FlagSet`); `None` for other lines.
-fn go_receiver_type(line: &str) -> Option<String> {
-    let receiver = line.trim_start().strip_prefix("func (")?.split(')').next()?;
-    let type_part = receiver.split_whitespace().last()?.trim_start_matches('*');
-    let name: String = type_part.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-    (!name.is_empty()).then_some(name)
 }
 
 type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
@@ -1240,6 +1231,26 @@ pub(crate) fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
             return Some(SiteUsage::Value);
         }
         after = skipped;
+    }
+    // Go type arguments (`New[string, int](2)`: trial94 F3 read four such calls as values).
+    if let Some(arguments) = after.strip_prefix('[') {
+        let mut depth = 1usize;
+        for (at, c) in arguments.char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let skipped = arguments[at + 1..].trim_start();
+                        if skipped.starts_with('(') {
+                            after = skipped;
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
     }
     let called = after.starts_with('(') || after.starts_with('`') || after.starts_with('!');
     Some(if called || after.is_empty() { SiteUsage::Call } else { SiteUsage::Value })
@@ -1774,10 +1785,13 @@ mod tests {
 
     #[test]
     fn go_methods_are_named_with_their_receivers_type_and_kind() {
-        assert_eq!(go_receiver_type("func (f *FlagSet) VarPF(value Value, name string) *Flag {").as_deref(), Some("FlagSet"));
-        assert_eq!(go_receiver_type("func (s Set[T]) Len() int {").as_deref(), Some("Set"));
-        assert_eq!(go_receiver_type("func (*FlagSet) Hidden() {").as_deref(), Some("FlagSet"));
-        assert_eq!(go_receiver_type("func VarPF(value Value) {"), None);
+        assert_eq!(
+            crate::lsp::rename_public_api::go_method_receiver("func (f *FlagSet) VarPF(value Value, name string) *Flag {").as_deref(),
+            Some("FlagSet")
+        );
+        assert_eq!(crate::lsp::rename_public_api::go_method_receiver("func (s Set[T]) Len() int {").as_deref(), Some("Set"));
+        assert_eq!(crate::lsp::rename_public_api::go_method_receiver("func (*FlagSet) Hidden() {").as_deref(), Some("FlagSet"));
+        assert_eq!(crate::lsp::rename_public_api::go_method_receiver("func VarPF(value Value) {"), None);
         let function = 12;
         assert_eq!(
             crate::lsp::outline::readable_kind_on_line(function, "VarPF", "func (f *FlagSet) VarPF(value Value) *Flag {", "go"),
@@ -1802,6 +1816,9 @@ mod tests {
         assert_eq!(usage("    tag!(x)", "tag"), Some(SiteUsage::Call));
         assert_eq!(usage("@cached", "cached"), Some(SiteUsage::Call));
         assert_eq!(usage("    let handler = on_event;", "on_event"), Some(SiteUsage::Value));
+        assert_eq!(usage("\tc, err := New[string, int](2)", "New"), Some(SiteUsage::Call), "Go type arguments");
+        assert_eq!(usage("\tkeys := TypedKeys[int](s)", "TypedKeys"), Some(SiteUsage::Call));
+        assert_eq!(usage("\tf := New[string, int]", "New"), Some(SiteUsage::Value), "an instantiation not called");
         assert_eq!(usage("  (", "("), None);
     }
 

@@ -502,16 +502,6 @@ fn go_interface_method_name(workspace_root: &Path, path: &Path, line: u32) -> Op
         .then(|| format!("{package}.{}.{method}", interface[0]))
 }
 
-/// The receiver's type name of a Go method declaration `line` (`func (b *backOffContext)
-/// NextBackOff() time.Duration {` → `backOffContext`; type parameters dropped); `None` for a line
-/// that declares no method.
-fn go_receiver_type(line: &str) -> Option<String> {
-    let receiver = line.trim_start().strip_prefix("func (")?.split(')').next()?;
-    let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
-    let name: String = type_text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-    (!name.is_empty()).then_some(name)
-}
-
 /// The struct types declared in the `.go` files of `directory` (one package) that have an
 /// embedded field of type `interface` (`BackOff`, `*BackOff` or `pkg.BackOff`), listed beneath
 /// `workspace_root` and read through `reader`. Each struct's field lines are read up to its
@@ -1929,7 +1919,7 @@ pub fn complete_rename(
             (Some(interface), true) => tied_methods
                 .iter()
                 .filter_map(|(hit, _)| {
-                    let receiver = go_receiver_type(&hit.line_text)?;
+                    let receiver = crate::lsp::rename_public_api::go_method_receiver(&hit.line_text)?;
                     let directory = hit.path.parent()?;
                     let embedding = embedding_types
                         .entry(directory.to_path_buf())
@@ -2162,64 +2152,90 @@ pub fn complete_rename(
     // `ExampleType_Old`), which go vet's `tests` analyzer then reports as naming an unknown
     // identifier (trial49 F3: go-difflib's `ExampleGetContextDiffString`, "no new errors").
     // (file, 0-based line, example name, named after an implementation left unrenamed).
-    let go_examples: Vec<(PathBuf, u32, String, bool)> =
-        if origin.extension().is_some_and(|ext| ext == "go") && old_name.starts_with(char::is_uppercase) {
-            // A method (of a type, or of an interface) is named by `ExampleOwner_Method`; a
-            // package-level name by `ExampleName`, `ExampleName_suffix` and its methods'
-            // `ExampleName_Method` (trial60 F2: renaming the method `Cause` called
-            // `ExampleCause`, the function `Cause`'s example, a vet report to fix).
-            let method_owner: Option<String> = origin_targets.iter().min().and_then(|(path, target_line, _)| {
-                let text = reader.read_to_string(path).ok()?;
-                let lines: Vec<&str> = text.lines().collect();
-                let line = lines.get(*target_line as usize)?;
-                if line.trim_start().starts_with("func (") {
-                    crate::lsp::rename_public_api::go_method_receiver(line)
-                } else {
-                    crate::lsp::rename_public_api::go_enclosing_type(&lines, *target_line as usize)
-                        .filter(|_| line.trim_start().starts_with(old_name) && line.contains('('))
-                }
-            });
-            // The implementations left with the old name, which the remedy renames too, are
-            // named by their types' examples (trial65 M2: bitset's `ExampleBitSet_Len` after
-            // `Tester.Len` and the remedy's rewrite of `BitSet.Len`: go vet failed).
-            let mut owners: Vec<String> = method_owner.iter().cloned().collect();
-            if method_owner.is_some() {
-                for (hit, _) in &tied_methods {
-                    if let Some(owner) = crate::lsp::rename_public_api::go_method_receiver(&hit.line_text) {
-                        if !owners.contains(&owner) {
-                            owners.push(owner);
-                        }
+    let go_examples: Vec<(PathBuf, u32, String, bool)> = if origin.extension().is_some_and(|ext| ext == "go")
+        && old_name.starts_with(char::is_uppercase)
+    {
+        // A method (of a type, or of an interface) is named by `ExampleOwner_Method`; a
+        // package-level name by `ExampleName`, `ExampleName_suffix` and its methods'
+        // `ExampleName_Method` (trial60 F2: renaming the method `Cause` called
+        // `ExampleCause`, the function `Cause`'s example, a vet report to fix).
+        let method_owner: Option<String> = origin_targets.iter().min().and_then(|(path, target_line, _)| {
+            let text = reader.read_to_string(path).ok()?;
+            let lines: Vec<&str> = text.lines().collect();
+            let line = lines.get(*target_line as usize)?;
+            if line.trim_start().starts_with("func (") {
+                crate::lsp::rename_public_api::go_method_receiver(line)
+            } else {
+                crate::lsp::rename_public_api::go_enclosing_type(&lines, *target_line as usize)
+                    .filter(|_| line.trim_start().starts_with(old_name) && line.contains('('))
+            }
+        });
+        // The implementations left with the old name, which the remedy renames too, are
+        // named by their types' examples (trial65 M2: bitset's `ExampleBitSet_Len` after
+        // `Tester.Len` and the remedy's rewrite of `BitSet.Len`: go vet failed).
+        // Each owner with the directory of its package: go vet looks an example's name up in
+        // the example's own package (and its imports), so an `ExampleCache_Put` of another
+        // package that declares its own `Cache` is no concern of this rename (trial94 F1:
+        // golang-lru's `typed.Cache` rename named `lru`'s `ExampleCache_Add`, and renaming
+        // it as advised made vet fail).
+        let canonical_dir = |path: &Path| path.parent().map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+        let origin_dir: Option<PathBuf> = origin_targets.iter().min().and_then(|(path, _, _)| canonical_dir(path));
+        let mut owners: Vec<String> = method_owner.iter().cloned().collect();
+        let mut owner_dirs: Vec<(String, Option<PathBuf>)> = method_owner.iter().map(|owner| (owner.clone(), origin_dir.clone())).collect();
+        if method_owner.is_some() {
+            for (hit, _) in &tied_methods {
+                if let Some(owner) = crate::lsp::rename_public_api::go_method_receiver(&hit.line_text) {
+                    let dir = canonical_dir(&hit.path);
+                    if !owner_dirs.contains(&(owner.clone(), dir.clone())) {
+                        owner_dirs.push((owner.clone(), dir));
+                    }
+                    if !owners.contains(&owner) {
+                        owners.push(owner);
                     }
                 }
             }
-            let mut found = Vec::new();
-            let is_test_file = |path: &Path| path.to_string_lossy().ends_with("_test.go");
-            for_each_text_file_beneath(server.workspace_root(), server.root(), is_test_file, |path, text| {
-                for (line0, line) in split_lines(text).into_iter().enumerate() {
-                    let Some(rest) = line.strip_prefix("func Example") else { continue };
-                    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                    let names_method_of = |owner: &String| {
-                        name.strip_prefix(owner.as_str()).and_then(|rest| rest.strip_prefix('_')).is_some_and(|method| {
-                            method == old_name || method.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
-                        })
-                    };
-                    let names_it = if owners.is_empty() {
-                        name == old_name || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
-                    } else {
-                        owners.iter().any(names_method_of)
-                    };
-                    if names_it {
-                        // Named after an implementation left unrenamed: it breaks once that is
-                        // renamed too.
-                        let of_implementation = !owners.is_empty() && !method_owner.as_ref().is_some_and(names_method_of);
-                        found.push((path.to_path_buf(), line0 as u32, format!("Example{name}"), of_implementation));
-                    }
+        }
+        let mut found = Vec::new();
+        let is_test_file = |path: &Path| path.to_string_lossy().ends_with("_test.go");
+        for_each_text_file_beneath(server.workspace_root(), server.root(), is_test_file, |path, text| {
+            let example_dir = canonical_dir(path);
+            // Owners whose package is this file's (an unknown directory counts everywhere).
+            let owners: Vec<String> = owners
+                .iter()
+                .filter(|owner| owner_dirs.iter().any(|(named, dir)| named == *owner && (dir.is_none() || *dir == example_dir)))
+                .cloned()
+                .collect();
+            if method_owner.is_none() && origin_dir.is_some() && origin_dir != example_dir {
+                return;
+            }
+            if method_owner.is_some() && owners.is_empty() {
+                return;
+            }
+            for (line0, line) in split_lines(text).into_iter().enumerate() {
+                let Some(rest) = line.strip_prefix("func Example") else { continue };
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let names_method_of = |owner: &String| {
+                    name.strip_prefix(owner.as_str()).and_then(|rest| rest.strip_prefix('_')).is_some_and(|method| {
+                        method == old_name || method.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
+                    })
+                };
+                let names_it = if owners.is_empty() {
+                    name == old_name || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
+                } else {
+                    owners.iter().any(names_method_of)
+                };
+                if names_it {
+                    // Named after an implementation left unrenamed: it breaks once that is
+                    // renamed too.
+                    let of_implementation = !owners.is_empty() && !method_owner.as_ref().is_some_and(names_method_of);
+                    found.push((path.to_path_buf(), line0 as u32, format!("Example{name}"), of_implementation));
                 }
-            });
-            found
-        } else {
-            Vec::new()
-        };
+            }
+        });
+        found
+    } else {
+        Vec::new()
+    };
     // go vet looks an example's name up in the packages its package imports too: an imported
     // package that declares the old name (`time.Ticker` for `ExampleTicker`) keeps vet quiet
     // (trial86 F2). Only an example named after a package-level name is looked up so.

@@ -626,13 +626,23 @@ fn go_module(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, 
 }
 
 /// The receiver's type name of the Go method declared on `line` (`func (u *UUID) M()` →
-/// `UUID`, generic parameters dropped), if it declares one.
+/// `UUID`, `func (c *Cache[K, V]) Put(` → `Cache`), if it declares one.
 pub(crate) fn go_method_receiver(line: &str) -> Option<String> {
-    let receiver = line.trim_start().strip_prefix("func ")?.trim_start().strip_prefix('(')?;
-    let receiver = &receiver[..receiver.find(')')?];
-    let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
-    let name: String = type_text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let type_text = go_method_receiver_type(line)?;
+    let name: String = type_text.trim_start_matches('*').chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     (!name.is_empty()).then_some(name)
+}
+
+/// The receiver type of the Go method declared on `line` as written, type parameters dropped:
+/// `func (o *Options) filter(` → `*Options`, `func (validator) filter(` → `validator`, `func (c
+/// *Cache[K, V]) Put(` → `*Cache` (its type parameters are cut before the words are split:
+/// trial94 F2 named the method `V.Put`). `None` for a line that declares no method.
+pub(crate) fn go_method_receiver_type(line: &str) -> Option<String> {
+    let receiver = line.trim_start().strip_prefix("func")?.trim_start().strip_prefix('(')?;
+    let receiver = &receiver[..receiver.find(')')?];
+    let without_parameters = receiver.split('[').next()?;
+    let type_text = without_parameters.split_whitespace().last()?;
+    (!type_text.trim_start_matches('*').is_empty()).then(|| type_text.to_owned())
 }
 
 /// The Go type whose `struct { … }` or `interface { … }` body holds 0-based line `index` of
@@ -894,6 +904,17 @@ fn go_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_method_receivers_of_generic_types_are_their_types() {
+        assert_eq!(go_method_receiver("func (c *Cache[K, V]) Put(k K, v V) bool {").as_deref(), Some("Cache"));
+        assert_eq!(go_method_receiver("func (s Set[T]) Len() int {").as_deref(), Some("Set"));
+        assert_eq!(go_method_receiver("func (u *UUID) M() {").as_deref(), Some("UUID"));
+        assert_eq!(go_method_receiver_type("func (validator) filter(x int) {").as_deref(), Some("validator"));
+        assert_eq!(go_method_receiver_type("func (o *Options) filter() {").as_deref(), Some("*Options"));
+        assert_eq!(go_method_receiver_type("func (*Cache[K, V]) Len() int {").as_deref(), Some("*Cache"));
+        assert_eq!(go_method_receiver("func Put(k int) {"), None);
+    }
 
     #[test]
     fn a_root_reexport_is_named_by_its_alias() {

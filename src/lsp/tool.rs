@@ -2264,7 +2264,7 @@ fn go_interface_implementations_through_methods(
                 .entry(path.clone())
                 .or_insert_with(|| crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok());
             let Some(line) = source.as_deref().and_then(|text| text.lines().nth(range.start.line as usize)) else { continue };
-            let Some(receiver) = go_receiver_type(line) else { continue };
+            let Some(receiver) = crate::lsp::rename_public_api::go_method_receiver_type(line) else { continue };
             if seen_for_method.insert(receiver.clone()) {
                 let Ok(uri) = uri.parse() else { continue };
                 by_type.entry(receiver).or_default().push(lsp_types::Location { uri, range });
@@ -2302,17 +2302,6 @@ fn go_interface_implementations_through_methods(
     );
     let locations = complete.into_iter().filter_map(|(_, declarations)| declarations.into_iter().next()).collect();
     Some((locations, note))
-}
-
-/// The receiver type of a Go method declaration line (`func (o *Options) filter(` → `*Options`,
-/// `func (validator) filter(` → `validator`, generic `func (s Set[T]) Len(` → `Set`); `None` for
-/// other lines.
-fn go_receiver_type(line: &str) -> Option<String> {
-    let rest = line.trim_start().strip_prefix("func")?.trim_start().strip_prefix('(')?;
-    let receiver = rest.split(')').next()?.trim();
-    let type_text = receiver.split_whitespace().last()?;
-    let type_name = type_text.split('[').next()?;
-    (!type_name.trim_start_matches('*').is_empty()).then(|| type_name.to_owned())
 }
 
 /// When tsserver lists no implementation of a member: the references that assign a function or
