@@ -824,7 +824,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&inherited.warnings)
         .chain(&overrides.new_name_taken)
         .chain(&overrides.two_class_base_warnings)
-        .chain(&overrides.type_checking_warnings)
+        .chain(&overrides.declaration_warnings)
         .chain(&overrides.enum_lookup_warnings)
         .chain(&overrides.union_receiver_warnings)
         .chain(&public_name_notes)
@@ -897,7 +897,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             dispatch_changes: overrides
                 .enum_lookup_warnings
                 .iter()
-                .chain(&overrides.type_checking_warnings)
+                .chain(&overrides.declaration_warnings)
                 .chain(&overrides.union_receiver_warnings)
                 .chain(&overrides.dispatch_notes)
                 .cloned()
@@ -952,7 +952,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         dispatch_changes: overrides
             .enum_lookup_warnings
             .into_iter()
-            .chain(overrides.type_checking_warnings)
+            .chain(overrides.declaration_warnings)
             .chain(overrides.union_receiver_warnings)
             .chain(overrides.dispatch_notes)
             .collect(),

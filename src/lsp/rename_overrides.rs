@@ -79,7 +79,7 @@ pub struct OverrideFindings {
     /// member in a base keeps the old name, or a related class redeclares the old name that way
     /// — the renamed code type-checks and raises AttributeError at run time (bidict 0.23.1,
     /// trial85 F1); empty when none.
-    pub type_checking_warnings: Vec<String>,
+    pub declaration_warnings: Vec<String>,
     /// One summary line (`override check: …`) for a renamed method: the related methods found
     /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
     /// outside the workspace); `None` when the renamed symbol is no Python method.
@@ -97,6 +97,8 @@ struct RelatedMethod {
     /// Declared only for the type checker (inside `if TYPE_CHECKING:`): at run time its class
     /// has no such member of its own.
     type_checking_only: bool,
+    /// Declared by its class's `__slots__`: its instances store the attribute in the slot.
+    in_slots: bool,
 }
 
 /// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
@@ -211,6 +213,7 @@ pub fn override_findings(
                             location: None,
                             in_base: true,
                             type_checking_only: false,
+                            in_slots: false,
                         });
                     }
                     continue;
@@ -235,6 +238,7 @@ pub fn override_findings(
                         location: Some((target_path.clone(), *method_line)),
                         in_base: true,
                         type_checking_only: declared_only_for_type_checker(&base_class, old_name),
+                        in_slots: declared_in_slots(&base_class, old_name),
                     });
                 }
                 if inside {
@@ -322,6 +326,7 @@ pub fn override_findings(
                         location: Some((reference_path.clone(), *method_line)),
                         in_base: false,
                         type_checking_only: declared_only_for_type_checker(&subclass, old_name),
+                        in_slots: declared_in_slots(&subclass, old_name),
                     });
                     found_past_cap += 1;
                 }
@@ -341,6 +346,7 @@ pub fn override_findings(
                     location: Some((reference_path.clone(), *method_line)),
                     in_base: false,
                     type_checking_only: declared_only_for_type_checker(&subclass, old_name),
+                    in_slots: declared_in_slots(&subclass, old_name),
                 });
             }
             let old_found = old_found_above || declares_old.is_some();
@@ -413,6 +419,7 @@ pub fn override_findings(
                     location: Some((hit_path.clone(), method_line)),
                     in_base: false,
                     type_checking_only: declared_only_for_type_checker(&class, old_name),
+                    in_slots: declared_in_slots(&class, old_name),
                 });
                 found_past_cap += 1;
                 continue;
@@ -440,6 +447,7 @@ pub fn override_findings(
                     location: Some((hit_path.clone(), method_line)),
                     in_base: false,
                     type_checking_only: declared_only_for_type_checker(&class, old_name),
+                    in_slots: declared_in_slots(&class, old_name),
                 });
                 break;
             }
@@ -490,23 +498,30 @@ pub fn override_findings(
             None => (String::new(), 0),
         };
         let rename_it_too = format!("lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`");
+        if method.in_slots {
+            findings.declaration_warnings.push(format!(
+                "WARNING: `{}` ({shown}) declares `{old_name}` in its `__slots__`, which this rename does not rename: its instances keep the slot `{old_name}`, which its code still reads (`self.{old_name}`), while the renamed code uses `{new_name}` — AttributeError at run time (an empty slot, or no attribute), and pyright reports nothing; next step: rename the `__slots__` entry and the uses that lead to it too (lsp_rename at a use of `self.{old_name}` in `{}`), or keep the name",
+                method.class_name, method.class_name
+            ));
+            continue;
+        }
         match (own_type_checking_only, method.type_checking_only, method.in_base) {
             (true, false, true) => {
-                findings.type_checking_warnings.push(format!(
+                findings.declaration_warnings.push(format!(
                     "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`): at run time `{}` has no `{old_name}` of its own, the attribute is `{qualified}` ({shown}), and this rename does not rename it — every renamed use (`….{new_name}`) raises AttributeError at run time, while pyright, reading the declaration, reports nothing; next step: rename the run-time member (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`) and every `if TYPE_CHECKING:` redeclaration together, or keep the name",
                     own_class.name
                 ));
                 continue;
             }
             (false, true, false) => {
-                findings.type_checking_warnings.push(format!(
+                findings.declaration_warnings.push(format!(
                     "WARNING: `{qualified}` ({shown}) redeclares `{old_name}` only for the type checker (inside `if TYPE_CHECKING:`), and this rename leaves it: code that uses `{old_name}` on a `{}` still type-checks against that declaration, while at run time `{}` has only the renamed `{}.{new_name}` — AttributeError, which pyright does not report; next step: rename the redeclaration too ({rename_it_too})",
                     method.class_name, method.class_name, own_class.name
                 ));
                 continue;
             }
             (false, true, true) => {
-                findings.type_checking_warnings.push(format!(
+                findings.declaration_warnings.push(format!(
                     "WARNING: `{qualified}` ({shown}) declares `{old_name}` only for the type checker (inside `if TYPE_CHECKING:`), and this rename leaves it: code that uses `{old_name}` on a value typed as `{}` still type-checks, while at run time a `{}` has only `{new_name}` — AttributeError, which pyright does not report; next step: rename the declaration too ({rename_it_too}), or keep the name",
                     method.class_name, own_class.name
                 ));
@@ -659,7 +674,7 @@ pub fn override_findings(
             })
         });
     if own_type_checking_only && !run_time_base_found && !run_time_assignment_renamed {
-        findings.type_checking_warnings.push(format!(
+        findings.declaration_warnings.push(format!(
             "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`), and no run-time definition of `{old_name}` was found in the {} searched (it may come from a base outside the workspace, `__getattr__` or an assignment): if it exists at run time under the old name, every renamed use (`….{new_name}`) raises AttributeError, which pyright does not report; next step: find where `{}` gets `{old_name}` at run time (`python -c \"import …; print({}.{old_name})\"`) and rename it too, or keep the name",
             crate::render::plural(scanned, "other class"),
             own_class.name,
@@ -742,6 +757,11 @@ fn assigns_attribute(line: &str, name: &str) -> bool {
             before_ok && ((rest.starts_with('=') && !rest.starts_with("==")) || rest.starts_with(':'))
         })
     })
+}
+
+/// Whether `class`'s `__slots__` names `name`.
+fn declared_in_slots(class: &PythonClassFacts, name: &str) -> bool {
+    class.methods.iter().any(|(member, line0)| member == name && class.slot_members.contains(line0))
 }
 
 /// Whether every declaration of `name` in `class` is inside an `if TYPE_CHECKING:` block (and

@@ -261,6 +261,9 @@ pub struct PythonClassFacts {
     /// inside an `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) block: at run time the
     /// class has no such member of its own (bidict 0.23.1's `MutableBidict.inv`, trial85 F1).
     pub type_checking_members: Vec<u32>,
+    /// The 0-based lines (as in `methods`) of the members named by the class's `__slots__`
+    /// strings: attributes of its instances, stored in the slot whatever a base class does.
+    pub slot_members: Vec<u32>,
 }
 
 /// The class whose body holds `block` (a `block` node), directly or through the blocks of `if`
@@ -1004,6 +1007,7 @@ impl ParsedSource {
         }
         let mut methods = Vec::new();
         let mut type_checking_members = Vec::new();
+        let mut slot_members = Vec::new();
         // The body's statements, and those of the `if` blocks in it (`if TYPE_CHECKING:`,
         // `if sys.version_info >= …:`), each with whether only a type checker runs it.
         let mut blocks: Vec<(tree_sitter::Node<'_>, bool)> =
@@ -1054,6 +1058,27 @@ impl ParsedSource {
                         }
                     }
                 }
+                // `__slots__ = ('children',)`: each entry is an attribute of the class's instances
+                // (glom 23.5.0's `And.children`, trial92 F1).
+                if statement.kind() == "expression_statement" {
+                    let mut inner = statement.walk();
+                    for assignment in statement.named_children(&mut inner).filter(|node| node.kind() == "assignment") {
+                        let is_slots = assignment.child_by_field_name("left").is_some_and(|left| text(left) == "__slots__");
+                        let Some(value) = assignment.child_by_field_name("right").filter(|_| is_slots) else { continue };
+                        let mut entries = vec![value];
+                        let mut list = value.walk();
+                        if matches!(value.kind(), "tuple" | "list" | "parenthesized_expression") {
+                            entries = value.named_children(&mut list).collect();
+                        }
+                        for entry in entries.into_iter().filter(|entry| entry.kind() == "string") {
+                            let name = text(entry).trim_matches(|c| c == '\'' || c == '"').to_owned();
+                            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                                slot_members.push(entry.start_position().row as u32);
+                                members.push((name, entry.start_position().row as u32));
+                            }
+                        }
+                    }
+                }
                 if type_checking {
                     type_checking_members.extend(members.iter().map(|(_, line0)| *line0));
                 }
@@ -1068,6 +1093,7 @@ impl ParsedSource {
             bases,
             methods,
             type_checking_members,
+            slot_members,
         })
     }
 
@@ -3117,6 +3143,11 @@ mod tests {
         let names: Vec<&str> = class.methods.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["inv", "new", "limit", "put"]);
         assert_eq!(class.type_checking_members, [6]);
+        let slotted = "class And(_Bool):\n    __slots__ = ('children',)\n";
+        let parsed_slotted = ParsedSource::parse(Path::new("m.py"), slotted).expect("parsed");
+        let facts = parsed_slotted.python_class_named_at(0).expect("a class");
+        assert_eq!(facts.methods, [("__slots__".to_owned(), 1), ("children".to_owned(), 1)]);
+        assert_eq!(facts.slot_members, [1]);
         let chained = "class V(NodeVisitor):\n    visit_expression = visit_term = visit_atom = NodeVisitor.lift_child\n";
         let parsed_chained = ParsedSource::parse(Path::new("v.py"), chained).expect("parsed");
         let class = parsed_chained.python_class_of_method(1, "visit_atom").expect("a later target of a chained assignment");
