@@ -122,6 +122,34 @@ pub fn inherited_member_warnings(
         }
         current = (base_path, base);
     }
+    // Across: the interfaces the class implements, whose member of the new name the renamed
+    // member would now implement — an optional one (`label?(): string`) silently, and code that
+    // calls it on the interface (`s.label?.()`) reaches the renamed member (trial93 F1:
+    // neverthrow fixture's `Circle.tag` renamed to `label`, tsc clean, a test failed).
+    for (implements_line0, implements_byte) in class.implements.iter().copied() {
+        if Instant::now() >= deadline {
+            not_read.push(format!("the interfaces of `{}`", class.name));
+            break;
+        }
+        let interface_name = read_parsed(server, path)
+            .and_then(|parsed| parsed.line_text(implements_line0).map(|line| identifier_at_byte(line, implements_byte)))
+            .unwrap_or_default();
+        let Some(locations) = ask::<GotoDefinition>(server, path, implements_line0, implements_byte, deadline) else {
+            not_read.push(format!("the interface `{interface_name}` of `{}`", class.name));
+            continue;
+        };
+        read += 1;
+        for (declared_at, members) in interface_members_at_definitions(server, &locations, &interface_name) {
+            if members.iter().any(|member| member == new_name) && !members.iter().any(|member| member == old_name) {
+                findings.warnings.push(format!(
+                    "WARNING: the interface `{interface_name}` that `{}` implements already has a member `{new_name}` ({}:{}): the renamed member now IMPLEMENTS it — code that uses `{new_name}` on a `{interface_name}` (an optional member called as `x.{new_name}?.()` included) reaches the renamed member, and tsc says nothing when the signatures are compatible; choose another name",
+                    class.name,
+                    display(&declared_at.0),
+                    declared_at.1 + 1,
+                ));
+            }
+        }
+    }
     // Down: the subclasses, breadth first.
     let mut queue: VecDeque<(PathBuf, TypeScriptClassFacts)> = VecDeque::from([(path.to_path_buf(), class.clone())]);
     while let Some((class_path, parent)) = queue.pop_front() {

@@ -1655,6 +1655,9 @@ pub struct TypeScriptClassFacts {
     /// 0-based line and byte column; `None` without `extends` or when it is no name (a mixin
     /// call).
     pub extends: Option<(u32, usize)>,
+    /// The interfaces named in `implements` (the last identifier of each: `Shape` in
+    /// `implements geo.Shape<T>`): 0-based line and byte column of each, in order.
+    pub implements: Vec<(u32, usize)>,
     /// The class's own members: (name, 0-based line of the name), in source order.
     pub members: Vec<(String, u32)>,
 }
@@ -1778,6 +1781,30 @@ impl ParsedSource {
             let position = last.start_position();
             Some((u32::try_from(position.row).ok()?, position.column))
         });
+        let mut implements = Vec::new();
+        if let Some(heritage) = heritage {
+            let mut cursor = heritage.walk();
+            let clauses: Vec<tree_sitter::Node<'_>> =
+                heritage.children(&mut cursor).filter(|child| child.kind() == "implements_clause").collect();
+            for clause in clauses {
+                let mut inner = clause.walk();
+                for named in clause.named_children(&mut inner) {
+                    // `Shape`, `geo.Shape`, `Shape<T>`: the last identifier of the type's name.
+                    let mut node = named;
+                    if node.kind() == "generic_type" {
+                        node = node.child_by_field_name("name").or_else(|| node.named_child(0)).unwrap_or(node);
+                    }
+                    if node.kind() == "nested_type_identifier" {
+                        node = node.child_by_field_name("name").unwrap_or(node);
+                    }
+                    if node.kind() == "type_identifier" {
+                        if let Ok(row) = u32::try_from(node.start_position().row) {
+                            implements.push((row, node.start_position().column));
+                        }
+                    }
+                }
+            }
+        }
         let body = class.child_by_field_name("body")?;
         let mut members = Vec::new();
         let mut cursor = body.walk();
@@ -1810,6 +1837,7 @@ impl ParsedSource {
             name_line0: u32::try_from(position.row).ok()?,
             name_byte: position.column,
             extends,
+            implements,
             members,
         })
     }

@@ -112,6 +112,7 @@ mod lsp_trial88;
 mod lsp_trial89;
 mod lsp_trial90;
 mod lsp_trial92;
+mod lsp_trial93;
 mod lsp_trial94;
 mod lsp_write_ledger;
 mod mcp_sdk;
