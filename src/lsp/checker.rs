@@ -1517,7 +1517,7 @@ fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> cra
 /// `[workspace]`, and `inner` matches a `members` glob or is a path dependency of `outer`'s
 /// package (cargo's automatic members), and no `exclude` entry holds it. An unreadable manifest
 /// counts as a member (the outer check then stands for it, as before).
-fn cargo_workspace_includes(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
+pub(crate) fn cargo_workspace_includes(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
     let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &outer.join("Cargo.toml")) else { return true };
     let Ok(document) = toml_edit::Document::parse(text) else { return true };
     let table = document.as_table();

@@ -72,6 +72,9 @@ impl WalkScope {
     /// that cannot be read or parsed gives the conventional skips, and the description says so.
     pub fn for_server(definition: &ServerDefinition, root: &Path) -> WalkScope {
         let typescript = definition.extensions.iter().any(|(extension, _)| extension == "ts");
+        if definition.extensions.iter().any(|(extension, _)| extension == "rs") {
+            return WalkScope::rust_packages_of_their_own(root);
+        }
         if !typescript {
             return WalkScope::everything();
         }
@@ -87,6 +90,42 @@ impl WalkScope {
             };
         }
         WalkScope::conventional(root, "no tsconfig.json or jsconfig.json at the root")
+    }
+
+    /// Under a Rust root: the directories below it with a Cargo.toml of their own that is no
+    /// member of the root's cargo workspace (a `downstream/` crate with a path dependency on the
+    /// root, an example project) are pruned — the root's rust-analyzer does not load them, their
+    /// own server answers for them, and a word found there read as "no definition" or "left
+    /// unrenamed" beside that server's edits of the same lines (trial91 F3, M1). Vendored crates
+    /// (a `.cargo-checksum.json` beside) are dependencies, not pruned here. Found by a walk of at
+    /// most 4 levels.
+    fn rust_packages_of_their_own(root: &Path) -> WalkScope {
+        let Ok(reader) = crate::files::WorkspaceReader::open(root) else { return WalkScope::everything() };
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return WalkScope::everything() };
+        let walker = walk.max_depth(Some(4)).skip_names(&["target", ".git", "node_modules", "vendor"]).iter();
+        let mut pruned: Vec<PathBuf> = Vec::new();
+        for entry in walker.flatten() {
+            if entry.file_name() != "Cargo.toml" || !entry.is_file() {
+                continue;
+            }
+            let Some(directory) = entry.path().parent() else { continue };
+            if directory == root || pruned.iter().any(|done| directory.starts_with(root.join(done))) {
+                continue;
+            }
+            if directory.join(".cargo-checksum.json").exists() || crate::lsp::checker::cargo_workspace_includes(root, root, directory) {
+                continue;
+            }
+            if let Ok(relative) = directory.strip_prefix(root) {
+                pruned.push(relative.to_path_buf());
+            }
+        }
+        let description = (!pruned.is_empty()).then(|| {
+            format!(
+                "skipped {} (cargo packages of their own, no members of this root's workspace: their own server answers for them)",
+                pruned.iter().map(|dir| format!("{}/", dir.display())).collect::<Vec<_>>().join(", ")
+            )
+        });
+        WalkScope { pruned_directories: pruned, description, ..WalkScope::everything() }
     }
 
     /// The conventional build output directories that exist at `root`, pruned.

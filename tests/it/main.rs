@@ -111,6 +111,7 @@ mod lsp_trial87;
 mod lsp_trial88;
 mod lsp_trial89;
 mod lsp_trial90;
+mod lsp_trial91;
 mod lsp_trial92;
 mod lsp_trial93;
 mod lsp_trial94;
