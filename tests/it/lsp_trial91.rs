@@ -40,3 +40,32 @@ fn a_rename_does_not_list_lines_of_a_crate_of_its_own_as_left_unrenamed() {
     let check = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
 }
+
+/// F1: the errors a library's macro raises where a test calls it were omitted from the test
+/// file's diagnostics as hints ("no errors or warnings … (11 hint-level diagnostics omitted)").
+#[test]
+fn errors_raised_in_a_macro_expansion_are_errors_of_the_file_that_calls_it() {
+    let test = "lsp_trial91::errors_raised_in_a_macro_expansion_are_errors_of_the_file_that_calls_it";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let lib = "pub struct Small(pub Vec<u8>);\n\nimpl Small {\n    pub fn inline_size(&self) -> usize {\n        self.0.len()\n    }\n}\n\n#[macro_export]\nmacro_rules! small {\n    () => {\n        $crate::Small(Vec::new()).inline_size()\n    };\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"smallish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+        ("tests/macro.rs", "#[test]\nfn empty() {\n    assert_eq!(smallish::small!(), 0);\n}\n\n#[test]\nfn again() {\n    let _ = smallish::small!();\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "edit", json!({"path": "src/lib.rs", "old_string": "pub fn inline_size", "new_string": "pub fn inline_sz"}));
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "tests/macro.rs"}));
+    assert!(text.contains("diagnostics for tests/macro.rs: 2 errors"), "{text}");
+    assert!(
+        text.contains("tests/macro.rs:3: error [E0599]")
+            && text.contains("(raised in the expansion of the macro called here, at src/lib.rs:12)"),
+        "{text}"
+    );
+    // Ground truth: cargo counts the two calls.
+    let check = support::cargo_by_hand(dir.path(), &["check", "--tests", "--offline", "--message-format=short"], &[]);
+    let said = String::from_utf8_lossy(&check.stderr).into_owned();
+    assert_eq!(said.lines().filter(|line| line.starts_with("tests/macro.rs") && line.contains("E0599")).count(), 2, "{said}");
+}
