@@ -1242,6 +1242,34 @@ pub fn check_write(
     // consumer module beside a library module) hears of the change: with this write's sync when
     // it checks files of this write too, else at its next resync (trial27b F2).
     tell_sibling_roots(supervisor, written, &mut pending);
+    // A project root that depends on a written root by path (a `downstream/` crate with `path =
+    // ".."`, a module with a `replace`) whose server is not running checks nothing of this write:
+    // said, never read as "no new errors … elsewhere" (trial87 F2, trial91 F2: smallvec's
+    // downstream crate failed cargo check after an edit that read clean).
+    let running: Vec<(String, PathBuf)> =
+        supervisor.running_servers().iter().map(|server| (server.id().to_owned(), server.root().to_path_buf())).collect();
+    for group in pending.iter_mut() {
+        let id = group.server.id().to_owned();
+        let dependents = supervisor.dependent_roots(&id, group.server.root());
+        let unchecked: Vec<String> = dependents
+            .roots
+            .iter()
+            .filter(|root| !running.iter().any(|(running_id, running_root)| *running_id == id && running_root == *root))
+            .map(|root| format!("{}/", supervisor.display_path(root)))
+            .collect();
+        if !unchecked.is_empty() {
+            group.notes.push(format!(
+                "NOT checked: {} — {} of {} own that {} on {} by path, and no {id} runs there, so what this write does to {} is unknown; `lsp diagnostics \"*\"` checks {} (any lsp op on a file there starts its server, whose later writes are checked)",
+                unchecked.join(", "),
+                crate::render::one_or_many(unchecked.len(), "a project root", "project roots"),
+                crate::render::one_or_many(unchecked.len(), "its", "their"),
+                crate::render::one_or_many(unchecked.len(), "depends", "depend"),
+                supervisor.display_path(group.server.root()),
+                crate::render::one_or_many(unchecked.len(), "it", "them"),
+                crate::render::one_or_many(unchecked.len(), "it", "them"),
+            ));
+        }
+    }
     // A server whose root holds files of this write that another server checks reads them from
     // the disk, already written: its pre-write state is half-applied (trial27a F5).
     let groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> =

@@ -34,3 +34,33 @@ fn the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member()
     assert!(text.contains("downstream/src/main.rs:2: error[E0308]"), "{text}");
     assert!(text.starts_with("project check: 1 error"), "{text}");
 }
+
+/// F2 (trial 87, trial 91): a write to the root crate that breaks the in-repo `downstream/`
+/// crate, whose rust-analyzer was not running, read "no new errors … elsewhere" and did not name
+/// it as unchecked.
+#[test]
+fn a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked() {
+    let test = "lsp_trial87::a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n"),
+        (
+            "downstream/Cargo.toml",
+            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
+        ),
+        ("downstream/src/main.rs", "fn main() {\n    println!(\"{}\", humanish::parse(\"1s\"));\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn parse(text: &str)", "new_string": "pub fn parse(text: &str, strict: bool)"}),
+    );
+    assert!(text.contains("NOT checked: downstream/ — a project root of its own that depends on . by path"), "{text}");
+    // Ground truth: the dependent crate no longer builds.
+    let check = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
+    assert!(String::from_utf8_lossy(&check.stderr).contains("error[E0061]"), "{}", String::from_utf8_lossy(&check.stderr));
+}
