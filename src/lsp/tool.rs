@@ -688,7 +688,31 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let merged =
                 crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
             notes.extend(merged.notes);
-            NavigationAnswer::References(merged.locations)
+            // gopls's references of an embedded field whose type comes from another package
+            // include the package qualifier of other expressions (`lru` of `lru.New(size)`, a
+            // line with no `Cache` on it: trial94 F4): a location whose text is another
+            // identifier is no reference of this name, left out and said.
+            let locations = if server.id() == "gopls" {
+                // (The queried line itself stays: gopls gives the field's declaration as the
+                // qualifier's range.)
+                let queried = (path.clone(), resolved.line.saturating_sub(1));
+                let (kept, left_out) =
+                    locations_naming(supervisor, merged.locations, &resolved.cursor_identifier, server.position_encoding(), &queried);
+                if !left_out.is_empty() {
+                    notes.push(format!(
+                        "note: {} more {} gopls gave {} not name `{}` (the text there is another identifier: {}) — left out of this list",
+                        left_out.len(),
+                        crate::render::one_or_many(left_out.len(), "location", "locations"),
+                        crate::render::one_or_many(left_out.len(), "does", "do"),
+                        resolved.cursor_identifier,
+                        left_out.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                kept
+            } else {
+                merged.locations
+            };
+            NavigationAnswer::References(locations)
         }
         answer => answer,
     };
@@ -2302,6 +2326,50 @@ fn go_interface_implementations_through_methods(
     );
     let locations = complete.into_iter().filter_map(|(_, declarations)| declarations.into_iter().next()).collect();
     Some((locations, note))
+}
+
+/// The locations whose range's text is `name` (or that cannot be read, or are on the `queried`
+/// line — path, 0-based line: kept), and the others as `path:line` (1-based) with the text found
+/// there.
+fn locations_naming(
+    supervisor: &LspSupervisor,
+    locations: Option<Vec<lsp_types::Location>>,
+    name: &str,
+    encoding: crate::lsp::position::PositionEncoding,
+    queried: &(PathBuf, u32),
+) -> (Option<Vec<lsp_types::Location>>, Vec<String>) {
+    let Some(locations) = locations else { return (None, Vec::new()) };
+    let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for location in locations {
+        let Some(path) = crate::lsp::uri::lsp_uri_to_path(&location.uri) else {
+            kept.push(location);
+            continue;
+        };
+        if path == queried.0 && location.range.start.line == queried.1 {
+            kept.push(location);
+            continue;
+        }
+        let text = texts.entry(path.clone()).or_insert_with(|| crate::lsp::listing::read_listed_file(supervisor.workspace_root(), &path));
+        let found = text.as_deref().and_then(|text| {
+            let range = location.range;
+            if range.start.line != range.end.line {
+                return None;
+            }
+            let line = text.lines().nth(range.start.line as usize)?;
+            let start = encoding.byte_from_column(line, range.start.character);
+            let end = encoding.byte_from_column(line, range.end.character);
+            line.get(start..end).map(str::to_owned)
+        });
+        match found {
+            Some(found) if found != name && !found.is_empty() && found.chars().all(crate::lsp::position::is_identifier_char) => {
+                left_out.push(format!("{}:{} `{found}`", supervisor.display_path(&path), location.range.start.line + 1));
+            }
+            _ => kept.push(location),
+        }
+    }
+    (Some(kept), left_out)
 }
 
 /// When tsserver lists no implementation of a member: the references that assign a function or

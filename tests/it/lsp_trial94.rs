@@ -55,3 +55,21 @@ fn examples_of_another_packages_type_and_generic_receivers_and_calls_are_told_ri
     assert!(said.contains("ExampleCache_Put refers to unknown"), "{said}");
     assert!(!said.contains("ExampleCache_Add"), "{said}");
 }
+
+/// F4: gopls's references of an embedded field of another package's type (`*lru.Cache`) list the
+/// package qualifier of other expressions (`lru` of `lru.New()`), lines with no `Cache` on them.
+#[test]
+fn references_of_an_embedded_field_leave_out_the_package_qualifiers_gopls_adds() {
+    let test = "lsp_trial94::references_of_an_embedded_field_leave_out_the_package_qualifiers_gopls_adds";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let lru = "package lru\n\n// Cache is a cache.\ntype Cache struct{ n int }\n\n// New makes a Cache.\nfunc New() *Cache { return &Cache{} }\n\n// Len is its size.\nfunc (c *Cache) Len() int { return c.n }\n";
+    let wrapped = "package typed\n\nimport \"example.com/lru\"\n\n// Wrapped embeds a cache.\ntype Wrapped struct {\n\t*lru.Cache\n}\n\n// Make builds one.\nfunc Make() *Wrapped {\n\tc := lru.New()\n\treturn &Wrapped{Cache: c}\n}\n\n// Size is its size.\nfunc (w *Wrapped) Size() int { return w.Cache.Len() }\n";
+    let dir = support::workspace_with(&[("go.mod", "module example.com\n\ngo 1.19\n"), ("lru/lru.go", lru), ("typed/typed.go", wrapped)]);
+    assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "typed/typed.go", "line": 7, "symbol": "Cache"}));
+    assert!(!text.contains("12: \tc := lru.New()") && !text.contains("12: c := lru.New()"), "{text}");
+    assert!(text.contains("13:") && text.contains("17:"), "the field's uses are listed:\n{text}");
+}
