@@ -10,21 +10,27 @@ use crate::support;
 
 use serde_json::json;
 
-#[test]
-fn the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member() {
-    let test = "lsp_trial87::the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member";
-    if support::require_binary(test, "cargo").is_none() {
-        return;
-    }
-    let dir = support::workspace_with(&[
+/// The root crate `humanish` and, below it, the crate `downstream` (a path dependency on the
+/// root, no workspace member) whose `src/main.rs` is `main`.
+fn crate_with_downstream(main: &str) -> tempfile::TempDir {
+    support::workspace_with(&[
         ("Cargo.toml", "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
         ("src/lib.rs", "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n"),
         (
             "downstream/Cargo.toml",
             "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
         ),
-        ("downstream/src/main.rs", "fn main() {\n    let parsed: u32 = humanish::parse(\"1s\");\n    println!(\"{parsed}\");\n}\n"),
-    ]);
+        ("downstream/src/main.rs", main),
+    ])
+}
+
+#[test]
+fn the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member() {
+    let test = "lsp_trial87::the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member";
+    if support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = crate_with_downstream("fn main() {\n    let parsed: u32 = humanish::parse(\"1s\");\n    println!(\"{parsed}\");\n}\n");
     assert!(support::cargo_by_hand(dir.path(), &["check", "--offline"], &[]).status.success());
     let downstream = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
     assert!(String::from_utf8_lossy(&downstream.stderr).contains("error[E0308]"), "{}", String::from_utf8_lossy(&downstream.stderr));
@@ -44,15 +50,7 @@ fn a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked() 
     if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
         return;
     }
-    let dir = support::workspace_with(&[
-        ("Cargo.toml", "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
-        ("src/lib.rs", "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n"),
-        (
-            "downstream/Cargo.toml",
-            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
-        ),
-        ("downstream/src/main.rs", "fn main() {\n    println!(\"{}\", humanish::parse(\"1s\"));\n}\n"),
-    ]);
+    let dir = crate_with_downstream("fn main() {\n    println!(\"{}\", humanish::parse(\"1s\"));\n}\n");
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let text = support::call_ok(
         &run,
