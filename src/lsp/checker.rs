@@ -685,9 +685,12 @@ pub fn project_diagnostics(
             if let Some(outside) = typescript
                 .and_then(|definition| crate::lsp::project_scope::files_outside_config(definition, supervisor.workspace_root(), &run.root))
             {
+                let config =
+                    ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| run.root.join(name).is_file()).unwrap_or("tsconfig.json");
                 text.push_str(&format!(
-                    "\n    NOT checked: {}; tsc does not compile them and their errors are not in the counts",
-                    outside.describe(&supervisor.display_path(&run.root), |path| supervisor.display_path(path))
+                    "\n    NOT checked: {}; {} and their errors are not in the counts",
+                    outside.describe(&supervisor.display_path(&run.root), |path| supervisor.display_path(path)),
+                    crate::lsp::project_scope::tsc_outside_config_clause(&run.root, config, |path| supervisor.display_path(path))
                 ));
             }
         }

@@ -1730,13 +1730,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                                 .find(|name| server.root().join(name).is_file())
                                 .unwrap_or("tsconfig.json");
                             group.notes.push(format!(
-                                "{} outside {config}'s files/include/exclude {} {} (or a file that re-exports {}) by a relative path and {} NOT checked: tsserver's project does not hold {} and tsc compiles none of them: {}{}; to check one, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} (tsserver then checks it in a project of its own)",
+                                "{} outside {config}'s files/include/exclude {} {} (or a file that re-exports {}) by a relative path and {} NOT checked: tsserver's project does not hold {} and {}: {}{}; to check one, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} (tsserver then checks it in a project of its own)",
                                 crate::render::plural(outside.len(), "file"),
                                 crate::render::one_or_many(outside.len(), "imports", "import"),
                                 crate::render::one_or_many(written_open.len(), "it", "one of them"),
                                 crate::render::one_or_many(written_open.len(), "it", "one"),
                                 crate::render::one_or_many(outside.len(), "was", "were"),
                                 crate::render::one_or_many(outside.len(), "it", "them"),
+                                crate::lsp::project_scope::tsc_outside_config_clause(server.root(), config, |path| supervisor.display_path(path)),
                                 shown.join(", "),
                                 if outside.len() > shown.len() { format!(" and {} more", outside.len() - shown.len()) } else { String::new() },
                                 shown[0],

@@ -424,6 +424,46 @@ pub fn word_outside_config(
     (occurrences > 0).then_some((occurrences, files))
 }
 
+/// What tsc does with files outside the root's config, said right: "tsc compiles none of them"
+/// when the workspace has no other `tsconfig*.json` / `jsconfig*.json` (within 3 levels of
+/// `root`, `node_modules` skipped), else that the root config's tsc run does not and which other
+/// configs may (trial93 M1: neverthrow's `tests/tsconfig.tests.json` compiles its tests; the
+/// answer said no tsc did).
+pub fn tsc_outside_config_clause(root: &Path, config: &str, display: impl Fn(&Path) -> String) -> String {
+    let others = other_typescript_configs(root, config);
+    if others.is_empty() {
+        return "tsc compiles none of them".to_owned();
+    }
+    let shown: Vec<String> = others.iter().take(3).map(|path| display(path)).collect();
+    format!(
+        "the tsc run of {config} compiles none of them ({} may: another config, which runbound neither checks nor follows — run `tsc --noEmit -p {}` for {})",
+        shown.join(", "),
+        shown[0],
+        if others.len() == 1 { "it" } else { "each" },
+    )
+}
+
+/// The `tsconfig*.json` / `jsconfig*.json` files within 3 levels of `root` other than `root`'s
+/// own `config`, sorted.
+fn other_typescript_configs(root: &Path, config: &str) -> Vec<PathBuf> {
+    let Ok(reader) = crate::files::WorkspaceReader::open(root) else { return Vec::new() };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return Vec::new() };
+    let mut found: Vec<PathBuf> = walk
+        .max_depth(Some(3))
+        .skip_names(&["node_modules", ".git", "dist", "build", "out"])
+        .iter()
+        .flatten()
+        .filter(|entry| entry.is_file())
+        .map(|entry| entry.into_path())
+        .filter(|path| {
+            let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json") && *path != root.join(config)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 /// The note or warning naming [`word_outside_config`]'s findings for `word` (`known` as there):
 /// `what` says what they are not (`in this list`, `renamed`).
 pub fn word_outside_config_sentence(
@@ -451,12 +491,13 @@ pub fn word_outside_config_sentence(
         (false, _) => "read them",
     };
     Some(format!(
-        "{} of `{word}` in {} outside {config}'s files/include/exclude ({}{}) are NOT {what}: {} knows only the projects of open files, and tsc compiles none of them — {advice}",
+        "{} of `{word}` in {} outside {config}'s files/include/exclude ({}{}) are NOT {what}: {} knows only the projects of open files, and {} — {advice}",
         crate::render::plural(occurrences, "whole-word occurrence"),
         crate::render::plural(files.len(), "file"),
         shown.join(", "),
         if files.len() > 5 { format!(" and {} more", files.len() - 5) } else { String::new() },
         definition.id,
+        tsc_outside_config_clause(root, config, &display),
     ))
 }
 
@@ -681,6 +722,18 @@ fn glob_of(pattern: &str) -> Result<Glob, globset::Error> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn another_tsconfig_is_named_where_the_root_configs_tsc_run_compiles_none_of_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("tsconfig.json"), "{}").unwrap();
+        let display = |path: &Path| path.strip_prefix(dir.path()).unwrap_or(path).display().to_string();
+        assert_eq!(tsc_outside_config_clause(dir.path(), "tsconfig.json", display), "tsc compiles none of them");
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/tsconfig.tests.json"), "{}").unwrap();
+        let clause = tsc_outside_config_clause(dir.path(), "tsconfig.json", display);
+        assert!(clause.starts_with("the tsc run of tsconfig.json compiles none of them (tests/tsconfig.tests.json may"), "{clause}");
+    }
 
     #[test]
     fn relative_module_specifiers_and_their_keys() {
