@@ -470,6 +470,10 @@ pub fn project_diagnostics(
             {
                 roots.push((checker, dir))
             }
+            // A go.mod below another is a module of its own: `go vet ./...` at the outer one
+            // does not reach into it (trial98 F2: objx's `consumer/` module, "0 errors" while it
+            // did not build) — unless a go.work at the outer root joins them.
+            Some((_, outer)) if *checker == *"go" && !go_work_uses(root, outer, &dir) => roots.push((checker, dir)),
             Some((_, outer)) => {
                 if *checker == *"pyright" {
                     python_roots_merged.push((dir.clone(), outer.clone()));
@@ -1515,6 +1519,34 @@ fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> cra
 /// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down
 /// (environment and build directories skipped). A folder whose only Python marker is a
 /// `requirements.txt` for a docs build (`docs/requirements.txt`) has none.
+/// Whether a `go.work` in `outer` (read beneath `workspace_root`) lists `inner` in a `use`
+/// directive; `false` without one.
+fn go_work_uses(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &outer.join("go.work")) else { return false };
+    let mut in_block = false;
+    text.lines().any(|line| {
+        let line = line.split("//").next().unwrap_or("").trim();
+        let entry = if in_block {
+            if line == ")" {
+                in_block = false;
+                return false;
+            }
+            line
+        } else if let Some(rest) = line.strip_prefix("use") {
+            let rest = rest.trim();
+            if rest == "(" {
+                in_block = true;
+                return false;
+            }
+            rest
+        } else {
+            return false;
+        };
+        !entry.is_empty()
+            && crate::files::path::lexically_normal(&outer.join(entry.trim_matches('"'))) == crate::files::path::lexically_normal(inner)
+    })
+}
+
 /// Whether the package whose Cargo.toml is in `inner` (beneath `outer`) is a member of the cargo
 /// workspace whose root manifest is `outer`'s, read beneath `workspace_root`: `outer` declares
 /// `[workspace]`, and `inner` matches a `members` glob or is a path dependency of `outer`'s
@@ -2841,6 +2873,18 @@ fn rust_analyzer_target_dir() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nested_go_module_is_joined_only_by_a_go_work_that_uses_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert!(!go_work_uses(root, root, &root.join("consumer")), "no go.work: a module of its own");
+        std::fs::write(root.join("go.work"), "go 1.21\n\nuse (\n\t.\n\t./consumer // the app\n)\n").unwrap();
+        assert!(go_work_uses(root, root, &root.join("consumer")));
+        assert!(!go_work_uses(root, root, &root.join("other")));
+        std::fs::write(root.join("go.work"), "go 1.21\nuse ./other\n").unwrap();
+        assert!(go_work_uses(root, root, &root.join("other")));
+    }
 
     #[test]
     fn an_inner_cargo_package_is_a_member_only_of_an_outer_workspace_that_lists_it() {

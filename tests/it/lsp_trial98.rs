@@ -1,0 +1,31 @@
+//! Wrong answer from the fresh-user trial 98 (stretchr/objx 0.5.0 with a consumer module below
+//! it, joined by a `replace`), against the go command on a fixture of the same shape:
+//! - F2: `lsp diagnostics "*"` ran `go vet ./...` at the root only, which does not reach a
+//!   nested module: "0 errors" while `consumer/` did not build, and the module was not named.
+//!
+//! Ground truth: `go build ./...` in each module by hand.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn the_project_check_checks_a_nested_go_module_of_its_own() {
+    let test = "lsp_trial98::the_project_check_checks_a_nested_go_module_of_its_own";
+    if support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/objx\n\ngo 1.19\n"),
+        ("objx.go", "package objx\n\n// Str is the value as text.\nfunc Str(v int) string { return \"x\" }\n"),
+        ("consumer/go.mod", "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n"),
+        ("consumer/main.go", "package main\n\nimport \"example.com/objx\"\n\nfunc main() {\n\tvar n int = objx.Str(1)\n\t_ = n\n}\n"),
+    ]);
+    assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
+    let consumer = support::go_offline(&dir.path().join("consumer"), &["build", "./..."]);
+    assert!(!consumer.status.success(), "the consumer does not build");
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("in consumer ("), "the consumer module was not checked:\n{text}");
+    assert!(text.contains("consumer/main.go:6: error"), "{text}");
+}
