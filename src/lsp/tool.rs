@@ -1535,20 +1535,25 @@ fn line_declares(line: &str, name: &str) -> bool {
     for modifier in ["export ", "pub ", "async ", "static ", "readonly ", "default "] {
         rest = rest.strip_prefix(modifier).unwrap_or(rest).trim_start();
     }
+    let mut had_keyword = false;
     for keyword in
         ["const ", "let ", "var ", "function ", "class ", "interface ", "type ", "enum ", "def ", "fn ", "struct ", "trait ", "func "]
     {
         if let Some(after) = rest.strip_prefix(keyword) {
             rest = after.trim_start();
+            had_keyword = true;
             break;
         }
     }
     let Some(after) = rest.strip_prefix(name) else { return false };
     let after = after.trim_start();
+    // `name(…)` with no keyword declares only as a method (`name(x) {`): a call statement
+    // (`zip(strict=True)`, trial96 F1) does not.
+    let method_shape = line.trim_end().ends_with('{');
     !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
         && (after.starts_with(':')
             || (after.starts_with('=') && !after.starts_with("=="))
-            || after.starts_with('(')
+            || (after.starts_with('(') && (had_keyword || method_shape))
             || after.starts_with('{')
             || after.starts_with('<')
             || (after.is_empty() && !line.trim_start().starts_with(name)))
@@ -4207,6 +4212,8 @@ mod tests {
         assert!(!line_declares("  return rankings.MATCHES", "MATCHES"));
         assert!(!line_declares("  if (MATCHES == 1) {", "MATCHES"));
         assert!(!line_declares("const MATCHES_ALL = 2", "MATCHES"));
+        assert!(!line_declares("    zip(strict=True)", "zip"), "a call statement (trial96 F1)");
+        assert!(line_declares("  matches(value: string): boolean {", "matches"), "a method");
     }
 
     #[test]
