@@ -1246,27 +1246,38 @@ pub fn check_write(
     // ".."`, a module with a `replace`) whose server is not running checks nothing of this write:
     // said, never read as "no new errors … elsewhere" (trial87 F2, trial91 F2: smallvec's
     // downstream crate failed cargo check after an edit that read clean).
+    // (A dependent root whose server runs hears of the change, but its check of this write is not
+    // collected either unless this write holds files of its own: trial98 F1, trial95 F2.)
+    let checking: Vec<(String, PathBuf)> =
+        pending.iter().map(|group| (group.server.id().to_owned(), group.server.root().to_path_buf())).collect();
     let running: Vec<(String, PathBuf)> =
         supervisor.running_servers().iter().map(|server| (server.id().to_owned(), server.root().to_path_buf())).collect();
     for group in pending.iter_mut() {
         let id = group.server.id().to_owned();
         let dependents = supervisor.dependent_roots(&id, group.server.root());
-        let unchecked: Vec<String> = dependents
+        let unchecked: Vec<&PathBuf> = dependents
             .roots
             .iter()
-            .filter(|root| !running.iter().any(|(running_id, running_root)| *running_id == id && running_root == *root))
-            .map(|root| format!("{}/", supervisor.display_path(root)))
+            .filter(|root| !checking.iter().any(|(checking_id, checking_root)| *checking_id == id && checking_root == *root))
             .collect();
         if !unchecked.is_empty() {
+            let all_running =
+                unchecked.iter().all(|root| running.iter().any(|(running_id, running_root)| *running_id == id && running_root == *root));
+            let shown: Vec<String> = unchecked.iter().map(|root| format!("{}/", supervisor.display_path(root))).collect();
             group.notes.push(format!(
-                "NOT checked: {} — {} of {} own that {} on {} by path, and no {id} runs there, so what this write does to {} is unknown; `lsp diagnostics \"*\"` checks {} (any lsp op on a file there starts its server, whose later writes are checked)",
-                unchecked.join(", "),
-                crate::render::one_or_many(unchecked.len(), "a project root", "project roots"),
-                crate::render::one_or_many(unchecked.len(), "its", "their"),
-                crate::render::one_or_many(unchecked.len(), "depends", "depend"),
+                "NOT checked: {} — {} of {} own that {} on {} by path, {}, so what this write does to {} is not in this answer; `lsp diagnostics \"*\"` checks {}",
+                shown.join(", "),
+                crate::render::one_or_many(shown.len(), "a project root", "project roots"),
+                crate::render::one_or_many(shown.len(), "its", "their"),
+                crate::render::one_or_many(shown.len(), "depends", "depend"),
                 supervisor.display_path(group.server.root()),
-                crate::render::one_or_many(unchecked.len(), "it", "them"),
-                crate::render::one_or_many(unchecked.len(), "it", "them"),
+                if all_running {
+                    format!("whose {id} was told of the change but whose check this write does not wait for")
+                } else {
+                    format!("and not every one has a {id} running (any lsp op on a file there starts one)")
+                },
+                crate::render::one_or_many(shown.len(), "it", "them"),
+                crate::render::one_or_many(shown.len(), "it", "them"),
             ));
         }
     }
