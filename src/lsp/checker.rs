@@ -474,6 +474,10 @@ pub fn project_diagnostics(
             // does not reach into it (trial98 F2: objx's `consumer/` module, "0 errors" while it
             // did not build) — unless a go.work at the outer root joins them.
             Some((_, outer)) if *checker == *"go" && !go_work_uses(root, outer, &dir) => roots.push((checker, dir)),
+            // A tsconfig.json in a directory the outer one excludes (`tests/tsconfig.json` beside
+            // `"exclude": ["tests"]`): the outer tsc run compiles none of its files, so it runs
+            // on its own (trial97 M2: ts-pattern's tests, "0 errors" where `tsc -p tests` had 23).
+            Some((_, outer)) if *checker == *"tsc" && typescript_config_excludes(supervisor, outer, &dir) => roots.push((checker, dir)),
             Some((_, outer)) => {
                 if *checker == *"pyright" {
                     python_roots_merged.push((dir.clone(), outer.clone()));
@@ -1519,6 +1523,16 @@ fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> cra
 /// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down
 /// (environment and build directories skipped). A folder whose only Python marker is a
 /// `requirements.txt` for a docs build (`docs/requirements.txt`) has none.
+/// Whether the TypeScript config at `outer` leaves the directory `inner` out of its program (a
+/// file there would be outside its files/include/exclude).
+fn typescript_config_excludes(supervisor: &LspSupervisor, outer: &Path, inner: &Path) -> bool {
+    let Some(typescript) = supervisor.servers().find(|definition| definition.extensions.iter().any(|(extension, _)| extension == "ts"))
+    else {
+        return false;
+    };
+    !crate::lsp::project_scope::paths_outside_config(typescript, outer, &[inner.join("index.ts")]).is_empty()
+}
+
 /// Whether a `go.work` in `outer` (read beneath `workspace_root`) lists `inner` in a `use`
 /// directive; `false` without one.
 fn go_work_uses(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {

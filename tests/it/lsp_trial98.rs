@@ -18,7 +18,10 @@ fn the_project_check_checks_a_nested_go_module_of_its_own() {
     let dir = support::workspace_with(&[
         ("go.mod", "module example.com/objx\n\ngo 1.19\n"),
         ("objx.go", "package objx\n\n// Str is the value as text.\nfunc Str(v int) string { return \"x\" }\n"),
-        ("consumer/go.mod", "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n"),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n",
+        ),
         ("consumer/main.go", "package main\n\nimport \"example.com/objx\"\n\nfunc main() {\n\tvar n int = objx.Str(1)\n\t_ = n\n}\n"),
     ]);
     assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());

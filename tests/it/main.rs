@@ -115,6 +115,7 @@ mod lsp_trial91;
 mod lsp_trial92;
 mod lsp_trial93;
 mod lsp_trial94;
+mod lsp_trial97;
 mod lsp_trial98;
 mod lsp_write_ledger;
 mod mcp_sdk;

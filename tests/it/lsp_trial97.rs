@@ -1,0 +1,34 @@
+//! Wrong answer from the fresh-user trial 97 (ts-pattern), against tsc on a fixture of the same
+//! shape: the root tsconfig excludes `tests/`, which has a tsconfig of its own.
+//! - M2: `lsp diagnostics "*"` ran tsc for the root config only: "0 errors" while `tsc -p tests`
+//!   reported 23.
+//!
+//! Ground truth: `tsc -p tests` by hand.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn the_project_check_runs_a_tsconfig_the_root_config_excludes() {
+    let test = "lsp_trial97::the_project_check_runs_a_tsconfig_the_root_config_excludes";
+    if support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"patternish\", \"version\": \"1.0.0\", \"private\": true}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"], \"exclude\": [\"tests\"]}\n",
+        ),
+        ("src/index.ts", "export function select(key: string): string {\n  return key;\n}\n"),
+        ("tests/tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\".\"]}\n"),
+        ("tests/select.test.ts", "import { select } from '../src/index';\n\nexport const n: number = select('a');\n"),
+    ]);
+    let by_hand = std::process::Command::new("tsc").args(["--noEmit", "-p", "tests"]).current_dir(dir.path()).output().expect("run tsc");
+    assert!(String::from_utf8_lossy(&by_hand.stdout).contains("error TS2322"), "{}", String::from_utf8_lossy(&by_hand.stdout));
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("in tests ("), "tests/tsconfig.json was not run:\n{text}");
+    assert!(text.contains("tests/select.test.ts:3: error"), "{text}");
+}
