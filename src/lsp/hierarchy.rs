@@ -619,6 +619,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 ));
             }
         }
+        // The project roots that depend on this one by path (a downstream crate, a consumer
+        // module): their callers are in no answer of this server (trial95 F4, trial98 F3).
+        notes.extend(crate::lsp::sibling_roots::dependent_roots_not_searched_note(supervisor, server, "callers"));
         // Constructions of the class call its `__init__` (trial40 F7).
         notes.extend(crate::lsp::tool::python_constructor_calls_note(supervisor, server, &path, &resolved));
         // Operator and scope-end calls of a trait's method are never listed (trial40 F6).

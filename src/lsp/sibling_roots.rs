@@ -23,6 +23,30 @@ use crate::lsp::position::ResolvedSymbol;
 use crate::lsp::servers::ServerDefinition;
 use crate::lsp::supervisor::LspSupervisor;
 
+/// For an answer `server` gives from its own root only (incoming calls, implementations): the
+/// `note: NOT searched: …` naming the project roots that depend on its root by path, whose
+/// `what` (callers, implementations) are not in it, and that `references` searches them
+/// (trial95 F3, F4: hex's downstream `impl FromHex` and callers; trial98 F3). `None` when no
+/// root depends on it.
+pub(crate) fn dependent_roots_not_searched_note(supervisor: &LspSupervisor, server: &LanguageServer, what: &str) -> Option<String> {
+    let dependents = supervisor.dependent_roots(server.id(), server.root());
+    if dependents.roots.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = dependents.roots.iter().map(|root| format!("{}/", supervisor.display_path(root))).collect();
+    Some(format!(
+        "note: NOT searched: {}{} — {} that {} on {} by path; {} there are not in this answer ({} answers for its own root); `references` searches {} too",
+        shown.join(", "),
+        if dependents.scan_incomplete { " (and maybe more: the manifest scan stopped at its cap)" } else { "" },
+        crate::render::one_or_many(shown.len(), "a project root", "project roots"),
+        crate::render::one_or_many(shown.len(), "depends", "depend"),
+        supervisor.display_path(server.root()),
+        what,
+        server.id(),
+        crate::render::one_or_many(shown.len(), "it", "them"),
+    ))
+}
+
 /// At most this many manifests are read per scan.
 pub const MANIFESTS_CAP: usize = 200;
 /// At most this many directory entries are listed per scan.

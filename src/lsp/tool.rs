@@ -738,6 +738,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
     if op == "implementation" {
         notes.extend(pyright_scope_note(supervisor, server, None, "implementations"));
+        notes.extend(crate::lsp::sibling_roots::dependent_roots_not_searched_note(supervisor, server, "implementations"));
         if let NavigationAnswer::Locations(locations) = &answer {
             // A trait's method: the impls of its trait that rust-analyzer leaves out, and their
             // definitions of the method (trial36 F1: `Buf::chunk` listed 12, and `impl Buf for

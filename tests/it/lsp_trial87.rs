@@ -62,3 +62,23 @@ fn a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked() 
     let check = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
     assert!(String::from_utf8_lossy(&check.stderr).contains("error[E0061]"), "{}", String::from_utf8_lossy(&check.stderr));
 }
+
+/// Trial 95 F3, F4 (hex 0.4.3): `implementation` and `incoming_calls` answer from the asked
+/// root only; the dependent crate's callers were left out with no word.
+#[test]
+fn incoming_calls_name_a_dependent_crate_they_do_not_search() {
+    let test = "lsp_trial87::incoming_calls_name_a_dependent_crate_they_do_not_search";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let main = "fn main() {\n    println!(\"{}\", humanish::parse(\"1s\"));\n}\n";
+    let dir = crate_with_downstream(main);
+    // Ground truth: the dependent crate calls it.
+    assert!(std::fs::read_to_string(dir.path().join("downstream/src/main.rs")).unwrap().contains("humanish::parse("));
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/lib.rs", "line": 1, "symbol": "parse"}));
+    assert!(
+        text.contains("note: NOT searched: downstream/ — a project root that depends on . by path; callers there are not in this answer"),
+        "{text}"
+    );
+}
