@@ -723,6 +723,49 @@ fn reexports(text: &str) -> Vec<Reexport> {
         };
         found.push(Reexport { specifier, namespace, names, pairs });
     }
+    // `import * as Pattern from "./patterns"` and a local `export { Pattern as P }`: the module is
+    // published as the namespace `P` (trial97 F1: ts-pattern's `P.select`, renamed with no
+    // public-API note, and 141 test errors followed).
+    let namespace_imports: Vec<(String, String)> = lines
+        .iter()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("import")?.trim_start();
+            let rest = rest.strip_prefix("type ").map(str::trim_start).unwrap_or(rest);
+            let rest = rest.strip_prefix('*')?.trim_start().strip_prefix("as")?.trim_start();
+            let local: String = rest.chars().take_while(|c| crate::lsp::position::is_identifier_char(*c)).collect();
+            let after = rest[local.len()..].trim_start().strip_prefix("from")?.trim_start();
+            let quote = after.chars().next().filter(|quote| matches!(quote, '"' | '\''))?;
+            let specifier = &after[1..1 + after[1..].find(quote)?];
+            (!local.is_empty() && specifier.starts_with('.')).then(|| (local, specifier.to_owned()))
+        })
+        .collect();
+    if !namespace_imports.is_empty() {
+        let mut index = 0;
+        while index < lines.len() {
+            let line = lines[index].trim_start();
+            index += 1;
+            let Some(rest) = line.strip_prefix("export") else { continue };
+            let rest = rest.trim_start();
+            if !rest.starts_with('{') {
+                continue;
+            }
+            let mut statement = rest.to_owned();
+            while !statement.contains('}') && index < lines.len() && statement.len() < 20_000 {
+                statement.push(' ');
+                statement.push_str(lines[index].trim());
+                index += 1;
+            }
+            let tail = statement.split_once('}').map_or("", |(_, tail)| tail);
+            if tail.contains("from") {
+                continue;
+            }
+            for (taken, published) in listed_export_pairs(&statement) {
+                if let Some((_, specifier)) = namespace_imports.iter().find(|(local, _)| *local == taken) {
+                    found.push(Reexport { specifier: specifier.clone(), namespace: Some(published), names: None, pairs: Vec::new() });
+                }
+            }
+        }
+    }
     found
 }
 
@@ -940,6 +983,18 @@ fn lost_exports_warning(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_namespace_import_exported_from_a_local_list_is_a_namespace_reexport() {
+        let text = "import * as Pattern from './patterns';\nexport { match } from './match';\nexport { Pattern, Pattern as P };\n";
+        let found = reexports(text);
+        let namespaces: Vec<(String, Option<String>)> = found
+            .iter()
+            .filter(|reexport| reexport.names.is_none())
+            .map(|reexport| (reexport.specifier.clone(), reexport.namespace.clone()))
+            .collect();
+        assert_eq!(namespaces, [("./patterns".to_owned(), Some("Pattern".to_owned())), ("./patterns".to_owned(), Some("P".to_owned()))]);
+    }
 
     #[test]
     fn exported_declarations_and_export_lists() {

@@ -32,3 +32,30 @@ fn the_project_check_runs_a_tsconfig_the_root_config_excludes() {
     assert!(text.contains("in tests ("), "tests/tsconfig.json was not run:\n{text}");
     assert!(text.contains("tests/select.test.ts:3: error"), "{text}");
 }
+
+/// F1: `import * as Pattern from './patterns'` and `export { Pattern as P }` publish the module as
+/// the namespace `P`; renaming its `select` had no public-API note.
+#[test]
+fn a_module_published_as_a_namespace_through_a_local_export_list_gets_the_public_api_note() {
+    let test = "lsp_trial97::a_module_published_as_a_namespace_through_a_local_export_list_gets_the_public_api_note";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "package.json",
+            "{\"name\": \"patternish\", \"version\": \"1.0.0\", \"main\": \"dist/index.js\", \"types\": \"dist/index.d.ts\"}\n",
+        ),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "import * as Pattern from './patterns';\n\nexport { Pattern, Pattern as P };\n"),
+        ("src/patterns.ts", "export function select(key: string): string {\n  return key;\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/patterns.ts", "line": 1, "symbol": "select", "new_name": "pick", "preview": true}),
+    );
+    assert!(text.contains("note: public API changed: src/patterns.ts:1 exports the function `select`"), "{text}");
+    assert!(text.contains("`Pattern.select`") || text.contains("`P.select`"), "{text}");
+}
