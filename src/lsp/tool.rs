@@ -3258,6 +3258,7 @@ fn workspace_symbols(
     for symbol in found.iter().filter(|symbol| !matches!(symbol.kind, "re-export" | "import")) {
         definitions_by_name.entry(symbol.name.as_str()).or_default().push(symbol.place.located());
     }
+    let mut namespace_files: HashMap<PathBuf, String> = HashMap::new();
     for symbol in &found[page.range()] {
         let mut container_text = match (&symbol.container, &symbol.local_of) {
             (Some(container), _) => format!(" in {container}"),
@@ -3265,7 +3266,27 @@ fn workspace_symbols(
             (None, None) => String::new(),
         };
         if matches!(symbol.kind, "re-export" | "import") {
-            if let Some([definition]) = definitions_by_name.get(symbol.name.as_str()).map(Vec::as_slice) {
+            // A module namespace (`import * as Pattern from './patterns'`, and a local `export {
+            // Pattern }` of it) stands for that module, never for a declaration of the same
+            // name (trial97 F2: ts-pattern's namespace was called the type alias `Pattern`).
+            let namespace_binding = format!("* as {}", symbol.name);
+            let names_namespace = |line: &str| {
+                line.match_indices(&namespace_binding)
+                    .any(|(at, _)| !line[at + namespace_binding.len()..].starts_with(crate::lsp::position::is_identifier_char))
+            };
+            let binds_namespace = names_namespace(&symbol.place.text)
+                || symbol.place.absolute().is_some_and(|path| {
+                    namespace_files
+                        .entry(path.to_path_buf())
+                        .or_insert_with(|| {
+                            crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).unwrap_or_default()
+                        })
+                        .lines()
+                        .any(|line| line.trim_start().starts_with("import") && names_namespace(line))
+                });
+            if binds_namespace {
+                container_text.push_str(" (a module namespace, not a declaration of this name)");
+            } else if let Some([definition]) = definitions_by_name.get(symbol.name.as_str()).map(Vec::as_slice) {
                 container_text.push_str(&format!(" ({} of {definition})", symbol.kind));
             }
         }

@@ -59,3 +59,27 @@ fn a_module_published_as_a_namespace_through_a_local_export_list_gets_the_public
     assert!(text.contains("note: public API changed: src/patterns.ts:1 exports the function `select`"), "{text}");
     assert!(text.contains("`Pattern.select`") || text.contains("`P.select`"), "{text}");
 }
+
+/// F2: workspace symbols called `import * as Pattern` and `export { Pattern }` the type alias
+/// `Pattern` declared elsewhere (a match by name), while they bind the module namespace.
+#[test]
+fn a_namespace_import_is_not_said_to_stand_for_a_declaration_of_its_name() {
+    let test = "lsp_trial97::a_namespace_import_is_not_said_to_stand_for_a_declaration_of_its_name";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"patternish\", \"version\": \"1.0.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "import * as Pattern from './patterns';\n\nexport { Pattern };\n"),
+        ("src/patterns.ts", "export function select(key: string): string {\n  return key;\n}\n"),
+        ("src/types.ts", "export type Pattern<a> = a | string;\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "symbols", "file": "src/index.ts"}));
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "Pattern"}));
+    assert!(!text.contains("of src/types.ts:1)"), "a namespace said to be the type alias:\n{text}");
+    // Ground truth: the definition of the import's name is the module, not the alias.
+    let definition = support::call_ok(&run, "lsp", json!({"op": "definition", "file": "src/index.ts", "line": 1, "symbol": "Pattern"}));
+    assert!(definition.contains("src/patterns.ts") && !definition.contains("src/types.ts"), "{definition}");
+}
