@@ -3870,7 +3870,7 @@ fn library_dependents_not_compiled(
         .map(|(path, _)| path)
         .collect();
     let mut crates: Vec<crate::lsp::dependents::RustLibraryDependents> = Vec::new();
-    for path in error_files {
+    for path in error_files.iter().copied() {
         if let Some(found) = crate::lsp::dependents::rust_library_dependents(supervisor.workspace_root(), root, path) {
             if !crates.iter().any(|known| known.manifest_dir == found.manifest_dir) {
                 crates.push(found);
@@ -3879,6 +3879,31 @@ fn library_dependents_not_compiled(
     }
     let mut text = String::new();
     let mut not_compiled: HashSet<PathBuf> = HashSet::new();
+    // An error in a path dependency outside this root (the library a `downstream/` crate
+    // depends on by `path = ".."`): cargo stops there and compiles none of this root's crates,
+    // so its files are not clean, whatever rust-analyzer shows (trial95 F1: hex's 162 errors, and
+    // the downstream crate read "also checked … no new errors").
+    if let Some(outside) = error_files.iter().find(|path| !path.starts_with(root)) {
+        let dependency = crates
+            .iter()
+            .find(|found| outside.starts_with(&found.manifest_dir))
+            .map_or_else(|| "a path dependency".to_owned(), |found| format!("its path dependency `{}`", found.crate_name));
+        let mut own: Vec<&PathBuf> =
+            after.keys().filter(|path| path.starts_with(root) && !compiled.contains(path) && !error_files.contains(path)).collect();
+        own.sort();
+        if !own.is_empty() {
+            not_compiled.extend(own.iter().map(|path| (*path).clone()));
+            let shown: Vec<String> = own.iter().take(8).map(|path| supervisor.display_path(path)).collect();
+            text.push_str(&format!(
+                "; NOT checked: {}{} — cargo compiled no crate of {}: {dependency} ({}) has compiler errors after this write, so {} diagnostics are unknown, not clean",
+                shown.join(", "),
+                if own.len() > shown.len() { format!(" and {} more", own.len() - shown.len()) } else { String::new() },
+                supervisor.display_path(root),
+                supervisor.display_path(outside),
+                if own.len() == 1 { "its" } else { "their" },
+            ));
+        }
+    }
     for found in crates {
         not_compiled.extend(found.targets.iter().filter(|target| !compiled.contains(target)).cloned());
         let targets: Vec<String> =

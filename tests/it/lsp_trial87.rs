@@ -82,3 +82,41 @@ fn incoming_calls_name_a_dependent_crate_they_do_not_search() {
         "{text}"
     );
 }
+
+/// Trial 95 F1 (hex 0.4.3): a rename that broke the library (a `macro_rules!` template left
+/// with the old name) and renamed the downstream crate's use said of the downstream crate
+/// "also checked … no new errors", while cargo stopped at the library and compiled none of it.
+#[test]
+fn a_dependent_crate_whose_path_dependency_fails_to_compile_is_not_called_clean() {
+    let test = "lsp_trial87::a_dependent_crate_whose_path_dependency_fails_to_compile_is_not_called_clean";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let lib = "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n\nmacro_rules! twice {\n    ($text:expr) => {\n        parse($text) * 2\n    };\n}\n\npub fn double(text: &str) -> usize {\n    twice!(text)\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+        (
+            "downstream/Cargo.toml",
+            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
+        ),
+        ("downstream/src/main.rs", "fn main() {\n    println!(\"{}\", humanish::parse(\"1s\"));\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // The downstream crate's server runs (a lookup there starts it).
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "downstream/src/main.rs", "line": 2, "symbol": "parse"}));
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 1, "symbol": "parse", "new_name": "parse_text"}));
+    // Ground truth: the library no longer compiles, so cargo compiles nothing of downstream.
+    let check = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
+    let said = String::from_utf8_lossy(&check.stderr).into_owned();
+    assert!(said.contains("could not compile `humanish`"), "{said}");
+    let main = std::fs::read_to_string(dir.path().join("downstream/src/main.rs")).unwrap();
+    assert!(
+        main.contains("humanish::parse_text("),
+        "the rename reaches the downstream crate:
+{main}
+{text}"
+    );
+    assert!(!text.contains("no new errors in downstream/src/main.rs"), "{text}");
+    assert!(text.contains("downstream/src/main.rs") && text.contains("cargo compiled no crate of downstream"), "{text}");
+}
