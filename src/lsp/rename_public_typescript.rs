@@ -669,6 +669,7 @@ struct Reexport {
 /// `export { … } from`, also `export type { … } from`), statements over several lines included.
 fn reexports(text: &str) -> Vec<Reexport> {
     let mut found = Vec::new();
+    let mut local_lists: Vec<String> = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     let mut index = 0;
     while index < lines.len() {
@@ -691,7 +692,13 @@ fn reexports(text: &str) -> Vec<Reexport> {
             }
         }
         let tail_start = if rest.starts_with('{') { statement.find('}').map_or(statement.len(), |at| at + 1) } else { 1 };
-        let Some(at) = statement[tail_start..].find("from").map(|at| at + tail_start) else { continue };
+        let Some(at) = statement[tail_start..].find("from").map(|at| at + tail_start) else {
+            // A local export list (`export { x, y as z };`): read below for namespace imports.
+            if rest.starts_with('{') {
+                local_lists.push(statement);
+            }
+            continue;
+        };
         let after = statement[at + 4..].trim_start();
         let Some(quote) = after.chars().next().filter(|quote| matches!(quote, '"' | '\'')) else { continue };
         let Some(end) = after[1..].find(quote) else { continue };
@@ -739,30 +746,10 @@ fn reexports(text: &str) -> Vec<Reexport> {
             (!local.is_empty() && specifier.starts_with('.')).then(|| (local, specifier.to_owned()))
         })
         .collect();
-    if !namespace_imports.is_empty() {
-        let mut index = 0;
-        while index < lines.len() {
-            let line = lines[index].trim_start();
-            index += 1;
-            let Some(rest) = line.strip_prefix("export") else { continue };
-            let rest = rest.trim_start();
-            if !rest.starts_with('{') {
-                continue;
-            }
-            let mut statement = rest.to_owned();
-            while !statement.contains('}') && index < lines.len() && statement.len() < 20_000 {
-                statement.push(' ');
-                statement.push_str(lines[index].trim());
-                index += 1;
-            }
-            let tail = statement.split_once('}').map_or("", |(_, tail)| tail);
-            if tail.contains("from") {
-                continue;
-            }
-            for (taken, published) in listed_export_pairs(&statement) {
-                if let Some((_, specifier)) = namespace_imports.iter().find(|(local, _)| *local == taken) {
-                    found.push(Reexport { specifier: specifier.clone(), namespace: Some(published), names: None, pairs: Vec::new() });
-                }
+    for statement in &local_lists {
+        for (taken, published) in listed_export_pairs(statement) {
+            if let Some((_, specifier)) = namespace_imports.iter().find(|(local, _)| *local == taken) {
+                found.push(Reexport { specifier: specifier.clone(), namespace: Some(published), names: None, pairs: Vec::new() });
             }
         }
     }

@@ -1044,7 +1044,9 @@ impl ParsedSource {
                     members.push((text(method_name), method_name.start_position().row as u32));
                 }
                 // Class attributes are members too (toolz's `TestDict.D = dict`, overridden by
-                // `TestDefaultDict.D`, a static method).
+                // `TestDefaultDict.D`, a static method), and each entry of `__slots__ =
+                // ('children',)` is an attribute of the class's instances (glom 23.5.0's
+                // `And.children`, trial92 F1).
                 if statement.kind() == "expression_statement" {
                     let mut inner = statement.walk();
                     for assignment in statement.named_children(&mut inner).filter(|node| node.kind() == "assignment") {
@@ -1056,13 +1058,6 @@ impl ParsedSource {
                             }
                             current = node.child_by_field_name("right");
                         }
-                    }
-                }
-                // `__slots__ = ('children',)`: each entry is an attribute of the class's instances
-                // (glom 23.5.0's `And.children`, trial92 F1).
-                if statement.kind() == "expression_statement" {
-                    let mut inner = statement.walk();
-                    for assignment in statement.named_children(&mut inner).filter(|node| node.kind() == "assignment") {
                         let is_slots = assignment.child_by_field_name("left").is_some_and(|left| text(left) == "__slots__");
                         let Some(value) = assignment.child_by_field_name("right").filter(|_| is_slots) else { continue };
                         let mut entries = vec![value];
