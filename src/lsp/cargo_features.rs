@@ -81,6 +81,61 @@ impl FeatureSelection {
     }
 }
 
+/// A selection narrowed to another cargo root of the workspace: a crate beneath the first one
+/// that is no member of its workspace (a `downstream/` crate with a path dependency on it),
+/// checked by a `cargo check` of its own. The call's features are meant for the first root, and
+/// cargo refuses a `--features` name the package it builds does not declare (trial95 M4: hex's
+/// `alloc` failed the downstream check, and the answer blamed "something it depends on").
+///
+/// Kept: `all_features`; a plain feature the manifest's `[features]` table (or an optional
+/// dependency) declares; `dependency/feature` when `dependency` is the package or one of its
+/// dependencies; `no_default_features` when the package declares a `default` feature and no
+/// requested feature was left out. The second element names what was left out and why, for the
+/// answer. A manifest with no `[package]` (a virtual workspace) or one that does not parse keeps
+/// the selection whole (cargo then judges it).
+pub fn selection_for_other_root(selection: &FeatureSelection, manifest_text: &str) -> (FeatureSelection, Vec<String>) {
+    let Ok(document) = toml_edit::Document::parse(manifest_text.to_owned()) else { return (selection.clone(), Vec::new()) };
+    let table = document.as_table();
+    let Some(package) = table.get("package").and_then(|item| item.get("name")).and_then(|name| name.as_str()) else {
+        return (selection.clone(), Vec::new());
+    };
+    let mut declared: BTreeSet<String> = table
+        .get("features")
+        .and_then(|item| item.as_table_like())
+        .map(|features| features.iter().map(|(name, _)| name.to_owned()).collect())
+        .unwrap_or_default();
+    let mut dependencies: BTreeSet<String> = BTreeSet::new();
+    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        let Some(entries) = table.get(section).and_then(|item| item.as_table_like()) else { continue };
+        for (name, dependency) in entries.iter() {
+            dependencies.insert(name.to_owned());
+            if section == "dependencies" && dependency.get("optional").and_then(|optional| optional.as_bool()) == Some(true) {
+                declared.insert(name.to_owned());
+            }
+        }
+    }
+    let mut kept = FeatureSelection { all_features: selection.all_features, no_default_features: false, features: Vec::new() };
+    let mut left_out: Vec<String> = Vec::new();
+    for feature in &selection.features {
+        match feature.split_once('/') {
+            Some((owner, _)) if owner == package || dependencies.contains(owner) => kept.features.push(feature.clone()),
+            Some((owner, _)) => left_out.push(format!("`{feature}` (`{owner}` is neither `{package}` nor a dependency of it)")),
+            None if declared.contains(feature) => kept.features.push(feature.clone()),
+            None => left_out.push(format!("`{feature}` (`{package}` declares no such feature)")),
+        }
+    }
+    if selection.no_default_features && declared.contains("default") {
+        if left_out.is_empty() {
+            kept.no_default_features = true;
+        } else {
+            left_out.push(format!(
+                "`--no-default-features` (the features asked for are not `{package}`'s, so it keeps its `default` features)"
+            ));
+        }
+    }
+    (kept, left_out)
+}
+
 /// One package's features against what the check enabled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackageFeatures {
@@ -730,5 +785,29 @@ mod tests {
         assert_eq!(selection.cargo_args(), ["--features", "serde,derive"]);
         assert!(FeatureSelection::new(false, &[]).is_default());
         assert_eq!(FeatureSelection::new(true, &[]).cargo_args(), ["--all-features"]);
+    }
+
+    #[test]
+    fn another_root_keeps_only_the_features_its_package_declares() {
+        let manifest = "[package]\nname = \"downstream\"\n\n[features]\ndefault = [\"std\"]\nstd = []\n\n[dependencies]\nhex = { path = \"..\" }\nserde = { version = \"1\", optional = true }\n";
+        let asked = FeatureSelection::new(
+            false,
+            &["alloc".to_owned(), "std".to_owned(), "serde".to_owned(), "hex/serde".to_owned(), "other/x".to_owned()],
+        )
+        .without_defaults(true);
+        let (kept, left_out) = selection_for_other_root(&asked, manifest);
+        assert_eq!(kept.features, ["std", "serde", "hex/serde"]);
+        assert!(!kept.no_default_features, "a selection meant for another package keeps this one's defaults");
+        assert_eq!(left_out.len(), 3, "{left_out:?}");
+        assert!(left_out[0].starts_with("`alloc` (`downstream` declares no such feature)"), "{left_out:?}");
+        assert!(left_out[1].starts_with("`other/x`"), "{left_out:?}");
+        assert!(left_out[2].starts_with("`--no-default-features`"), "{left_out:?}");
+        let (kept, left_out) =
+            selection_for_other_root(&FeatureSelection::new(false, &["std".to_owned()]).without_defaults(true), manifest);
+        assert!(kept.no_default_features && left_out.is_empty());
+        // A virtual workspace manifest: cargo judges the selection.
+        let (kept, left_out) = selection_for_other_root(&asked, "[workspace]\nmembers = [\"a\"]\n");
+        assert_eq!(kept, asked);
+        assert!(left_out.is_empty());
     }
 }

@@ -125,6 +125,12 @@ pub struct CheckerRun {
     /// (trial44 M7). Found by a second `go vet` with only those analyzers, over the packages
     /// whose `go vet` printed findings; empty when there were none.
     pub go_test_vet_findings: Vec<DiagnosticRecord>,
+    /// Cargo runs: the features this run was given, which for a cargo root other than the first
+    /// is the call's selection narrowed to what its package declares (see
+    /// [`crate::lsp::cargo_features::selection_for_other_root`]).
+    pub selection: FeatureSelection,
+    /// Cargo runs of another root: what of the call's selection was left out for it, and why.
+    pub selection_left_out: Vec<String>,
 }
 
 /// What a Go run's compiler steps (`go vet`, `go build`, `go test` compiling) never type-checked,
@@ -511,20 +517,34 @@ pub fn project_diagnostics(
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
+            // The call's features are for the first cargo root; another one (a crate with a
+            // path dependency on it) gets the part its package declares (trial95 M4).
+            let first_cargo_root = roots.iter().find(|(checker, _)| *checker == "cargo").map(|(_, dir)| dir.clone());
             let mut runs: Vec<CheckerRun> = roots
                 .iter()
                 .map(|(checker, dir)| {
-                    run_checker(
+                    let (root_selection, left_out) =
+                        if *checker == "cargo" && Some(dir) != first_cargo_root.as_ref() && !selection.is_default() {
+                            match crate::files::read_workspace_file_to_string(root, &dir.join("Cargo.toml")) {
+                                Ok(manifest) => crate::lsp::cargo_features::selection_for_other_root(selection, &manifest),
+                                Err(_) => (selection.clone(), Vec::new()),
+                            }
+                        } else {
+                            (selection.clone(), Vec::new())
+                        };
+                    let mut run = run_checker(
                         checker,
                         dir,
                         root,
                         path_env.as_deref(),
                         &budget,
                         trust,
-                        selection,
+                        &root_selection,
                         supervisor.confines_file_access(),
                         &supervisor.project_outside_roots(),
-                    )
+                    );
+                    run.selection_left_out = left_out;
+                    run
                 })
                 .collect();
             for (run, _) in runs.iter_mut().zip(&roots).filter(|(_, (checker, _))| *checker == "pyright") {
@@ -657,7 +677,14 @@ pub fn project_diagnostics(
                 "\n    note: {not_confined} (a symlink in the workspace leading outside it can make the checker read that file)"
             ));
         }
-        for line in feature_lines(run, selection, supervisor) {
+        if !run.selection_left_out.is_empty() {
+            text.push_str(&format!(
+                "\n    features: this root is checked apart from the first cargo root, with `{}`; left out for it: {}",
+                if run.selection.is_default() { "its default features".to_owned() } else { run.selection.cargo_args().join(" ") },
+                run.selection_left_out.join(", ")
+            ));
+        }
+        for line in feature_lines(run, supervisor) {
             text.push_str("\n    ");
             text.push_str(&line);
         }
@@ -1318,7 +1345,8 @@ fn declared_features_text(runs: &[CheckerRun], supervisor: &LspSupervisor) -> St
 /// The lines a cargo run adds about features: per workspace member, the features left off and
 /// the files gating code on them (NOT checked), how to check them; `not(feature = …)` code
 /// left out by an enabled feature; a `compile_error!` that refused the requested combination.
-fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &LspSupervisor) -> Vec<String> {
+fn feature_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
+    let selection = &run.selection;
     let mut lines = Vec::new();
     let packages = match &run.features {
         None => return lines,
@@ -1762,6 +1790,8 @@ fn run_checker(
         python_scope: None,
         go_coverage: None,
         go_test_vet_findings: Vec::new(),
+        selection: selection.clone(),
+        selection_left_out: Vec::new(),
     };
     // The interpreter pyright is given, for the confinement's read roots.
     let mut checker_interpreter: Option<PathBuf> = None;

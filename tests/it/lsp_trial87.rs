@@ -120,3 +120,45 @@ fn a_dependent_crate_whose_path_dependency_fails_to_compile_is_not_called_clean(
     assert!(!text.contains("no new errors in downstream/src/main.rs"), "{text}");
     assert!(text.contains("downstream/src/main.rs") && text.contains("cargo compiled no crate of downstream"), "{text}");
 }
+
+/// Trial 95 M4 (hex 0.4.3): `features` meant for the root crate were passed to the dependent
+/// crate's own `cargo check` too, which has no such feature; cargo refused it, and the answer
+/// said the crate was NOT checked because "something it depends on failed".
+#[test]
+fn the_root_crates_features_are_not_passed_to_a_dependent_crate_that_lacks_them() {
+    let test = "lsp_trial87::the_root_crates_features_are_not_passed_to_a_dependent_crate_that_lacks_them";
+    if support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = []\nalloc = []\n",
+        ),
+        ("src/lib.rs", "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n\n#[cfg(feature = \"alloc\")]\npub fn owned() -> u8 {\n    \"not a byte\"\n}\n"),
+        (
+            "downstream/Cargo.toml",
+            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
+        ),
+        ("downstream/src/main.rs", "fn main() {\n    let parsed: u32 = humanish::parse(\"1s\");\n    println!(\"{parsed}\");\n}\n"),
+    ]);
+    // Ground truth: cargo refuses the root's feature in the dependent crate; its own check fails
+    // with E0308, and the root's feature-gated code has an error of its own.
+    let refused = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline", "--features", "alloc"], &[]);
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("does not contain this feature: alloc"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let downstream = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
+    assert!(String::from_utf8_lossy(&downstream.stderr).contains("error[E0308]"), "{}", String::from_utf8_lossy(&downstream.stderr));
+    let root = support::cargo_by_hand(dir.path(), &["check", "--offline", "--features", "alloc"], &[]);
+    assert!(String::from_utf8_lossy(&root.stderr).contains("error[E0308]"), "{}", String::from_utf8_lossy(&root.stderr));
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*", "features": ["alloc"]}));
+    assert!(text.contains("downstream/src/main.rs:2: error[E0308]"), "the dependent crate was not checked:\n{text}");
+    assert!(text.contains("src/lib.rs:7: error[E0308]"), "the root's feature was not enabled:\n{text}");
+    assert!(text.contains("left out for it: `alloc` (`downstream` declares no such feature)"), "{text}");
+    assert!(!text.contains("NOT checked: downstream"), "{text}");
+    assert!(text.starts_with("project check: 2 errors"), "{text}");
+}
