@@ -3673,6 +3673,43 @@ pub struct ReferencesCoverage {
     /// Python: the whole-word occurrences on doctest `>>>` lines that the server does not
     /// analyze (absolute path, 0-based line), named in `notes` too; empty for other languages.
     pub doctest_occurrences: Vec<(PathBuf, u32)>,
+    /// Whole-word occurrences in code (absolute path, 0-based line) whose definition leads to
+    /// the symbol but which the server does not list even when asked from there: NOT in `notes`,
+    /// because another root's server may list them once its answer is merged (trial95 M3: hex's
+    /// 7 lines, listed by the downstream crate's server and said "not listed" beside it). Render
+    /// with [`references_not_listed_note`] after the merge.
+    pub not_listed: Vec<(PathBuf, u32)>,
+}
+
+/// The note naming the [`ReferencesCoverage::not_listed`] occurrences that `listed` (the answer
+/// as finally rendered, other roots' references merged) still leaves out; `None` when it lists
+/// them all. Places are `path:line` (1-based) as `shown` writes paths, at most 10.
+pub fn references_not_listed_note(
+    not_listed: &[(PathBuf, u32)],
+    server_id: &str,
+    name: &str,
+    listed: &[lsp_types::Location],
+    shown: impl Fn(&Path) -> String,
+) -> Option<String> {
+    let listed_lines: Vec<(PathBuf, u32)> = listed
+        .iter()
+        .filter_map(|location| {
+            let path = lsp_uri_to_path(&location.uri)?;
+            Some((std::fs::canonicalize(&path).unwrap_or(path), location.range.start.line))
+        })
+        .collect();
+    let left: Vec<String> = not_listed
+        .iter()
+        .filter(|(path, line0)| !listed_lines.iter().any(|(listed_path, listed_line0)| listed_path == path && listed_line0 == line0))
+        .map(|(path, line0)| format!("{}:{}", shown(path), line0 + 1))
+        .collect();
+    (!left.is_empty()).then(|| {
+        format!(
+            "note: {} whole-word occurrence(s) of `{name}` in code lead to this symbol by definition but {server_id} does not list them as references: {}",
+            left.len(),
+            left.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// Whole-word occurrences of `name` in code (not comments or strings) under the server's root
@@ -3985,12 +4022,13 @@ fn complete_references_in_served_files(
         })
         .collect();
     if uncovered.is_empty() {
-        return ReferencesCoverage { answer: references, notes: Vec::new(), doctest_occurrences: Vec::new() };
+        return ReferencesCoverage { answer: references, notes: Vec::new(), doctest_occurrences: Vec::new(), not_listed: Vec::new() };
     }
     if uncovered.len() > MAX_REFERENCE_CHECKS {
         return ReferencesCoverage {
             answer: references,
             doctest_occurrences: Vec::new(),
+            not_listed: Vec::new(),
             notes: vec![format!(
                 "note: {} whole-word occurrences of `{name}` under {} are not in this answer; too many to cross-check (more than {MAX_REFERENCE_CHECKS}) — most are probably other symbols with this name",
                 uncovered.len(),
@@ -4013,6 +4051,7 @@ fn complete_references_in_served_files(
         return ReferencesCoverage {
             answer: references,
             doctest_occurrences: Vec::new(),
+            not_listed: Vec::new(),
             notes: vec![format!(
                 "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({why})",
                 uncovered.len(),
@@ -4020,7 +4059,7 @@ fn complete_references_in_served_files(
         };
     }
     let mut asked_again: Vec<String> = Vec::new();
-    let mut not_listed: Vec<String> = Vec::new();
+    let mut not_listed: Vec<(PathBuf, u32)> = Vec::new();
     let mut in_text = 0usize;
     let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
     let mut unchecked = 0usize;
@@ -4092,7 +4131,7 @@ fn complete_references_in_served_files(
             }
         }
         // The server does not list it even when asked from there: said, not added.
-        not_listed.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+        not_listed.push((hit.path.clone(), hit.line));
     }
     let mut notes = Vec::new();
     let found = references.len() - before;
@@ -4106,14 +4145,6 @@ fn complete_references_in_served_files(
             note.push_str(&format!("; asked again from {} and merged", asked_again.join(", ")));
         }
         notes.push(note);
-    }
-    if !not_listed.is_empty() {
-        notes.push(format!(
-            "note: {} whole-word occurrence(s) of `{name}` in code lead to this symbol by definition but {} does not list them as references: {}",
-            not_listed.len(),
-            server.id(),
-            not_listed.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ")
-        ));
     }
     if let Some(note) = doc_test_uses_note(server, origin, line, character, name, "references", deadline) {
         notes.push(note);
@@ -4159,11 +4190,29 @@ fn complete_references_in_served_files(
             "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere, {in_text} are in comments or strings"
         ));
     }
-    ReferencesCoverage { answer: references, notes, doctest_occurrences: in_doctests }
+    ReferencesCoverage { answer: references, notes, doctest_occurrences: in_doctests, not_listed }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn occurrences_another_roots_server_listed_are_not_said_unlisted() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = std::fs::canonicalize(dir.path()).unwrap().join("lib.rs");
+        std::fs::write(&lib, "x\n").unwrap();
+        let location = |line: u32| lsp_types::Location {
+            uri: crate::lsp::uri::path_to_lsp_uri(&lib),
+            range: lsp_types::Range::new(lsp_types::Position::new(line, 4), lsp_types::Position::new(line, 9)),
+        };
+        let not_listed = vec![(lib.clone(), 413), (lib.clone(), 431)];
+        let shown = |path: &Path| path.file_name().unwrap().to_string_lossy().into_owned();
+        // The downstream server's answer, merged, lists line 414 (0-based 413): only 432 is left.
+        let note = references_not_listed_note(&not_listed, "rust-analyzer", "FromHexError", &[location(413)], shown).unwrap();
+        assert!(note.starts_with("note: 1 whole-word occurrence(s) of `FromHexError`"), "{note}");
+        assert!(note.ends_with("does not list them as references: lib.rs:432"), "{note}");
+        assert_eq!(references_not_listed_note(&not_listed, "rust-analyzer", "FromHexError", &[location(413), location(431)], shown), None);
+    }
+
     #[test]
     fn attribute_names_built_from_a_prefix_for_getattr() {
         assert_eq!(

@@ -564,6 +564,8 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // References are cross-checked against grep -w where the server is known to skip uses
     // (pyright's through a .pyi stub beside the source): see
     // `rename_coverage::complete_references` and `ServerDefinition::cross_check_references`.
+    // Occurrences the server does not list: said once the other roots' answers are merged.
+    let mut references_not_listed: Vec<(PathBuf, u32)> = Vec::new();
     let (answer, coverage_notes) = match answer {
         NavigationAnswer::References(answer) if server.definition().cross_check_references => {
             let (line0, character) = resolved.lsp_position(encoding);
@@ -578,6 +580,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 answer,
                 Instant::now() + budget,
             );
+            references_not_listed = checked.not_listed;
             (NavigationAnswer::References(Some(checked.answer)), checked.notes)
         }
         // gopls' references at an interface method miss a different part of the implementing
@@ -688,6 +691,13 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let merged =
                 crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
             notes.extend(merged.notes);
+            notes.extend(crate::lsp::rename_coverage::references_not_listed_note(
+                &references_not_listed,
+                server.id(),
+                &resolved.cursor_identifier,
+                merged.locations.as_deref().unwrap_or(&[]),
+                |path| supervisor.display_path(path),
+            ));
             // gopls's references of an embedded field whose type comes from another package
             // include the package qualifier of other expressions (`lru` of `lru.New(size)`, a
             // line with no `Cache` on it: trial94 F4): a location whose text is another
