@@ -157,6 +157,9 @@ enum Followed {
     Deadline,
     /// The server's answer for it failed (said in the notes).
     Failed,
+    /// A caller in a project root that depends on the queried one by path, found by that root's
+    /// own server ([`callers_in_dependent_roots`]); its own callers are not asked.
+    OtherRoot,
 }
 
 /// One entry of the hierarchy (or a prepared root at depth 0).
@@ -204,6 +207,10 @@ struct Walk {
     /// ([`crate::lsp::call_aliases`]).
     #[serde(default)]
     aliases: crate::lsp::call_aliases::AliasWalk,
+    /// `incoming_calls`: what [`callers_in_dependent_roots`] searched (or could not) in the
+    /// project roots that depend on this one by path.
+    #[serde(default)]
+    dependent_roots_notes: Vec<String>,
 }
 
 /// Calls in one followed item's body that its `callHierarchy/outgoingCalls` answer does not
@@ -536,6 +543,10 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                     err
                 }
             })?;
+            let mut walk = walk;
+            if op == "incoming_calls" {
+                callers_in_dependent_roots(supervisor, server, &dir, &path, &resolved, &mut walk, deadline);
+            }
             supervisor.answer_cache().put(key, fingerprint, walk.clone());
             walk
         }
@@ -564,6 +575,12 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             server.id(),
             places.join(", ")
         ));
+    }
+    // The project roots that depend on this one by path (a downstream crate, a consumer
+    // module): their callers are in no answer of this server (trial95 F4, trial98 F3; gopls
+    // too, trial102 F1).
+    if op == "incoming_calls" {
+        notes.extend(walk.dependent_roots_notes.iter().cloned());
     }
     // Callers in code the server does not analyze are not in its answer: said, with where they
     // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
@@ -619,9 +636,6 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 ));
             }
         }
-        // The project roots that depend on this one by path (a downstream crate, a consumer
-        // module): their callers are in no answer of this server (trial95 F4, trial98 F3).
-        notes.extend(crate::lsp::sibling_roots::dependent_roots_not_searched_note(supervisor, server, "callers"));
         // Constructions of the class call its `__init__` (trial40 F7).
         notes.extend(crate::lsp::tool::python_constructor_calls_note(supervisor, server, &path, &resolved));
         // Operator and scope-end calls of a trait's method are never listed (trial40 F6).
@@ -843,6 +857,7 @@ fn walk(
         elapsed_ms: 0,
         unlisted: Vec::new(),
         aliases: Default::default(),
+        dependent_roots_notes: Vec::new(),
     };
     let encoding = server.position_encoding();
     let mut parsed_files = HashMap::new();
@@ -1024,6 +1039,155 @@ fn walk(
     Ok(walk)
 }
 
+/// The callers of the queried item in the project roots that depend on `server`'s root by path
+/// (a downstream crate, a Go module that `replace`s this one by a directory): `server` never
+/// loads their files, so their callers are in none of its answers (trial95 F4, trial98 F3,
+/// trial102 F1: pflag's `VisitAll` had "14 callers", the consumer module's was the 15th). Each
+/// such root's own server ([`LspSupervisor::server_for_root`], started if need be) prepares the
+/// call hierarchy at the same position and its incoming calls whose caller lies in that root are
+/// added at depth 1, marked [`Followed::OtherRoot`] (their own callers are not asked). One note
+/// per root says what was searched and found, or why it was NOT searched. Each root gets an
+/// equal share of what is left before `deadline` (at least 2 s).
+fn callers_in_dependent_roots(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    dir: &Direction,
+    path: &Path,
+    resolved: &crate::lsp::position::ResolvedSymbol,
+    walk: &mut Walk,
+    deadline: Instant,
+) {
+    if walk.roots.is_empty() {
+        return;
+    }
+    let dependents = supervisor.dependent_roots(server.id(), server.root());
+    if dependents.scan_incomplete {
+        walk.dependent_roots_notes.push(format!(
+            "note: the scan for other {} roots that depend on {} stopped at its cap: a root beyond it was NOT searched for callers",
+            server.id(),
+            supervisor.display_path(server.root())
+        ));
+    }
+    let this_root = supervisor.display_path(server.root());
+    let callee = walk.roots[0].name.clone();
+    let mut remaining = dependents.roots.len() as u32;
+    for root in &dependents.roots {
+        let display = format!("{}/", supervisor.display_path(root));
+        let share = deadline.saturating_duration_since(Instant::now()) / remaining.max(1);
+        remaining = remaining.saturating_sub(1);
+        let root_deadline = (Instant::now() + share.max(std::time::Duration::from_secs(2))).min(deadline.max(Instant::now()));
+        let not_searched = |why: String| {
+            format!(
+                "note: NOT searched: {display} — a project root that depends on {this_root} by path; callers there are not in this answer ({why}); next step: call lsp {{\"op\": \"incoming_calls\"}} on a use of the function in a file of {display}"
+            )
+        };
+        let lease = match supervisor.server_for_root(server.id(), root, root_deadline) {
+            Ok(lease) => lease,
+            Err(err) => {
+                walk.dependent_roots_notes.push(not_searched(format!("{} could not be started there: {}", server.id(), err.message)));
+                continue;
+            }
+        };
+        let consumer = &*lease.server;
+        let _ = consumer.resync_from_disk();
+        if let Err(err) = consumer.sync_document(path) {
+            walk.dependent_roots_notes.push(not_searched(format!("its {} could not be given the file: {}", consumer.id(), err.message)));
+            continue;
+        }
+        let readiness = consumer.wait_until_ready_for_lookups(root_deadline);
+        let (line0, character) = resolved.lsp_position(consumer.position_encoding());
+        let position = lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(path) },
+            position: lsp_types::Position { line: line0, character },
+        };
+        let prepared = match prepare(consumer, dir, position, root_deadline) {
+            Ok(prepared) if !prepared.is_empty() => prepared,
+            Ok(_) => {
+                walk.dependent_roots_notes.push(not_searched(format!("its {} prepared no call hierarchy item there", consumer.id())));
+                continue;
+            }
+            Err(failure) => {
+                walk.dependent_roots_notes.push(not_searched(failure.to_tool_error(consumer.id(), dir.prepare).message));
+                continue;
+            }
+        };
+        let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        let in_root = |uri: &str| {
+            crate::lsp::uri::uri_to_path(uri).is_some_and(|file| std::fs::canonicalize(&file).unwrap_or(file).starts_with(&canonical_root))
+        };
+        let mut added: Vec<Node> = Vec::new();
+        let mut failed: Option<String> = None;
+        for item in &prepared {
+            let answer = match step(consumer, dir, item, root_deadline) {
+                Ok(answer) => answer,
+                Err(failure) => {
+                    failed = Some(failure.to_tool_error(consumer.id(), dir.step).message);
+                    continue;
+                }
+            };
+            for (item, ranges) in answer {
+                let mut node = node_from_item(item, 1);
+                if !in_root(&node.uri) {
+                    continue;
+                }
+                node.followed = Followed::OtherRoot;
+                node.via.push(callee.clone());
+                let sites: Vec<CallSite> = ranges
+                    .iter()
+                    .map(|range| CallSite {
+                        uri: node.uri.clone(),
+                        line0: range.start.line,
+                        character0: range.start.character,
+                        callee: callee.clone(),
+                    })
+                    .collect();
+                let key = node.key();
+                let existing = added.iter_mut().find(|known| known.key() == key);
+                let target = match existing {
+                    Some(known) => known,
+                    None => {
+                        added.push(node);
+                        added.last_mut().expect("just pushed")
+                    }
+                };
+                for site in sites {
+                    if !target.call_sites.contains(&site) {
+                        target.call_sites.push(site);
+                    }
+                }
+            }
+        }
+        added.retain(|node| !walk.entries.iter().any(|known| known.depth == 1 && known.key() == node.key()));
+        if let Some(why) = &failed {
+            if added.is_empty() {
+                walk.dependent_roots_notes.push(not_searched(why.clone()));
+                continue;
+            }
+        }
+        added.sort_by_key(|node| (node.uri.clone(), node.line0, node.character0));
+        for node in &mut added {
+            node.call_sites.sort_by_key(|site| (site.uri.clone(), site.line0, site.character0));
+        }
+        let sites: usize = added.iter().map(|node| node.call_sites.len()).sum();
+        let mut note = format!(
+            "note: also searched {display} (it depends on {this_root} by path) with its own {}: {} and {} in it are listed here (marked as found by its server)",
+            consumer.id(),
+            plural(added.len(), "caller"),
+            plural(sites, "call site"),
+        );
+        if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
+            note.push_str(&format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
+        }
+        if let Some(why) = failed {
+            note.push_str(&format!("; one of its requests failed: {why}"));
+        }
+        walk.dependent_roots_notes.push(note);
+        // Depth-1 entries come first in the walk (level by level).
+        let at = walk.entries.iter().take_while(|entry| entry.depth == 1).count();
+        walk.entries.splice(at..at, added);
+    }
+}
+
 /// What a server that answers from an index of opened files cannot see: clangd without a
 /// `compile_commands.json` indexes only the files opened so far (no background index).
 fn index_note(server: &LanguageServer) -> Option<String> {
@@ -1042,6 +1206,7 @@ fn followed_name(followed: Followed) -> &'static str {
         Followed::Cap => "follow cap",
         Followed::Deadline => "deadline",
         Followed::Failed => "request failed",
+        Followed::OtherRoot => "found by another root's server",
     }
 }
 
@@ -1635,6 +1800,9 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::Cap => annotations.push("not followed: follow cap reached".to_owned()),
             Followed::Deadline => annotations.push("not followed: out of time".to_owned()),
             Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
+            Followed::OtherRoot => {
+                annotations.push("in a project root that depends on this one, found by its own server; not followed".to_owned())
+            }
         }
         // A caller that is a whole file (tsserver and pyright name the module for calls made
         // outside any named function, e.g. in a callback passed at top level): its line 1 is

@@ -64,10 +64,11 @@ fn a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked() 
 }
 
 /// Trial 95 F3, F4 (hex 0.4.3): `implementation` and `incoming_calls` answer from the asked
-/// root only; the dependent crate's callers were left out with no word.
+/// root only; the dependent crate's callers were left out with no word. Its own server is now
+/// asked, and its callers are listed.
 #[test]
-fn incoming_calls_name_a_dependent_crate_they_do_not_search() {
-    let test = "lsp_trial87::incoming_calls_name_a_dependent_crate_they_do_not_search";
+fn incoming_calls_list_the_callers_in_a_dependent_crate() {
+    let test = "lsp_trial87::incoming_calls_list_the_callers_in_a_dependent_crate";
     if support::require_binary(test, "rust-analyzer").is_none() {
         return;
     }
@@ -78,9 +79,11 @@ fn incoming_calls_name_a_dependent_crate_they_do_not_search() {
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/lib.rs", "line": 1, "symbol": "parse"}));
     assert!(
-        text.contains("note: NOT searched: downstream/ — a project root that depends on . by path; callers there are not in this answer"),
+        text.contains("note: also searched downstream/ (it depends on . by path) with its own rust-analyzer: 1 caller and 1 call site"),
         "{text}"
     );
+    assert!(text.contains("downstream/src/main.rs"), "the dependent crate's caller `main` is not listed:\n{text}");
+    assert!(text.contains("incoming calls of function parse (src/lib.rs:1): 1 caller, 1 call site"), "{text}");
 }
 
 /// Trial 95 F1 (hex 0.4.3): a rename that broke the library (a `macro_rules!` template left

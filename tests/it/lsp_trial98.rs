@@ -32,3 +32,36 @@ fn the_project_check_checks_a_nested_go_module_of_its_own() {
     assert!(text.contains("in consumer ("), "the consumer module was not checked:\n{text}");
     assert!(text.contains("consumer/main.go:6: error"), "{text}");
 }
+
+/// Trial 102 F1 (spf13/pflag with a consumer module): `incoming_calls` of `VisitAll` gave "14
+/// callers" with no word of the consumer module's 15th, which gopls at the root never loads.
+#[test]
+fn incoming_calls_list_the_callers_in_a_module_that_replaces_this_one() {
+    let test = "lsp_trial98::incoming_calls_list_the_callers_in_a_module_that_replaces_this_one";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/objx\n\ngo 1.19\n"),
+        (
+            "objx.go",
+            "package objx\n\n// Str is the value as text.\nfunc Str(v int) string { return \"x\" }\n\n// Twice calls Str.\nfunc Twice() string { return Str(1) + Str(2) }\n",
+        ),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n",
+        ),
+        ("consumer/main.go", "package main\n\nimport \"example.com/objx\"\n\nfunc main() {\n\tprintln(objx.Str(1))\n}\n"),
+    ]);
+    // Ground truth: both modules build, and the consumer calls Str once.
+    assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
+    assert!(support::go_offline(&dir.path().join("consumer"), &["build", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "objx.go", "line": 4, "symbol": "Str"}));
+    assert!(text.contains("2 callers, 3 call sites"), "{text}");
+    assert!(text.contains("consumer/main.go"), "the consumer's `main` is not listed:\n{text}");
+    assert!(
+        text.contains("note: also searched consumer/ (it depends on . by path) with its own gopls: 1 caller and 1 call site"),
+        "{text}"
+    );
+}
