@@ -137,6 +137,13 @@ pub fn local_binding_scope(reader: &WorkspaceReader, path: &Path, line: u32, byt
     {
         return None;
     }
+    // A TypeScript parameter property (`constructor(public run: () => C)`, `readonly x`,
+    // `private y`) declares a member of the class, used as `this.run` anywhere: no local
+    // (trial101 F1: io-ts's `RecursiveType.runDefinition`, whose `this.runDefinition()` in an
+    // untyped getter was dismissed as "not this binding", and the renamed code threw).
+    if crate::lsp::syntax::parameter_property_class(binding, identifier).is_some() {
+        return None;
+    }
     // Python: an assignment binds a local only inside a function (not in a class body).
     let mut outermost = None;
     let mut up = binding.parent();
@@ -289,5 +296,17 @@ mod tests {
         let go = "package p\n\nfunc Run(n int) int {\n\tm := n + 1\n\treturn m\n}\n";
         assert_eq!(scope("p.go", go, 3, 1).map(|found| found.function), Some("Run".to_owned()));
         assert_eq!(scope("p.go", go, 2, 9).map(|found| found.function), Some("Run".to_owned()));
+    }
+
+    #[test]
+    fn a_typescript_parameter_property_is_a_class_member_not_a_local() {
+        // io-ts 2.2.21 (trial101 F1): `public runDefinition: () => C` in `RecursiveType`'s constructor.
+        let source =
+            "export class K {\n  constructor(public run: () => number, readonly size: number, private x: string, plain: number) {}\n}\n";
+        let line = source.lines().nth(1).unwrap();
+        assert_eq!(scope("k.ts", source, 1, line.find("run").unwrap()), None, "`public run`");
+        assert_eq!(scope("k.ts", source, 1, line.find("size").unwrap()), None, "`readonly size`");
+        assert_eq!(scope("k.ts", source, 1, line.find("x:").unwrap()), None, "`private x`");
+        assert_eq!(scope("k.ts", source, 1, line.find("plain").unwrap()).map(|found| found.function), Some("constructor".to_owned()));
     }
 }

@@ -1841,7 +1841,10 @@ impl ParsedSource {
 /// When `parameter` is a constructor's parameter property whose name is `identifier`
 /// (`constructor(public field: string)`, `readonly`, `private`, `protected` too): the class
 /// (`class_declaration` …) whose member it declares.
-fn parameter_property_class<'t>(parameter: tree_sitter::Node<'t>, identifier: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+pub(crate) fn parameter_property_class<'t>(
+    parameter: tree_sitter::Node<'t>,
+    identifier: tree_sitter::Node<'t>,
+) -> Option<tree_sitter::Node<'t>> {
     if !matches!(parameter.kind(), "required_parameter" | "optional_parameter") {
         return None;
     }
@@ -2455,6 +2458,7 @@ impl ParsedSource {
             }
             "pair" => parent.child_by_field_name("key").is_some_and(|key| key.id() == identifier.id()),
             "object" => identifier.kind() == "shorthand_property_identifier",
+            "required_parameter" | "optional_parameter" => parameter_property_class(parent, identifier).is_some(),
             _ => false,
         };
         if !is_member {
@@ -2465,7 +2469,9 @@ impl ParsedSource {
         // parameter list (the segment is then the method's `name(…)`).
         let mut path: Vec<String> = vec![name.to_owned()];
         let mut through_parameters = false;
-        let mut node = parent;
+        // A parameter property is a member of the class itself: the walk goes on from the class,
+        // and its constructor's name is no segment of the member's path (trial101 M1).
+        let mut node = parameter_property_class(parent, identifier).unwrap_or(parent);
         loop {
             let up = node.parent()?;
             match up.kind() {
