@@ -825,6 +825,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&overrides.new_name_taken)
         .chain(&overrides.two_class_base_warnings)
         .chain(&overrides.declaration_warnings)
+        .chain(&overrides.protocol_warnings)
         .chain(&overrides.enum_lookup_warnings)
         .chain(&overrides.union_receiver_warnings)
         .chain(&public_name_notes)
@@ -844,6 +845,15 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             crate::render::plural(tied_left, "method"),
             resolved.cursor_identifier
         )
+    });
+    // Python: a structural match with a `typing.Protocol` broken (trial100 F1): no checker sees it.
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && !overrides.protocol_warnings.is_empty()).then(|| {
+            format!(
+                "NOT written: this rename breaks a structural match with a `typing.Protocol` (see the WARNING below), which fails only at run time (AttributeError) and which pyright does not report; it is staged instead — rename the other members too first, or `resolve` accept to write it as is, or discard (`{}`)",
+                resolved.cursor_identifier
+            )
+        })
     });
     if args.preview || staged_because.is_some() {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
@@ -898,6 +908,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
                 .enum_lookup_warnings
                 .iter()
                 .chain(&overrides.declaration_warnings)
+                .chain(&overrides.protocol_warnings)
                 .chain(&overrides.union_receiver_warnings)
                 .chain(&overrides.dispatch_notes)
                 .cloned()
@@ -953,6 +964,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             .enum_lookup_warnings
             .into_iter()
             .chain(overrides.declaration_warnings)
+            .chain(overrides.protocol_warnings)
             .chain(overrides.union_receiver_warnings)
             .chain(overrides.dispatch_notes)
             .collect(),

@@ -80,6 +80,14 @@ pub struct OverrideFindings {
     /// — the renamed code type-checks and raises AttributeError at run time (bidict 0.23.1,
     /// trial85 F1); empty when none.
     pub declaration_warnings: Vec<String>,
+    /// One `WARNING:` line when the rename breaks a structural match with a `typing.Protocol`:
+    /// the renamed member's class declares every member of a Protocol class that keeps the old
+    /// name, or the renamed member is a Protocol's and classes that match it keep the old name.
+    /// No class derives from the other, so no override check and no type checker sees it until
+    /// a value is passed as the Protocol type (tomlkit 0.13.2's `WrapperType._new`, called as
+    /// `self._new(result)` for `Integer`, `Float`, … through `wrap_method`: trial100 F1, 2 and 5
+    /// tests failed with AttributeError); empty when none.
+    pub protocol_warnings: Vec<String>,
     /// One summary line (`override check: …`) for a renamed method: the related methods found
     /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
     /// outside the workspace); `None` when the renamed symbol is no Python method.
@@ -641,6 +649,69 @@ pub fn override_findings(
             class.name,
         ));
     }
+    // 4. Structural matches with a `typing.Protocol`: the classes that declare the old name and
+    // that the rename leaves, read from the grep check's list (no base or reference ties them).
+    let own_is_protocol = is_protocol_class(&own_class);
+    let member_names = |class: &PythonClassFacts| -> Vec<String> {
+        let mut names: Vec<String> = class.methods.iter().map(|(name, _)| name.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let own_members = member_names(&own_class);
+    let mut matching_classes: Vec<String> = Vec::new();
+    let mut protocols_left: Vec<(String, String, Vec<String>)> = Vec::new();
+    for entry in left_unrenamed {
+        let Some((shown_path, line)) = entry.rsplit_once(':') else { continue };
+        let Ok(line) = line.parse::<u32>() else { continue };
+        let entry_path = workspace_root.join(shown_path);
+        if !matches!(entry_path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+            continue;
+        }
+        let Some(class) = files.parsed(&entry_path).and_then(|parsed| parsed.python_class_of_method(line.saturating_sub(1), old_name))
+        else {
+            continue;
+        };
+        if entry_path == path && class.name_line0 == own_class.name_line0 {
+            continue;
+        }
+        let class_members = member_names(&class);
+        if own_is_protocol && !is_protocol_class(&class) {
+            if own_members.iter().all(|member| class_members.contains(member)) {
+                matching_classes.push(format!("`{}` ({entry})", class.name));
+            }
+        } else if !own_is_protocol && is_protocol_class(&class) && class_members.iter().all(|member| own_members.contains(member)) {
+            let key = format!("{shown_path}:{}", class.name_line0 + 1);
+            if !protocols_left.iter().any(|(_, known, _)| *known == key) {
+                protocols_left.push((class.name.clone(), key, class_members));
+            }
+        }
+    }
+    if !matching_classes.is_empty() {
+        let count = matching_classes.len();
+        findings.protocol_warnings.push(format!(
+            "WARNING: `{}` is a `typing.Protocol`: classes match it by declaring its members ({}), not by deriving from it, and {} matching it {} `{old_name}`: {}{} — after this rename {} no longer {}, and code that reaches {} as a `{}` (a parameter or `self` typed with it) uses `{new_name}` and raises AttributeError at run time; no override check or type checker sees it unless such a value is passed where the Protocol is expected; next step: rename them too, or keep the name",
+            own_class.name,
+            own_members.iter().map(|member| format!("`{member}`")).collect::<Vec<_>>().join(", "),
+            crate::render::plural(count, "class"),
+            crate::render::one_or_many(count, "keeps", "keep"),
+            matching_classes.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+            if count > 5 { format!(" and {} more", count - 5) } else { String::new() },
+            crate::render::one_or_many(count, "it", "they"),
+            crate::render::one_or_many(count, "matches", "match"),
+            crate::render::one_or_many(count, "it", "them"),
+            own_class.name,
+        ));
+    }
+    for (protocol, at, members) in &protocols_left {
+        findings.protocol_warnings.push(format!(
+            "WARNING: `{}` matches the `typing.Protocol` `{protocol}` ({at}) structurally: it declares every member of it ({}); this rename leaves the protocol's `{old_name}`, so `{}` stops matching it — code that reaches an instance of `{}` as a `{protocol}` (a parameter or `self` typed with it) still uses `{old_name}` and raises AttributeError at run time, which no type checker reports unless such a value is passed where `{protocol}` is expected; next step: rename the protocol's member and every class that matches it together (lsp_rename on `{protocol}.{old_name}`), or keep the name",
+            own_class.name,
+            members.iter().map(|member| format!("`{member}`")).collect::<Vec<_>>().join(", "),
+            own_class.name,
+            own_class.name,
+        ));
+    }
     for (class_name, taken_path, taken_line, in_base) in &taken {
         // A related class the rename itself renames a member of (an override renamed along)
         // still declares the new name: that is the rename's own result, no conflict.
@@ -744,6 +815,16 @@ pub fn override_findings(
     }
     findings.summary = Some(summary);
     findings
+}
+
+/// Whether `class` is a `typing.Protocol`: one of its bases is `Protocol`, `Protocol[…]`, or
+/// the same through `typing.` / `typing_extensions.`.
+fn is_protocol_class(class: &PythonClassFacts) -> bool {
+    class.bases.iter().any(|base| {
+        let text = base.text.trim();
+        let text = text.strip_prefix("typing.").or_else(|| text.strip_prefix("typing_extensions.")).unwrap_or(text);
+        text == "Protocol" || text.starts_with("Protocol[")
+    })
 }
 
 /// Whether `line` assigns the attribute `name` of `self` or `cls` (`self.name = …`,

@@ -43,6 +43,7 @@ mod lsp_python_blind_spots;
 mod lsp_python_env;
 mod lsp_rename;
 mod lsp_test_discovery;
+mod lsp_trial100;
 mod lsp_trial101;
 mod lsp_trial11_wording;
 mod lsp_trial14;
