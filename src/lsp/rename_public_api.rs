@@ -182,20 +182,14 @@ fn rust_pub_definition(line: &str, name: &str) -> Option<&'static str> {
     (identifier == name).then_some(keyword)
 }
 
-/// Whether the library root's `pub use` statements name `owner` (a type or trait declared in a
-/// private module and re-exported at the crate root).
-fn root_reexports(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
-    root_reexported_name(workspace_root, lib_root, owner).is_some()
-}
-
-/// The name under which the library root's `pub use` publishes `owner`: the alias of `owner as
-/// Alias` (humantime's `pub use self::duration::Error as DurationError`, trial87 M2), else
-/// `owner`; `None` when no `pub use` names it.
-fn root_reexported_name(workspace_root: &Path, lib_root: &Path, owner: &str) -> Option<String> {
-    let root_text = crate::files::read_workspace_file_to_string(workspace_root, lib_root).ok()?;
-    let root_lines: Vec<&str> = root_text.lines().collect();
-    (0..root_lines.len()).filter_map(|line| rust_pub_use_statement(&root_lines, line)).find_map(|(start, end)| {
-        let statement = root_lines[start..=end].join(" ");
+/// The name under which the `pub use` statements of the module file `module_file` publish
+/// `owner`: the alias of `owner as Alias` (humantime's `pub use self::duration::Error as
+/// DurationError`, trial87 M2), else `owner`; `None` when no `pub use` there names it.
+fn reexported_name_in(workspace_root: &Path, module_file: &Path, owner: &str) -> Option<String> {
+    let text = crate::files::read_workspace_file_to_string(workspace_root, module_file).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    (0..lines.len()).filter_map(|line| rust_pub_use_statement(&lines, line)).find_map(|(start, end)| {
+        let statement = lines[start..=end].join(" ");
         let at = *crate::lsp::rename_coverage::word_positions(&statement, owner).first()?;
         let rest = statement[at + owner.len()..].trim_start();
         let alias = rest
@@ -204,6 +198,49 @@ fn root_reexported_name(workspace_root: &Path, lib_root: &Path, owner: &str) -> 
             .map(|after| after.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>());
         Some(alias.filter(|alias| !alias.is_empty()).unwrap_or_else(|| owner.to_owned()))
     })
+}
+
+/// Where `owner` (a type or trait declared in the file `path`, in a private module) is made
+/// public by a `pub use` of an enclosing module that is itself public: the nearest such module
+/// up from `path` to the library root, as (its public module path, the name it publishes). The
+/// crate root (`pub use self::into_either::IntoEither;`, trial48 F4) and a public module's own
+/// re-exports (indexmap 2.2.6's `pub use self::core::{Entry, OccupiedEntry, …};` in `pub mod
+/// map`, which makes `indexmap::map::Entry::or_insert` public: trial99 F1) both count. `None`
+/// when no public ancestor re-exports it.
+fn public_reexport_of_owner(
+    workspace_root: &Path,
+    lib_root: &Path,
+    crate_name: &str,
+    path: &Path,
+    owner: &str,
+) -> Option<(String, String)> {
+    let source = lib_root.parent()?;
+    let relative = path.strip_prefix(source).ok()?;
+    let mut segments: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+    let file = segments.pop()?;
+    let stem = file.strip_suffix(".rs")?;
+    if stem != "mod" {
+        segments.push(stem.to_owned());
+    }
+    // The enclosing modules, nearest first (the file's own module is the one that is private or
+    // whose items are asked about: its re-exports name its submodules' items).
+    for depth in (0..segments.len()).rev() {
+        let module_file = if depth == 0 {
+            lib_root.to_path_buf()
+        } else {
+            let as_file = source.join(format!("{}.rs", segments[..depth].join("/")));
+            if as_file.is_file() {
+                as_file
+            } else {
+                source.join(segments[..depth].join("/")).join("mod.rs")
+            }
+        };
+        let Some(public_name) = reexported_name_in(workspace_root, &module_file, owner) else { continue };
+        if let Some(module) = rust_public_module_path(workspace_root, lib_root, crate_name, &module_file) {
+            return Some((module, public_name));
+        }
+    }
+    None
 }
 
 /// The library root's `pub use` statement that re-exports everything of the file `path`'s
@@ -545,10 +582,15 @@ fn rust_notes(
                 // An owner in a private module is public where the library root re-exports it
                 // (trial48 F4: either's `pub use self::into_either::IntoEither;`, whose methods
                 // got no note while the trait did), under the name that re-export gives it.
-                let public_name = module.is_none().then(|| root_reexported_name(workspace_root, &lib_root, &member.owner)).flatten();
-                let reexported = || (public_name.is_some() || in_root_glob(&context)).then(|| crate_name.clone());
-                let module = module.clone().or_else(reexported);
-                if let Some(public_name) = public_name {
+                let reexport = module
+                    .is_none()
+                    .then(|| public_reexport_of_owner(workspace_root, &lib_root, &crate_name, path, &member.owner))
+                    .flatten();
+                let module = module
+                    .clone()
+                    .or_else(|| reexport.as_ref().map(|(module, _)| module.clone()))
+                    .or_else(|| in_root_glob(&context).then(|| crate_name.clone()));
+                if let Some((_, public_name)) = reexport {
                     member.owner = public_name;
                 }
                 if let Some(module) = module {
@@ -568,7 +610,7 @@ fn rust_notes(
                 return Some(crate_name.clone());
             }
             let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index))?;
-            root_reexports(workspace_root, &lib_root, &owner).then(|| crate_name.clone())
+            public_reexport_of_owner(workspace_root, &lib_root, &crate_name, path, &owner).map(|(module, _)| module)
         });
         let Some(module) = &module else { continue };
         let (what, keep) = match (kind, associated) {
@@ -926,9 +968,9 @@ mod tests {
             "mod duration;\npub use self::duration::{parse_duration, Error as DurationError};\npub use self::wrapper::Duration;\n",
         )
         .unwrap();
-        assert_eq!(root_reexported_name(dir.path(), &lib, "Error").as_deref(), Some("DurationError"));
-        assert_eq!(root_reexported_name(dir.path(), &lib, "Duration").as_deref(), Some("Duration"));
-        assert_eq!(root_reexported_name(dir.path(), &lib, "Timestamp"), None);
+        assert_eq!(reexported_name_in(dir.path(), &lib, "Error").as_deref(), Some("DurationError"));
+        assert_eq!(reexported_name_in(dir.path(), &lib, "Duration").as_deref(), Some("Duration"));
+        assert_eq!(reexported_name_in(dir.path(), &lib, "Timestamp"), None);
     }
 
     #[test]
@@ -1081,6 +1123,64 @@ mod tests {
             notes[3].starts_with("note: public API changed: src/lib.rs:12 defines the associated type `Metric::DifferentLengthArgs`"),
             "{notes:#?}"
         );
+    }
+
+    #[test]
+    fn a_type_re_exported_by_a_public_module_publishes_its_methods_and_trait_items() {
+        // trial99 F1: indexmap 2.2.6's `pub mod map` re-exports `Entry` and `MutableKeys` from
+        // its private modules (`pub use self::core::{Entry, …};`), so `Entry::or_insert` and
+        // `MutableKeys::retain2` are `indexmap::map::…` API.
+        let (_dir, root) = rust_crate("indexmap");
+        std::fs::write(
+            root.join("src/lib.rs"),
+            "pub mod map;
+mod hidden;
+",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("src/map.rs"),
+            "mod core;
+mod mutable;
+pub use self::core::Entry;
+pub use self::mutable::MutableKeys;
+",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("src/map/core")).unwrap();
+        std::fs::write(
+            root.join("src/map/core.rs"),
+            "mod entry;
+pub use self::entry::Entry;
+",
+        )
+        .unwrap();
+        let entry = "pub enum Entry {\n    Occupied,\n}\n\nimpl Entry {\n    pub fn or_insert(self) {}\n}\n";
+        std::fs::write(root.join("src/map/core/entry.rs"), entry).unwrap();
+        let mutable = "pub trait MutableKeys {\n    fn retain2(&mut self);\n}\n";
+        std::fs::write(root.join("src/map/mutable.rs"), mutable).unwrap();
+        std::fs::write(root.join("src/hidden.rs"), "pub struct Kept;\n\nimpl Kept {\n    pub fn or_insert(self) {}\n}\n").unwrap();
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/map/core/entry.rs"), entry, &entry.replace("or_insert", "or_put"))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "or_insert", "or_put");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].starts_with("note: public API changed: src/map/core/entry.rs:6 defines the public method or associated function `or_insert` (public if its type is) in module `indexmap::map`"), "{notes:#?}");
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/map/mutable.rs"), mutable, &mutable.replace("retain2", "retain_keys"))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "retain2", "retain_keys");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].contains("of the public trait `indexmap::map::MutableKeys`"), "{notes:#?}");
+        // A type no public module re-exports stays private.
+        let hidden = std::fs::read_to_string(root.join("src/hidden.rs")).unwrap();
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/hidden.rs"), &hidden, &hidden.replace("or_insert", "or_put"))],
+            files: Vec::new(),
+        };
+        assert!(public_api_notes(&root, &plan, "or_insert", "or_put").is_empty());
     }
 
     #[test]

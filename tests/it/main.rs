@@ -119,6 +119,7 @@ mod lsp_trial93;
 mod lsp_trial94;
 mod lsp_trial97;
 mod lsp_trial98;
+mod lsp_trial99;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
