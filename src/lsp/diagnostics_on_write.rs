@@ -754,6 +754,10 @@ struct Pending {
     /// pre-write states are taken (trial27b F6: the consumer's gopls, never told of the library's
     /// rename, reported phantom errors in the consumer's renamed calls).
     sibling_changes: Vec<(PathBuf, lsp_types::FileChangeType)>,
+    /// Every file this write changed, whichever server checks it: a file of another group under
+    /// this server's root (a `downstream/` crate's, checked by its own rust-analyzer) is this
+    /// write's own change, never one "changed outside the tools" (trial95 M1, trial99 M1).
+    written_by_call: Vec<PathBuf>,
 }
 
 /// How long rust-analyzer's own (pulled) diagnostics may take before the check goes on with the
@@ -1242,6 +1246,9 @@ pub fn check_write(
     // consumer module beside a library module) hears of the change: with this write's sync when
     // it checks files of this write too, else at its next resync (trial27b F2).
     tell_sibling_roots(supervisor, written, &mut pending);
+    for group in pending.iter_mut() {
+        group.written_by_call = written.to_vec();
+    }
     // A project root that depends on a written root by path (a `downstream/` crate with `path =
     // ".."`, a module with a `replace`) whose server is not running checks nothing of this write:
     // said, never read as "no new errors … elsewhere" (trial87 F2, trial91 F2: smallvec's
@@ -1372,6 +1379,7 @@ impl Pending {
             state_waits: Vec::new(),
             trivia_only: false,
             sibling_changes: Vec::new(),
+            written_by_call: Vec::new(),
         }
     }
 }
@@ -1512,6 +1520,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             // now) may have compiled the written text: the state it leaves is no pre-write state.
             let write_landed = earliest_mtime(&group.written);
             let mut outside_changes = server.stale_paths();
+            // This write's own files under the root (another group's: a dependent root's file
+            // beneath this one) are no outside changes.
+            outside_changes.retain(|path| !group.written_by_call.contains(path));
             let running_at_write = server.check_run_in_progress();
             // The seed's state is for this write only (taken before it reached the disk).
             // (File systems stamp mtimes with a coarse clock: a few ms behind the wall clock.)
@@ -1566,7 +1577,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 }
                 outside_changes.sort();
                 outside_changes.dedup();
-                outside_changes.retain(|path| !group.written.contains(path));
+                outside_changes.retain(|path| !group.written.contains(path) && !group.written_by_call.contains(path));
                 let mut reason = format!("{}'s cargo check was running or due when this write reached the disk", server.id());
                 if !outside_changes.is_empty() {
                     let mut names: Vec<String> = outside_changes.iter().take(5).map(|path| supervisor.display_path(path)).collect();
@@ -5436,6 +5447,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
         let mut files_with_new: usize = 0;
+        // Files whose new diagnostics another process of the same server listed (said once
+        // above): "no new errors … elsewhere" must not deny them either.
+        let mut files_listed_by_another: usize = 0;
         // Written files the server does not build (excluded by build constraints).
         let mut not_built: Vec<String> = Vec::new();
         // Written files checked but for some written lines in code the server does not compile.
@@ -5655,6 +5669,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     });
                     if diff.new.len() < before_dedup {
                         listed_by_another_process = true;
+                        files_listed_by_another += 1;
                         lines.push(format!(
                             "{display}: {} also reported by another {server_id} process that checks it, listed once above",
                             crate::render::plural(before_dedup - diff.new.len(), "diagnostic")
@@ -6157,11 +6172,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             )
         };
         // "elsewhere" must not deny the files listed above with new diagnostics.
-        let others = if files_with_new > 0 { "in the other files of the checked project" } else { "elsewhere in the checked project" };
+        let listed_above = files_with_new + files_listed_by_another;
+        let others = if listed_above > 0 { "in the other files of the checked project" } else { "elsewhere in the checked project" };
         // Targets cargo never compiled (their library has errors) are not part of what was
         // checked: the line below names them NOT checked, and this one must not cover them.
         let others = if checked_line.contains("cargo never compiled") {
-            if files_with_new > 0 {
+            if listed_above > 0 {
                 "in the other files cargo compiled"
             } else {
                 "elsewhere in the files cargo compiled"

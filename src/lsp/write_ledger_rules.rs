@@ -216,9 +216,17 @@ pub(crate) fn half_applied_pre_write_state(
     own_written: &[std::path::PathBuf],
     groups: &[(std::sync::Arc<crate::lsp::client::LanguageServer>, Vec<std::path::PathBuf>)],
 ) -> Option<String> {
+    // A root of its own beneath this one (a `downstream/` crate no member of this cargo
+    // workspace, a nested Go module): its files are in none of this server's checks, so their
+    // new text does not make this one's pre-write state half-applied (trial95 M1, trial99 M1).
+    let separate_project = |other: &crate::lsp::client::LanguageServer| {
+        crate::lsp::sibling_roots::manifest_name(server.id()).is_some()
+            && other.root() != server.root()
+            && other.root().starts_with(server.root())
+    };
     let read_from_disk: Vec<String> = groups
         .iter()
-        .filter(|(other, _)| !std::ptr::eq(other.as_ref(), server) && other.id() == server.id())
+        .filter(|(other, _)| !std::ptr::eq(other.as_ref(), server) && other.id() == server.id() && !separate_project(other))
         .flat_map(|(_, written)| written.iter())
         // Open in this server or not, it sees the new text before its pre-write states are
         // taken: the resync before them brings every file changed on disk that it has open up to

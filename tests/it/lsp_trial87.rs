@@ -165,3 +165,44 @@ fn the_root_crates_features_are_not_passed_to_a_dependent_crate_that_lacks_them(
     assert!(!text.contains("NOT checked: downstream"), "{text}");
     assert!(text.starts_with("project check: 2 errors"), "{text}");
 }
+
+/// Trial 95 M1, trial 99 M1 (hex 0.4.3, indexmap 2.2.6): one write that edits a file of the
+/// library and one of its `downstream/` crate read the downstream file as "changed outside the
+/// tools" (or the library's pre-write state as half-applied), so the errors it introduced in
+/// the library were "NOT known to be new".
+#[test]
+fn a_write_to_the_library_and_its_dependent_crate_knows_its_errors_are_new() {
+    let test = "lsp_trial87::a_write_to_the_library_and_its_dependent_crate_knows_its_errors_are_new";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"humanish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "mod other;\n\npub fn parse(text: &str) -> usize {\n    text.len()\n}\n"),
+        ("src/other.rs", "pub fn twice(text: &str) -> usize {\n    crate::parse(text) * 2\n}\n"),
+        (
+            "downstream/Cargo.toml",
+            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhumanish = { path = \"..\" }\n",
+        ),
+        ("downstream/src/main.rs", "fn main() {\n    println!(\"{}\", humanish::parse(\"1s\"));\n}\n"),
+    ]);
+    assert!(support::cargo_by_hand(dir.path(), &["check", "--offline"], &[]).status.success());
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // Both crates' servers running, as after a first look at each.
+    support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "downstream/src/main.rs"}));
+    support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn parse(text: &str) -> usize {\n+pub fn parse_text(text: &str) -> usize {\n*** Update File: downstream/src/main.rs\n@@\n-    println!(\"{}\", humanish::parse(\"1s\"));\n+    println!(\"{}\", humanish::parse_text(\"1s\"));\n*** End Patch\n";
+    let text = support::call_ok(&run, "apply_patch", json!({"patch": patch}));
+    assert!(text.contains("src/other.rs:2: error[E0425]"), "{text}");
+    // (A check of the library still running when the write lands — its second initial check,
+    // on a loaded machine — is a true reason for "not known to be new".)
+    if !text.contains("cargo check was running or due when this write reached the disk, so errors may come from this write or from a change made while it ran") {
+        assert!(text.contains("this write introduced 1 new error in 1 file"), "{text}");
+    }
+    assert!(!text.contains("changed outside the tools"), "{text}");
+    assert!(!text.contains("half-applied"), "{text}");
+    assert!(!text.contains("no new errors in src/lib.rs or elsewhere"), "{text}");
+    // Ground truth: the library no longer compiles, at the line named.
+    let check = support::cargo_by_hand(dir.path(), &["check", "--offline"], &[]);
+    assert!(String::from_utf8_lossy(&check.stderr).contains("error[E0425]"), "{}", String::from_utf8_lossy(&check.stderr));
+}
