@@ -1070,17 +1070,38 @@ fn callers_in_dependent_roots(
     }
     let this_root = supervisor.display_path(server.root());
     let callee = walk.roots[0].name.clone();
-    let mut remaining = dependents.roots.len() as u32;
-    for root in &dependents.roots {
+    // Each root asked: (root, the file and 0-based position to ask at, None: the queried one;
+    // whether it owns the definition). Asked in a consumer about the library's function, the
+    // library's own server lists the library's callers (trial106 F2: mux's `HandleFunc`, "1
+    // caller, 3 call sites" of 73).
+    let mut asks: Vec<(PathBuf, Option<(PathBuf, u32, u32)>, bool)> =
+        dependents.roots.iter().map(|root| (root.clone(), None, false)).collect();
+    let (queried_line0, queried_character) = resolved.lsp_position(server.position_encoding());
+    if let Some((owner, definition, line0, character)) =
+        crate::lsp::sibling_roots::owning_root_of_definition(supervisor, server, path, queried_line0, queried_character, deadline)
+    {
+        if !asks.iter().any(|(root, ..)| *root == owner) {
+            asks.push((owner, Some((definition, line0, character)), true));
+        }
+    }
+    let mut remaining = asks.len() as u32;
+    for (root, at, owns_definition) in &asks {
+        let root = &*root;
         let display = format!("{}/", supervisor.display_path(root));
         let share = deadline.saturating_duration_since(Instant::now()) / remaining.max(1);
         remaining = remaining.saturating_sub(1);
         let root_deadline = (Instant::now() + share.max(std::time::Duration::from_secs(2))).min(deadline.max(Instant::now()));
+        let relation = if *owns_definition {
+            format!("the project root that owns the definition, which {this_root} depends on by path")
+        } else {
+            format!("a project root that depends on {this_root} by path")
+        };
         let not_searched = |why: String| {
             format!(
-                "note: NOT searched: {display} — a project root that depends on {this_root} by path; callers there are not in this answer ({why}); next step: call lsp {{\"op\": \"incoming_calls\"}} on a use of the function in a file of {display}"
+                "note: NOT searched: {display} — {relation}; callers there are not in this answer ({why}); next step: call lsp {{\"op\": \"incoming_calls\"}} on the function from a file of {display}"
             )
         };
+        let ask_file: &Path = at.as_ref().map_or(path, |(file, _, _)| file.as_path());
         let lease = match supervisor.server_for_root(server.id(), root, root_deadline) {
             Ok(lease) => lease,
             Err(err) => {
@@ -1090,14 +1111,17 @@ fn callers_in_dependent_roots(
         };
         let consumer = &*lease.server;
         let _ = consumer.resync_from_disk();
-        if let Err(err) = consumer.sync_document(path) {
+        if let Err(err) = consumer.sync_document(ask_file) {
             walk.dependent_roots_notes.push(not_searched(format!("its {} could not be given the file: {}", consumer.id(), err.message)));
             continue;
         }
         let readiness = consumer.wait_until_ready_for_lookups(root_deadline);
-        let (line0, character) = resolved.lsp_position(consumer.position_encoding());
+        let (line0, character) = match at {
+            Some((_, line0, character)) => (*line0, *character),
+            None => resolved.lsp_position(consumer.position_encoding()),
+        };
         let position = lsp_types::TextDocumentPositionParams {
-            text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(path) },
+            text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(ask_file) },
             position: lsp_types::Position { line: line0, character },
         };
         let prepared = match prepare(consumer, dir, position, root_deadline) {
@@ -1112,8 +1136,15 @@ fn callers_in_dependent_roots(
             }
         };
         let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        // (A root that holds this server's root, as a library holds its `consumer/` module:
+        // the files of this server's root are its own answer's.)
+        let canonical_this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
+        let holds_this_root = canonical_this_root.starts_with(&canonical_root);
         let in_root = |uri: &str| {
-            crate::lsp::uri::uri_to_path(uri).is_some_and(|file| std::fs::canonicalize(&file).unwrap_or(file).starts_with(&canonical_root))
+            crate::lsp::uri::uri_to_path(uri).is_some_and(|file| {
+                let file = std::fs::canonicalize(&file).unwrap_or(file);
+                file.starts_with(&canonical_root) && !(holds_this_root && file.starts_with(&canonical_this_root))
+            })
         };
         let mut added: Vec<Node> = Vec::new();
         let mut failed: Option<String> = None;
@@ -1169,8 +1200,13 @@ fn callers_in_dependent_roots(
             node.call_sites.sort_by_key(|site| (site.uri.clone(), site.line0, site.character0));
         }
         let sites: usize = added.iter().map(|node| node.call_sites.len()).sum();
+        let why_searched = if *owns_definition {
+            format!("it owns the definition, and {this_root} depends on it by path")
+        } else {
+            format!("it depends on {this_root} by path")
+        };
         let mut note = format!(
-            "note: also searched {display} (it depends on {this_root} by path) with its own {}: {} and {} in it are listed here (marked as found by its server)",
+            "note: also searched {display} ({why_searched}) with its own {}: {} and {} in it are listed here (marked as found by its server)",
             consumer.id(),
             plural(added.len(), "caller"),
             plural(sites, "call site"),
@@ -1800,9 +1836,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::Cap => annotations.push("not followed: follow cap reached".to_owned()),
             Followed::Deadline => annotations.push("not followed: out of time".to_owned()),
             Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
-            Followed::OtherRoot => {
-                annotations.push("in a project root that depends on this one, found by its own server; not followed".to_owned())
-            }
+            Followed::OtherRoot => annotations.push("in another project root, found by its own server; not followed".to_owned()),
         }
         // A caller that is a whole file (tsserver and pyright name the module for calls made
         // outside any named function, e.g. in a callback passed at top level): its line 1 is

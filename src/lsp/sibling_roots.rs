@@ -337,6 +337,112 @@ pub fn references_in_dependent_roots(
     result
 }
 
+/// The project root of `server`'s language that owns the definition of the symbol at `path`
+/// (`line0`, `character`, the server's encoding) when it is not `server`'s own root: a consumer
+/// module asking about a function of the library it `replace`s by a directory, a downstream
+/// crate asking about its path dependency's item. `server` loads that root only as a dependency
+/// (gopls without its `_test.go` files), so its uses there are in none of `server`'s answers
+/// (trial106 F2: mux's `HandleFunc` asked from the consumer, "3 call sites" of 73). Returns
+/// (the owning root, the definition's file, 0-based line, character). `None` for servers
+/// without such roots ([`manifest_name`]), a definition outside the workspace, or in this root.
+pub(crate) fn owning_root_of_definition(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    character: u32,
+    deadline: Instant,
+) -> Option<(PathBuf, PathBuf, u32, u32)> {
+    manifest_name(server.id())?;
+    let workspace_root = supervisor.workspace_root();
+    let mut inside: Vec<(PathBuf, u32, u32)> = crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline)
+        .into_iter()
+        .filter(|(target, _, _)| {
+            target.starts_with(workspace_root) && !target.starts_with(server.root()) && server.definition().serves(target)
+        })
+        .collect();
+    inside.sort();
+    let (target, line, column) = inside.into_iter().next()?;
+    let owner = crate::lsp::servers::find_root(server.definition(), workspace_root, &target).root?;
+    (owner != server.root()).then_some((owner, target, line, column))
+}
+
+/// `references` asked in a root that depends on another (see [`owning_root_of_definition`]):
+/// the owning root's own server is asked at the definition and its references merged into
+/// `found`; one note says what it added, or why it was NOT searched. `found` unchanged and no
+/// note when the definition is in `server`'s root.
+pub fn references_in_owning_root(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    found: Option<Vec<lsp_types::Location>>,
+    deadline: Instant,
+) -> DependentReferences {
+    let mut result = DependentReferences { locations: found, notes: Vec::new() };
+    let (line0, character) = resolved.lsp_position(server.position_encoding());
+    let Some((owner, definition, definition_line0, definition_character)) =
+        owning_root_of_definition(supervisor, server, path, line0, character, deadline)
+    else {
+        return result;
+    };
+    let display = supervisor.display_path(&owner);
+    let this_root = supervisor.display_path(server.root());
+    let not_searched = |why: String| {
+        format!(
+            "note: NOT searched: {display} — the project root that owns the definition ({}), which {this_root} depends on by path: its own uses of the symbol are not in this answer ({why}); next step: call lsp {{\"op\": \"references\"}} on the definition, {}:{}",
+            supervisor.display_path(&definition),
+            supervisor.display_path(&definition),
+            definition_line0 + 1
+        )
+    };
+    let lease = match supervisor.server_for_root(server.id(), &owner, deadline) {
+        Ok(lease) => lease,
+        Err(err) => {
+            result.notes.push(not_searched(format!("{} could not be started there: {}", server.id(), err.message)));
+            return result;
+        }
+    };
+    let owning = &*lease.server;
+    let _ = owning.resync_from_disk();
+    if let Err(err) = owning.sync_document(&definition) {
+        result.notes.push(not_searched(format!("its {} could not be given the file: {}", owning.id(), err.message)));
+        return result;
+    }
+    let readiness = owning.wait_until_ready_for_lookups(deadline);
+    let params = crate::lsp::client::reference_params(&definition, definition_line0, definition_character, true);
+    match owning.request::<References>(params, deadline) {
+        Ok(answer) => {
+            let merged = result.locations.get_or_insert_with(Vec::new);
+            let before = merged.len();
+            for location in answer.unwrap_or_default() {
+                if !merged.contains(&location) {
+                    merged.push(location);
+                }
+            }
+            let added = merged.len() - before;
+            let in_owner = merged
+                .iter()
+                .filter(|location| {
+                    crate::lsp::uri::uri_to_path(location.uri.as_str())
+                        .is_some_and(|p| p.starts_with(&owner) && !(server.root().starts_with(&owner) && p.starts_with(server.root())))
+                })
+                .count();
+            let mut note = format!(
+                "note: also searched {display} (it owns the definition, and {this_root} depends on it by path) with its own {}: {in_owner} of these references are in it ({added} not found by {} @ {this_root})",
+                owning.id(),
+                server.id(),
+            );
+            if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
+                note.push_str(&format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
+            }
+            result.notes.push(note);
+        }
+        Err(failure) => result.notes.push(not_searched(failure.to_tool_error(owning.id(), References::METHOD).message)),
+    }
+    result
+}
+
 /// For a rename whose edit (`plan`, from `server`) writes files under ANOTHER project root of the
 /// same language (a rename started in a consumer module edits the library it depends on): one
 /// line per such root counting the whole-word occurrences of `old_name` in that root's served

@@ -691,6 +691,17 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let merged =
                 crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
             notes.extend(merged.notes);
+            // Asked in a consumer root about the library's symbol: the library's own server
+            // lists the library's uses (trial106 F2).
+            let merged = crate::lsp::sibling_roots::references_in_owning_root(
+                supervisor,
+                server,
+                &path,
+                &resolved,
+                merged.locations,
+                request_deadline,
+            );
+            notes.extend(merged.notes);
             notes.extend(crate::lsp::rename_coverage::references_not_listed_note(
                 &references_not_listed,
                 server.id(),

@@ -65,3 +65,42 @@ fn incoming_calls_list_the_callers_in_a_module_that_replaces_this_one() {
         "{text}"
     );
 }
+
+/// Trial 106 F2 (gorilla/mux with a consumer module): `references` and `incoming_calls` asked
+/// from the consumer on a function of the module it replaces left out every use in that module
+/// (`HandleFunc`: "3 call sites" of 73) and said nothing.
+#[test]
+fn lookups_asked_from_a_consumer_module_list_the_uses_in_the_module_it_replaces() {
+    let test = "lsp_trial98::lookups_asked_from_a_consumer_module_list_the_uses_in_the_module_it_replaces";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/objx\n\ngo 1.19\n"),
+        (
+            "objx.go",
+            "package objx\n\n// Str is the value as text.\nfunc Str(v int) string { return \"x\" }\n\n// Twice calls Str.\nfunc Twice() string { return Str(1) + Str(2) }\n",
+        ),
+        ("objx_test.go", "package objx\n\nimport \"testing\"\n\nfunc TestStr(t *testing.T) {\n\tif Str(1) != \"x\" {\n\t\tt.Fatal(\"Str\")\n\t}\n}\n"),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n",
+        ),
+        ("consumer/main.go", "package main\n\nimport \"example.com/objx\"\n\nfunc main() {\n\tprintln(objx.Str(1))\n}\n"),
+    ]);
+    // Ground truth: both modules build; Str is called in Twice (twice), TestStr and main.
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    assert!(support::go_offline(&dir.path().join("consumer"), &["build", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "consumer/main.go", "line": 6, "symbol": "Str"}));
+    assert!(text.contains("objx_test.go"), "the module's own test use is missing:\n{text}");
+    assert!(
+        text.contains("note: also searched . (it owns the definition, and consumer depends on it by path) with its own gopls"),
+        "{text}"
+    );
+    assert!(text.contains("5 references"), "{text}");
+    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "consumer/main.go", "line": 6, "symbol": "Str"}));
+    assert!(text.contains("3 callers, 4 call sites"), "{text}");
+    assert!(text.contains("objx_test.go"), "{text}");
+    assert!(text.contains("note: also searched ./ (it owns the definition, and consumer depends on it by path) with its own gopls: 1 caller and 1 call site"), "{text}");
+}
