@@ -1039,6 +1039,14 @@ fn walk(
     Ok(walk)
 }
 
+/// One root [`callers_in_dependent_roots`] asks: where (the definition's file and 0-based
+/// position; `None`: the queried file and position) and whether it owns the definition.
+struct RootAsk {
+    root: PathBuf,
+    at: Option<(PathBuf, u32, u32)>,
+    owns_definition: bool,
+}
+
 /// The callers of the queried item in the project roots that depend on `server`'s root by path
 /// (a downstream crate, a Go module that `replace`s this one by a directory): `server` never
 /// loads their files, so their callers are in none of its answers (trial95 F4, trial98 F3,
@@ -1046,7 +1054,10 @@ fn walk(
 /// such root's own server ([`LspSupervisor::server_for_root`], started if need be) prepares the
 /// call hierarchy at the same position and its incoming calls whose caller lies in that root are
 /// added at depth 1, marked [`Followed::OtherRoot`] (their own callers are not asked). One note
-/// per root says what was searched and found, or why it was NOT searched. Each root gets an
+/// per root says what was searched and found, or why it was NOT searched. Asked in a root that
+/// depends on another (a consumer module) about that root's function, the owning root's server
+/// is asked too, at the definition (see
+/// [`crate::lsp::sibling_roots::owning_root_of_definition`]; trial106 F2). Each root gets an
 /// equal share of what is left before `deadline` (at least 2 s).
 fn callers_in_dependent_roots(
     supervisor: &LspSupervisor,
@@ -1074,19 +1085,18 @@ fn callers_in_dependent_roots(
     // whether it owns the definition). Asked in a consumer about the library's function, the
     // library's own server lists the library's callers (trial106 F2: mux's `HandleFunc`, "1
     // caller, 3 call sites" of 73).
-    let mut asks: Vec<(PathBuf, Option<(PathBuf, u32, u32)>, bool)> =
-        dependents.roots.iter().map(|root| (root.clone(), None, false)).collect();
+    let mut asks: Vec<RootAsk> =
+        dependents.roots.iter().map(|root| RootAsk { root: root.clone(), at: None, owns_definition: false }).collect();
     let (queried_line0, queried_character) = resolved.lsp_position(server.position_encoding());
     if let Some((owner, definition, line0, character)) =
         crate::lsp::sibling_roots::owning_root_of_definition(supervisor, server, path, queried_line0, queried_character, deadline)
     {
-        if !asks.iter().any(|(root, ..)| *root == owner) {
-            asks.push((owner, Some((definition, line0, character)), true));
+        if !asks.iter().any(|ask| ask.root == owner) {
+            asks.push(RootAsk { root: owner, at: Some((definition, line0, character)), owns_definition: true });
         }
     }
     let mut remaining = asks.len() as u32;
-    for (root, at, owns_definition) in &asks {
-        let root = &*root;
+    for RootAsk { root, at, owns_definition } in &asks {
         let display = format!("{}/", supervisor.display_path(root));
         let share = deadline.saturating_duration_since(Instant::now()) / remaining.max(1);
         remaining = remaining.saturating_sub(1);
