@@ -107,6 +107,13 @@ struct RelatedMethod {
     type_checking_only: bool,
     /// Declared by its class's `__slots__`: its instances store the attribute in the slot.
     in_slots: bool,
+    /// An instance attribute its class's own methods assign (`self.name = …`), no member of its
+    /// class body ([`PythonClassFacts::instance_attributes`]).
+    instance_attribute: bool,
+    /// The `collections.abc` class whose table ([`abc_methods`]) says the member is there: the
+    /// base itself (`MutableSet`), or the ABC a builtin base derives from (`dict` gets `update`
+    /// from `MutableMapping`); `None` when read from a class statement.
+    through_abc: Option<&'static str>,
 }
 
 /// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
@@ -213,7 +220,7 @@ pub fn override_findings(
                 // stdlib's typing.py, no class statement): its methods come from the table.
                 let abc = (!inside).then(|| abc_methods(&base.text)).flatten();
                 if let Some((abc_name, methods)) =
-                    abc.filter(|_| base_class.as_ref().is_none_or(|class| class.methods.iter().all(|(name, _)| name != old_name)))
+                    abc.filter(|_| base_class.as_ref().is_none_or(|class| class.member_line(old_name).is_none()))
                 {
                     if methods.contains(&old_name) {
                         related.push(RelatedMethod {
@@ -222,9 +229,32 @@ pub fn override_findings(
                             in_base: true,
                             type_checking_only: false,
                             in_slots: false,
+                            instance_attribute: false,
+                            through_abc: Some(abc_name),
                         });
                     }
                     continue;
+                }
+                // A builtin base outside the workspace whose stub does not declare the member
+                // gets it from the `collections.abc` class it derives from: `dict` (`class
+                // dict(MutableMapping[_KT, _VT])`) has `update` from `MutableMapping`
+                // (sortedcontainers 2.4.0's `SortedDict.update`, trial104 F2: "none found", and
+                // after the rename `sd.update(…)` ran `dict.update`, leaving the keys unsorted).
+                if let Some(outside) = base_class.as_ref().filter(|class| !inside && class.member_line(old_name).is_none()) {
+                    let inherited =
+                        outside.bases.iter().filter_map(|outer| abc_methods(&outer.text)).find(|(_, methods)| methods.contains(&old_name));
+                    if let Some((abc_name, _)) = inherited {
+                        related.push(RelatedMethod {
+                            class_name: outside.name.clone(),
+                            location: None,
+                            in_base: true,
+                            type_checking_only: false,
+                            in_slots: false,
+                            instance_attribute: false,
+                            through_abc: Some(abc_name),
+                        });
+                        continue;
+                    }
                 }
                 let Some(base_class) = base_class else {
                     let listed = ListedPath::new(workspace_root, &target_path);
@@ -239,14 +269,16 @@ pub fn override_findings(
                 if let Some((_, taken_line)) = base_class.methods.iter().find(|(name, _)| name == new_name) {
                     taken.push((base_class.name.clone(), target_path.clone(), *taken_line, true));
                 }
-                let declares_old = base_class.methods.iter().find(|(name, _)| name == old_name);
-                if let Some((_, method_line)) = declares_old.filter(|_| !old_found_below) {
+                let declares_old = base_class.member_line(old_name);
+                if let Some(method_line) = declares_old.filter(|_| !old_found_below) {
                     related.push(RelatedMethod {
                         class_name: base_class.name.clone(),
-                        location: Some((target_path.clone(), *method_line)),
+                        location: Some((target_path.clone(), method_line)),
                         in_base: true,
                         type_checking_only: declared_only_for_type_checker(&base_class, old_name),
                         in_slots: declared_in_slots(&base_class, old_name),
+                        instance_attribute: assigned_only_in_methods(&base_class, old_name),
+                        through_abc: None,
                     });
                 }
                 if inside {
@@ -328,13 +360,15 @@ pub fn override_findings(
                 // not followed further down (trial72 M2).
                 capped = true;
                 down_classes.insert((reference_path.clone(), subclass.name_line0));
-                if let Some((_, method_line)) = subclass.methods.iter().find(|(name, _)| name == old_name) {
+                if let Some(method_line) = subclass.member_line(old_name) {
                     related.push(RelatedMethod {
                         class_name: subclass.name.clone(),
-                        location: Some((reference_path.clone(), *method_line)),
+                        location: Some((reference_path.clone(), method_line)),
                         in_base: false,
                         type_checking_only: declared_only_for_type_checker(&subclass, old_name),
                         in_slots: declared_in_slots(&subclass, old_name),
+                        instance_attribute: assigned_only_in_methods(&subclass, old_name),
+                        through_abc: None,
                     });
                     found_past_cap += 1;
                 }
@@ -344,17 +378,19 @@ pub fn override_findings(
             if let Some((_, taken_line)) = subclass.methods.iter().find(|(name, _)| name == new_name) {
                 taken.push((subclass.name.clone(), reference_path.clone(), *taken_line, false));
             }
-            let declares_old = subclass.methods.iter().find(|(name, _)| name == old_name);
+            let declares_old = subclass.member_line(old_name);
             // Every level: an override of an override stops overriding too once its own base
             // method is renamed as advised (trial72 M4: marshmallow's `Pluck._deserialize` under
             // `Nested._deserialize` was not named; 18 of 22 were).
-            if let Some((_, method_line)) = declares_old {
+            if let Some(method_line) = declares_old {
                 related.push(RelatedMethod {
                     class_name: subclass.name.clone(),
-                    location: Some((reference_path.clone(), *method_line)),
+                    location: Some((reference_path.clone(), method_line)),
                     in_base: false,
                     type_checking_only: declared_only_for_type_checker(&subclass, old_name),
                     in_slots: declared_in_slots(&subclass, old_name),
+                    instance_attribute: assigned_only_in_methods(&subclass, old_name),
+                    through_abc: None,
                 });
             }
             let old_found = old_found_above || declares_old.is_some();
@@ -428,6 +464,8 @@ pub fn override_findings(
                     in_base: false,
                     type_checking_only: declared_only_for_type_checker(&class, old_name),
                     in_slots: declared_in_slots(&class, old_name),
+                    instance_attribute: assigned_only_in_methods(&class, old_name),
+                    through_abc: None,
                 });
                 found_past_cap += 1;
                 continue;
@@ -456,6 +494,8 @@ pub fn override_findings(
                     in_base: false,
                     type_checking_only: declared_only_for_type_checker(&class, old_name),
                     in_slots: declared_in_slots(&class, old_name),
+                    instance_attribute: assigned_only_in_methods(&class, old_name),
+                    through_abc: None,
                 });
                 break;
             }
@@ -492,7 +532,10 @@ pub fn override_findings(
                 format!("{}:{}", crate::render::display_path(workspace_root, path), line0 + 1)
             }
             Some((path, line0)) => format!("{}, outside the workspace", ListedPath::new(workspace_root, path).with_line(line0 + 1)),
-            None => "collections.abc, outside the workspace".to_owned(),
+            None => match method.through_abc {
+                Some(abc) if abc != method.class_name => format!("from collections.abc.{abc}, outside the workspace"),
+                _ => "collections.abc, outside the workspace".to_owned(),
+            },
         };
         if let Some((path, line0)) = &method.location {
             if files.renamed_by_plan(path, *line0, new_name) {
@@ -511,6 +554,36 @@ pub fn override_findings(
                 "WARNING: `{}` ({shown}) declares `{old_name}` in its `__slots__`, which this rename does not rename: its instances keep the slot `{old_name}`, which its code still reads (`self.{old_name}`), while the renamed code uses `{new_name}` — AttributeError at run time (an empty slot, or no attribute), and pyright reports nothing; next step: rename the `__slots__` entry and the uses that lead to it too (lsp_rename at a use of `self.{old_name}` in `{}`), or keep the name",
                 method.class_name, method.class_name
             ));
+            continue;
+        }
+        // An abstract method of the ABC base itself: the class no longer implements it, and
+        // creating one raises TypeError (sortedcontainers 2.4.0's `SortedSet.add` renamed
+        // `insert`, trial104 M1: every `SortedSet()` failed, 54 tests).
+        if let Some(abc) = method.through_abc.filter(|abc| *abc == method.class_name && method.in_base) {
+            if abc_abstract_methods(abc).contains(&old_name) && !own_type_checking_only {
+                findings.declaration_warnings.push(format!(
+                    "WARNING: `{abc}.{old_name}` is abstract, and `{own}` implements it; after this rename `{}` no longer does (unless a class between them defines `{old_name}`), so creating a `{}` raises TypeError (\"Can't instantiate abstract class {} …\") at run time, which pyright does not report at the class; next step: keep the name `{old_name}` (define `{new_name}` beside it, calling it, if the new name is wanted)",
+                    own_class.name, own_class.name, own_class.name
+                ));
+                continue;
+            }
+        }
+        if method.instance_attribute {
+            // Each class sets the attribute on its own instances: the renamed code reads a name
+            // that the other class's instances never get (sortedcontainers 2.4.0's
+            // `SortedKeyList.__init__` sets `self._lists` without calling the base's, trial104
+            // F1: 122 tests failed with AttributeError after "none found").
+            findings.declaration_warnings.push(if method.in_base {
+                format!(
+                    "WARNING: `{}` assigns its own `self.{old_name}` ({shown}), which this rename does not rename: `{}`'s code, which runs on `{}` instances too, still reads `self.{old_name}`, while `{}` now sets `self.{new_name}` — AttributeError at run time on a `{}` instance that only its own assignment initializes, and pyright reports nothing; next step: rename it too ({rename_it_too}), or keep the name",
+                    method.class_name, method.class_name, own_class.name, own_class.name, own_class.name
+                )
+            } else {
+                format!(
+                    "WARNING: `{}` assigns its own `self.{old_name}` ({shown}), which this rename does not rename: the renamed code of `{}`, which runs on `{}` instances too, reads `self.{new_name}`, and a `{}` instance whose attribute only that assignment sets has `{old_name}` instead — AttributeError at run time, and pyright reports nothing; next step: rename it too ({rename_it_too}), or keep the name",
+                    method.class_name, own_class.name, method.class_name, method.class_name
+                )
+            });
             continue;
         }
         match (own_type_checking_only, method.type_checking_only, method.in_base) {
@@ -581,11 +654,12 @@ pub fn override_findings(
                 )
             };
             format!(
-                "note: dispatch changed: `{own}` overrides `{qualified}` ({shown}), which this rename does not rename: {} of `{old_name}` through the base class (`{}` in `{}`'s code, a variable typed as `{}`) now reach `{qualified}` instead of `{}.{new_name}` — no type error shows it; next step: {next}",
+                "note: dispatch changed: `{own}` overrides `{qualified}` ({shown}), which this rename does not rename: {} of `{old_name}` through the base class (`{}` in `{}`'s code, a variable typed as `{}`), and on a `{}` itself, now reach `{qualified}` instead of `{}.{new_name}`, with no error — no type error shows it either; next step: {next}",
                 if read_member { "reads" } else { "calls" },
                 access(old_name),
                 method.class_name,
                 method.class_name,
+                own_class.name,
                 own_class.name
             )
         } else {
@@ -841,6 +915,12 @@ fn assigns_attribute(line: &str, name: &str) -> bool {
 }
 
 /// Whether `class`'s `__slots__` names `name`.
+/// Whether `class` has `name` only as an instance attribute its methods assign, not as a member
+/// of its body.
+fn assigned_only_in_methods(class: &PythonClassFacts, name: &str) -> bool {
+    class.methods.iter().all(|(member, _)| member != name) && class.instance_attributes.iter().any(|(member, _)| member == name)
+}
+
 fn declared_in_slots(class: &PythonClassFacts, name: &str) -> bool {
     class.methods.iter().any(|(member, line0)| member == name && class.slot_members.contains(line0))
 }
@@ -1208,6 +1288,34 @@ fn union_names_any(type_text: &str, names: &[&str]) -> bool {
 /// Classes" of the Python documentation lists them with those inherited, checked against
 /// `dir()` of CPython 3.11's classes (`Set`'s reflected operators and `_hash` included) — and its
 /// name; `None` for other names.
+/// The abstract methods of the `collections.abc` class `abc` (as [`abc_methods`] names it): a
+/// concrete subclass must define each, or creating it raises TypeError.
+fn abc_abstract_methods(abc: &str) -> &'static [&'static str] {
+    match abc {
+        "Container" => &["__contains__"],
+        "Hashable" => &["__hash__"],
+        "Iterable" => &["__iter__"],
+        "Iterator" => &["__next__"],
+        "Reversible" => &["__reversed__", "__iter__"],
+        "Generator" => &["send", "throw"],
+        "Sized" => &["__len__"],
+        "Callable" => &["__call__"],
+        "Collection" => &["__contains__", "__iter__", "__len__"],
+        "Sequence" => &["__getitem__", "__len__"],
+        "MutableSequence" => &["__getitem__", "__setitem__", "__delitem__", "__len__", "insert"],
+        "Set" | "AbstractSet" => &["__contains__", "__iter__", "__len__"],
+        "MutableSet" => &["__contains__", "__iter__", "__len__", "add", "discard"],
+        "Mapping" => &["__getitem__", "__iter__", "__len__"],
+        "MutableMapping" => &["__getitem__", "__setitem__", "__delitem__", "__iter__", "__len__"],
+        "Awaitable" => &["__await__"],
+        "Coroutine" => &["send", "throw"],
+        "AsyncIterable" => &["__aiter__"],
+        "AsyncIterator" => &["__anext__"],
+        "AsyncGenerator" => &["asend", "athrow"],
+        _ => &[],
+    }
+}
+
 fn abc_methods(base: &str) -> Option<(&'static str, Vec<&'static str>)> {
     let name = base.split('[').next().unwrap_or(base).rsplit('.').next().unwrap_or(base).trim();
     const CONTAINER: &[&str] = &["__contains__"];

@@ -264,6 +264,21 @@ pub struct PythonClassFacts {
     /// The 0-based lines (as in `methods`) of the members named by the class's `__slots__`
     /// strings: attributes of its instances, stored in the slot whatever a base class does.
     pub slot_members: Vec<u32>,
+    /// The instance attributes its own methods assign through their first parameter
+    /// (`self._lists = []` in `__init__`, `self.x: int = 0`), nested functions and classes left
+    /// out: name and 0-based line of the first assignment, in source order. A subclass that
+    /// assigns the attribute of its base is tied to it like an override (sortedcontainers
+    /// 2.4.0's `SortedKeyList.__init__` sets `self._lists` itself, trial104 F1).
+    pub instance_attributes: Vec<(String, u32)>,
+}
+
+impl PythonClassFacts {
+    /// The 0-based line where the class declares `name`: a member of its body
+    /// ([`PythonClassFacts::methods`]), else an instance attribute its methods assign
+    /// ([`PythonClassFacts::instance_attributes`]).
+    pub fn member_line(&self, name: &str) -> Option<u32> {
+        self.methods.iter().chain(&self.instance_attributes).find(|(member, _)| member == name).map(|(_, line0)| *line0)
+    }
 }
 
 /// The class whose body holds `block` (a `block` node), directly or through the blocks of `if`
@@ -1008,6 +1023,7 @@ impl ParsedSource {
         let mut methods = Vec::new();
         let mut type_checking_members = Vec::new();
         let mut slot_members = Vec::new();
+        let mut instance_attributes: Vec<(String, u32)> = Vec::new();
         // The body's statements, and those of the `if` blocks in it (`if TYPE_CHECKING:`,
         // `if sys.version_info >= …:`), each with whether only a type checker runs it.
         let mut blocks: Vec<(tree_sitter::Node<'_>, bool)> =
@@ -1042,6 +1058,13 @@ impl ParsedSource {
                 };
                 if let Some(method_name) = function.and_then(|function| function.child_by_field_name("name")) {
                     members.push((text(method_name), method_name.start_position().row as u32));
+                }
+                if let Some(function) = function {
+                    for (attribute, line0) in self.python_attributes_assigned_through_first_parameter(function) {
+                        if !instance_attributes.iter().any(|(known, _)| *known == attribute) {
+                            instance_attributes.push((attribute, line0));
+                        }
+                    }
                 }
                 // Class attributes are members too (toolz's `TestDict.D = dict`, overridden by
                 // `TestDefaultDict.D`, a static method), and each entry of `__slots__ =
@@ -1081,6 +1104,7 @@ impl ParsedSource {
             }
         }
         methods.sort_by_key(|(_, line0)| *line0);
+        instance_attributes.sort_by_key(|(_, line0)| *line0);
         Some(PythonClassFacts {
             name: text(name),
             name_line0: name.start_position().row as u32,
@@ -1089,7 +1113,49 @@ impl ParsedSource {
             methods,
             type_checking_members,
             slot_members,
+            instance_attributes,
         })
+    }
+
+    /// The attributes a Python method (`function_definition`) assigns through its first
+    /// parameter (`self.name = …`, `self.name: T = …`, each target of `self.a = self.b = …`),
+    /// with the 0-based line of each assignment; nested functions, lambdas and classes are not
+    /// entered (their `self` is another).
+    fn python_attributes_assigned_through_first_parameter(&self, function: tree_sitter::Node<'_>) -> Vec<(String, u32)> {
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("");
+        let Some(parameters) = function.child_by_field_name("parameters") else { return Vec::new() };
+        let mut cursor = parameters.walk();
+        let Some(first) = parameters.named_children(&mut cursor).next() else { return Vec::new() };
+        let first = if first.kind() == "identifier" { first } else { first.child_by_field_name("name").unwrap_or(first) };
+        let receiver = text(first);
+        if receiver.is_empty() || first.kind() != "identifier" {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let mut stack: Vec<tree_sitter::Node<'_>> = function.child_by_field_name("body").into_iter().collect();
+        while let Some(node) = stack.pop() {
+            if matches!(node.kind(), "function_definition" | "lambda" | "class_definition") {
+                continue;
+            }
+            if node.kind() == "assignment" {
+                let mut current = Some(node);
+                while let Some(assignment) = current.filter(|node| node.kind() == "assignment") {
+                    if let Some(left) = assignment.child_by_field_name("left").filter(|left| left.kind() == "attribute") {
+                        let object = left.child_by_field_name("object");
+                        if let (Some(object), Some(attribute)) = (object, left.child_by_field_name("attribute")) {
+                            if object.kind() == "identifier" && text(object) == receiver {
+                                found.push((text(attribute).to_owned(), attribute.start_position().row as u32));
+                            }
+                        }
+                    }
+                    current = assignment.child_by_field_name("right");
+                }
+            }
+            let mut children = node.walk();
+            stack.extend(node.named_children(&mut children));
+        }
+        found.sort_by_key(|(_, line0)| *line0);
+        found
     }
 
     /// For a Go file: its package clause, import paths and package-scope declarations
