@@ -1947,6 +1947,9 @@ fn run_checker(
     // build` printed their errors).
     let mut go_failed_packages: Vec<String> = Vec::new();
     let mut go_vet_stopped: Vec<String> = Vec::new();
+    // Go: the packages whose in-package test files did not compile (their external test
+    // package is then never compiled).
+    let mut go_failed_test_variants: Vec<String> = Vec::new();
     let mut go_vet_load_error = false;
     let mut gopls_checked = false;
     while let Some((names, args)) = steps.get(step_index).cloned() {
@@ -2138,7 +2141,15 @@ fn run_checker(
             go_vet_load_error |= !completed.status.success() && stderr.lines().any(is_go_load_error);
             // A package whose type errors are all in its `_test.go` files compiled: the
             // packages importing it are compiled too.
-            go_failed_packages.extend(go_vet_packages_with_type_errors_outside_tests(&stderr));
+            let outside_tests = go_vet_packages_with_type_errors_outside_tests(&stderr);
+            go_failed_test_variants.extend(
+                stopped
+                    .iter()
+                    .filter(|package| !outside_tests.contains(package) && !package.ends_with("_test"))
+                    .cloned()
+                    .chain(go_vet_test_variants_not_compiled(&stderr).into_iter().filter(|package| !package.ends_with("_test"))),
+            );
+            go_failed_packages.extend(outside_tests);
             let test_variants = go_vet_test_variants_not_compiled(&stderr);
             if !stopped.is_empty() || !test_variants.is_empty() {
                 let mut test_args: Vec<String> =
@@ -2159,7 +2170,7 @@ fn run_checker(
             }
         }
         if checker == "go" && args[0] == "list" && !completed.timed_out && completed.status.success() {
-            let mut coverage = go_coverage_from_list(&stdout, &go_failed_packages, root);
+            let mut coverage = go_coverage_from_list(&stdout, &go_failed_packages, &go_failed_test_variants, root);
             coverage.vet_analyzers_not_run = go_vet_stopped.clone();
             coverage.vet_stopped_at_load_error = go_vet_load_error;
             let mut files: Vec<String> = coverage
@@ -2625,7 +2636,7 @@ pub fn go_packages_with_errors(stderr: &str) -> Vec<String> {
 ///   compiles it.
 ///
 /// Lines with fewer fields are skipped. Packages in import-path order, as go lists them.
-pub fn go_coverage_from_list(stdout: &str, failed: &[String], root: &Path) -> GoCoverage {
+pub fn go_coverage_from_list(stdout: &str, failed: &[String], failed_test_variants: &[String], root: &Path) -> GoCoverage {
     struct Listed<'a> {
         import_path: &'a str,
         dir: PathBuf,
@@ -2680,6 +2691,13 @@ pub fn go_coverage_from_list(stdout: &str, failed: &[String], root: &Path) -> Go
                 if let Some(failed_import) = failed_among(&package.fields[XTEST_IMPORTS]) {
                     test_files.extend(files(XTEST_FILES));
                     first_failed.get_or_insert(failed_import);
+                } else if failed_test_variants.iter().any(|variant| variant == package.import_path) {
+                    // The external test package (`mux_test`) is compiled against the package's
+                    // test variant: when the in-package `_test.go` files do not compile, go
+                    // compiles none of it (trial106 F1: gorilla/mux's `example_route_test.go`
+                    // error was missing from "1 error", and the package was not named).
+                    test_files.extend(files(XTEST_FILES));
+                    first_failed.get_or_insert(format!("{} (its in-package test files)", package.import_path));
                 }
                 if let (Some(failed_import), false) = (first_failed, test_files.is_empty()) {
                     coverage.packages_not_compiled.push(GoPackageNotCompiled {
@@ -3158,7 +3176,7 @@ mod tests {
             line(["m/e", "/w/e", "e.go", "e_test.go", "", "", "fmt", "testing", ""]),
         ]
         .join("\n");
-        let coverage = go_coverage_from_list(&stdout, &["m/a".to_owned()], Path::new("/w"));
+        let coverage = go_coverage_from_list(&stdout, &["m/a".to_owned()], &[], Path::new("/w"));
         let got: Vec<(&str, Vec<&str>, &str)> = coverage
             .packages_not_compiled
             .iter()

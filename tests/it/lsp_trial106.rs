@@ -1,0 +1,35 @@
+//! Wrong answers from the fresh-user trial 106 (gorilla/mux 1.8.0 with a consumer module),
+//! against the go command and gopls, on fixtures of the same shape:
+//! - F1: `lsp diagnostics "*"` left out the errors of the external test package (`mux_test`)
+//!   when the in-package test files failed to compile ("1 error" where there were 2), and did
+//!   not name the package NOT compiled.
+//!
+//! Ground truth: `gopls check` of the test files by hand (go compiles none of the external test
+//! package then).
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn the_project_check_type_checks_an_external_test_package_whose_package_tests_do_not_compile() {
+    let test = "lsp_trial106::the_project_check_type_checks_an_external_test_package_whose_package_tests_do_not_compile";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/mux\n\ngo 1.19\n"),
+        ("mux.go", "package mux\n\n// Vars is the route's variables.\nfunc Vars() map[string]string { return nil }\n"),
+        ("middleware_test.go", "package mux\n\nvar _ int = \"in-package\"\n"),
+        ("example_test.go", "package mux_test\n\nimport \"example.com/mux\"\n\nvar _ = mux.Vars()\n\nvar _ int = \"external\"\n"),
+    ]);
+    // Ground truth: go vet stops at the in-package test error; both files hold one.
+    let vet = support::go_offline(dir.path(), &["vet", "./..."]);
+    assert!(String::from_utf8_lossy(&vet.stderr).contains("middleware_test.go:3"), "{}", String::from_utf8_lossy(&vet.stderr));
+    assert!(!String::from_utf8_lossy(&vet.stderr).contains("example_test.go"), "{}", String::from_utf8_lossy(&vet.stderr));
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.starts_with("project check: 2 errors"), "{text}");
+    assert!(text.contains("example_test.go:7: error"), "{text}");
+    assert!(text.contains("imports failed example.com/mux (its in-package test files)"), "{text}");
+}
