@@ -47,6 +47,36 @@ pub(crate) fn dependent_roots_not_searched_note(supervisor: &LspSupervisor, serv
     ))
 }
 
+/// For `implementation` asked in a root that depends on other project roots of the workspace by
+/// path (a consumer module that `replace`s the library by `../`, a crate with a path
+/// dependency): the `note:` that interfaces or traits of those roots that the queried type
+/// satisfies may be missing — the server loads them as dependencies only, and gopls was seen to
+/// answer none for a consumer type satisfying gorilla/mux's unexported `matcher` (trial106 F3:
+/// "no implementations found", while go/types says it implements it). `None` when the root
+/// depends on no other root of the workspace.
+pub(crate) fn dependency_roots_partial_note(supervisor: &LspSupervisor, server: &LanguageServer) -> Option<String> {
+    manifest_name(server.id())?;
+    let mut dependencies: Vec<String> = supervisor
+        .sibling_dependency_dirs(server.id(), server.root())
+        .iter()
+        .filter(|dir| dir.as_path() != server.root())
+        .map(|dir| format!("{}/", supervisor.display_path(dir)))
+        .collect();
+    dependencies.sort();
+    dependencies.dedup();
+    if dependencies.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: {} @ {} loads {} (a project root it depends on by path) as a dependency only: what the queried type implements there (an interface or trait of that root, exported or not) may be missing from this answer ({} was seen to answer none for a type satisfying an unexported interface of the module it replaces); to check, call implementation on the interface or trait in a file of {}",
+        server.id(),
+        supervisor.display_path(server.root()),
+        dependencies.join(", "),
+        server.id(),
+        dependencies.join(", ")
+    ))
+}
+
 /// At most this many manifests are read per scan.
 pub const MANIFESTS_CAP: usize = 200;
 /// At most this many directory entries are listed per scan.

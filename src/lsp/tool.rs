@@ -760,6 +760,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     if op == "implementation" {
         notes.extend(pyright_scope_note(supervisor, server, None, "implementations"));
         notes.extend(crate::lsp::sibling_roots::dependent_roots_not_searched_note(supervisor, server, "implementations"));
+        notes.extend(crate::lsp::sibling_roots::dependency_roots_partial_note(supervisor, server));
         if let NavigationAnswer::Locations(locations) = &answer {
             // A trait's method: the impls of its trait that rust-analyzer leaves out, and their
             // definitions of the method (trial36 F1: `Buf::chunk` listed 12, and `impl Buf for

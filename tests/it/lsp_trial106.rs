@@ -3,6 +3,9 @@
 //! - F1: `lsp diagnostics "*"` left out the errors of the external test package (`mux_test`)
 //!   when the in-package test files failed to compile ("1 error" where there were 2), and did
 //!   not name the package NOT compiled.
+//! - F3: `implementation` on a consumer type that satisfies the library's unexported `matcher`
+//!   interface answered "no implementations found" (gopls's own answer), with no caveat that
+//!   the library module, loaded as a dependency only, may hold what it implements.
 //!
 //! Ground truth: `gopls check` of the test files by hand (go compiles none of the external test
 //! package then).
@@ -32,4 +35,40 @@ fn the_project_check_type_checks_an_external_test_package_whose_package_tests_do
     assert!(text.starts_with("project check: 2 errors"), "{text}");
     assert!(text.contains("example_test.go:7: error"), "{text}");
     assert!(text.contains("imports failed example.com/mux (its in-package test files)"), "{text}");
+}
+
+#[test]
+fn implementation_asked_in_a_consumer_module_says_the_replaced_module_may_hold_more() {
+    let test = "lsp_trial106::implementation_asked_in_a_consumer_module_says_the_replaced_module_may_hold_more";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/mux\n\ngo 1.19\n"),
+        (
+            "mux.go",
+            "package mux\n\nimport \"net/http\"\n\ntype matcher interface {\n\tMatch(*http.Request) bool\n}\n\n// MatcherFunc adapts a function.\ntype MatcherFunc func(*http.Request) bool\n\n// Match calls the function.\nfunc (m MatcherFunc) Match(r *http.Request) bool { return m(r) }\n\nvar _ matcher = MatcherFunc(nil)\n",
+        ),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/mux v0.0.0\n\nreplace example.com/mux => ../\n",
+        ),
+        (
+            "consumer/matchers.go",
+            "package consumer\n\nimport (\n\t\"net/http\"\n\n\t\"example.com/mux\"\n)\n\n// HeaderPresent matches a request with the header.\ntype HeaderPresent struct{ Name string }\n\n// Match reports whether the header is there.\nfunc (h HeaderPresent) Match(r *http.Request) bool { return r.Header.Get(h.Name) != \"\" }\n\nvar _ = mux.MatcherFunc(nil)\n",
+        ),
+    ]);
+    // Ground truth: both modules build (HeaderPresent has mux's unexported matcher's method set).
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    assert!(support::go_offline(&dir.path().join("consumer"), &["vet", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(
+        &run,
+        "lsp",
+        json!({"op": "implementation", "file": "consumer/matchers.go", "line": 10, "symbol": "HeaderPresent"}),
+    );
+    assert!(
+        text.contains("note: gopls @ consumer loads ./ (a project root it depends on by path) as a dependency only: what the queried type implements there"),
+        "{text}"
+    );
 }
