@@ -1563,7 +1563,7 @@ fn typescript_config_excludes(supervisor: &LspSupervisor, outer: &Path, inner: &
 
 /// Whether a `go.work` in `outer` (read beneath `workspace_root`) lists `inner` in a `use`
 /// directive; `false` without one.
-fn go_work_uses(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
+pub(crate) fn go_work_uses(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
     let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &outer.join("go.work")) else { return false };
     let mut in_block = false;
     text.lines().any(|line| {

@@ -2339,7 +2339,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         .collect();
                     published.sort_by(|a, b| a.0.cmp(&b.0));
                     for (path, set) in &published {
-                        if group.written.contains(path) {
+                        if group.written.contains(path) || in_another_root(supervisor, &server, path) {
                             continue;
                         }
                         republished.push(path.clone());
@@ -2485,6 +2485,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                             after.insert(path.clone(), Ok(set.diagnostics.clone()));
                         }
                     }
+                    continue;
+                }
+                if in_another_root(supervisor, &server, path) {
                     continue;
                 }
                 republished.push(path.clone());
@@ -3269,6 +3272,20 @@ fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
         }
     }
     Some(names)
+}
+
+/// Whether `path`, under `server`'s root directory, belongs to another project root of its
+/// language (a nested Go module, a `downstream/` crate), which its own server checks: what this
+/// server publishes for it (gopls at the root loads a changed file of the nested module as a
+/// package of its own, "Text not declared by package objx" before a rename's write and gone
+/// after it) is no state of this server's project, and was read as errors "resolved by this
+/// write" that never were.
+fn in_another_root(supervisor: &LspSupervisor, server: &LanguageServer, path: &Path) -> bool {
+    crate::lsp::sibling_roots::manifest_name(server.id()).is_some()
+        && path.starts_with(server.root())
+        && crate::lsp::servers::find_root(server.definition(), supervisor.workspace_root(), path)
+            .root
+            .is_some_and(|root| root != server.root())
 }
 
 /// The files under the server's root that import (include) the written ones, found by

@@ -75,6 +75,9 @@ impl WalkScope {
         if definition.extensions.iter().any(|(extension, _)| extension == "rs") {
             return WalkScope::rust_packages_of_their_own(root);
         }
+        if definition.extensions.iter().any(|(extension, _)| extension == "go") {
+            return WalkScope::go_modules_of_their_own(root);
+        }
         if !typescript {
             return WalkScope::everything();
         }
@@ -122,6 +125,40 @@ impl WalkScope {
         let description = (!pruned.is_empty()).then(|| {
             format!(
                 "skipped {} (cargo packages of their own, no members of this root's workspace: their own server answers for them)",
+                pruned.iter().map(|dir| format!("{}/", dir.display())).collect::<Vec<_>>().join(", ")
+            )
+        });
+        WalkScope { pruned_directories: pruned, description, ..WalkScope::everything() }
+    }
+
+    /// Under a Go root: the directories below it with a go.mod of their own that no go.work at
+    /// the root uses (a `consumer/` module that `replace`s the root by `../`) are pruned — gopls
+    /// at the root does not load them (a file of theirs opened there puts it in "You have opened a
+    /// nested module", trial102 M1, trial106 M1), and their own server answers for them. Found by
+    /// a walk of at most 4 levels (`vendor`, `testdata` and hidden directories skipped).
+    fn go_modules_of_their_own(root: &Path) -> WalkScope {
+        let Ok(reader) = crate::files::WorkspaceReader::open(root) else { return WalkScope::everything() };
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return WalkScope::everything() };
+        let walker = walk.max_depth(Some(4)).skip_names(&[".git", "node_modules", "vendor", "testdata"]).iter();
+        let mut pruned: Vec<PathBuf> = Vec::new();
+        for entry in walker.flatten() {
+            if entry.file_name() != "go.mod" || !entry.is_file() {
+                continue;
+            }
+            let Some(directory) = entry.path().parent() else { continue };
+            if directory == root || pruned.iter().any(|done| directory.starts_with(root.join(done))) {
+                continue;
+            }
+            if crate::lsp::checker::go_work_uses(root, root, directory) {
+                continue;
+            }
+            if let Ok(relative) = directory.strip_prefix(root) {
+                pruned.push(relative.to_path_buf());
+            }
+        }
+        let description = (!pruned.is_empty()).then(|| {
+            format!(
+                "skipped {} (Go modules of their own, which no go.work here uses: their own server answers for them)",
                 pruned.iter().map(|dir| format!("{}/", dir.display())).collect::<Vec<_>>().join(", ")
             )
         });

@@ -104,3 +104,41 @@ fn lookups_asked_from_a_consumer_module_list_the_uses_in_the_module_it_replaces(
     assert!(text.contains("objx_test.go"), "{text}");
     assert!(text.contains("note: also searched ./ (it owns the definition, and consumer depends on it by path) with its own gopls: 1 caller and 1 call site"), "{text}");
 }
+
+/// Trial 102 M1, M2, trial 106 M1, M2 (pflag, gorilla/mux with a consumer module): a rename in
+/// the module that reached the consumer opened the consumer's file in the module's own gopls,
+/// which then answered "You have opened a nested module" for every file: the write's check read
+/// "no new errors in the 2 files checked" while 1 was, and told the agent to fix go.mod. Then
+/// that gopls's view of the consumer's file read as an error "resolved by this write".
+#[test]
+fn a_rename_that_reaches_a_consumer_module_leaves_the_module_server_healthy() {
+    let test = "lsp_trial98::a_rename_that_reaches_a_consumer_module_leaves_the_module_server_healthy";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/objx\n\ngo 1.19\n"),
+        (
+            "objx.go",
+            "package objx\n\n// Str is the value as text.\nfunc Str(v int) string { return \"x\" }\n\n// Twice calls Str.\nfunc Twice() string { return Str(1) + Str(2) }\n",
+        ),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n",
+        ),
+        ("consumer/main.go", "package main\n\nimport \"example.com/objx\"\n\nfunc main() {\n\tprintln(objx.Str(1))\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "consumer/main.go"}));
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "objx.go", "line": 4, "symbol": "Str", "new_name": "Text"}));
+    assert!(!text.contains("nested module"), "{text}");
+    assert!(!text.contains("resolved by this write"), "{text}");
+    assert!(!text.contains("diagnostics unavailable"), "{text}");
+    assert!(text.contains("no new errors in objx.go or elsewhere in the checked project (gopls)"), "{text}");
+    assert!(text.contains("also checked: consumer/main.go"), "{text}");
+    let after = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "objx.go"}));
+    assert!(after.starts_with("gopls reports no errors or warnings in objx.go"), "{after}");
+    // Ground truth: both modules build after the rename.
+    assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
+    assert!(support::go_offline(&dir.path().join("consumer"), &["build", "./..."]).status.success());
+}
