@@ -696,20 +696,56 @@ impl LspSupervisor {
             }
             chosen.push((Arc::clone(definition), root));
         }
-        for (definition, root) in chosen {
+        // The project roots that depend on a chosen or running root by path (a consumer module,
+        // a `downstream/` crate): their symbols are in none of that root's answers (trial102 M3,
+        // trial106 M3, trial103 M1: the consumer's `Describe` missing, with a wrong reason).
+        let mut dependents: Vec<(Arc<ServerDefinition>, PathBuf, PathBuf)> = Vec::new();
+        let bases: Vec<(Arc<ServerDefinition>, PathBuf)> = chosen
+            .iter()
+            .cloned()
+            .chain(leases.iter().map(|lease| (Arc::new(lease.server.definition().clone()), lease.server.root().to_path_buf())))
+            .collect();
+        for (definition, root) in &bases {
+            if crate::lsp::sibling_roots::manifest_name(&definition.id).is_none() {
+                continue;
+            }
+            for dependent in self.dependent_roots(&definition.id, root).roots {
+                let covered = chosen.iter().any(|(other, other_root)| other.id == definition.id && *other_root == dependent)
+                    || leases.iter().any(|lease| lease.server.id() == definition.id && lease.server.root() == dependent)
+                    || dependents.iter().any(|(other, other_root, _)| other.id == definition.id && *other_root == dependent);
+                if !covered && self.restricted_refusal(definition, &dependent).is_none() {
+                    dependents.push((Arc::clone(definition), dependent, root.clone()));
+                }
+            }
+        }
+        let chosen: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = chosen
+            .into_iter()
+            .map(|(definition, root)| (definition, root, None))
+            .chain(dependents.into_iter().map(|(definition, root, base)| (definition, root, Some(base))))
+            .collect();
+        for (definition, root, depends_on) in chosen {
             let Some(binary) = self.cached_binary(&definition, Some(&root), path_env.as_ref()).path else { continue };
             match self.lease(&definition, &root, &binary, deadline) {
                 Ok(lease) => {
-                    notes.push(format!(
-                        "note: started {} for {} to answer a workspace-wide query",
-                        definition.id,
-                        self.display_path(&root)
-                    ));
+                    notes.push(match &depends_on {
+                        Some(base) => format!(
+                            "note: started {} for {} to answer a workspace-wide query (a project root that depends on {} by path)",
+                            definition.id,
+                            self.display_path(&root),
+                            self.display_path(base)
+                        ),
+                        None => {
+                            format!("note: started {} for {} to answer a workspace-wide query", definition.id, self.display_path(&root))
+                        }
+                    });
                     leases.push(lease);
                 }
-                Err(err) => {
-                    notes.push(format!("note: {} @ {} could not be asked: {}", definition.id, self.display_path(&root), err.message))
-                }
+                Err(err) => notes.push(format!(
+                    "note: NOT searched: {} @ {} could not be asked: {}",
+                    definition.id,
+                    self.display_path(&root),
+                    err.message
+                )),
             }
         }
         if leases.is_empty() {

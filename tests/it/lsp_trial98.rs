@@ -142,3 +142,28 @@ fn a_rename_that_reaches_a_consumer_module_leaves_the_module_server_healthy() {
     assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
     assert!(support::go_offline(&dir.path().join("consumer"), &["build", "./..."]).status.success());
 }
+
+/// Trial 102 M3, trial 106 M3 (pflag, gorilla/mux with a consumer module): workspace symbols
+/// asked only the module's gopls, so the consumer's own declarations were missing, with a wrong
+/// reason ("gopls loads one build configuration").
+#[test]
+fn workspace_symbols_search_a_consumer_module_too() {
+    let test = "lsp_trial98::workspace_symbols_search_a_consumer_module_too";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/objx\n\ngo 1.19\n"),
+        ("objx.go", "package objx\n\n// Str is the value as text.\nfunc Str(v int) string { return \"x\" }\n"),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/objx v0.0.0\n\nreplace example.com/objx => ../\n",
+        ),
+        ("consumer/describe.go", "package consumer\n\nimport \"example.com/objx\"\n\n// DescribeValue names a value.\nfunc DescribeValue() string { return objx.Str(1) }\n"),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "DescribeValue"}));
+    assert!(text.contains("gopls @ consumer"), "{text}");
+    assert!(text.contains("consumer/describe.go:6"), "{text}");
+    assert!(!text.contains("one build configuration"), "{text}");
+}
