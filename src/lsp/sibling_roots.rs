@@ -473,6 +473,87 @@ pub fn references_in_owning_root(
     result
 }
 
+/// `implementation` asked in a root that depends on another (see
+/// [`owning_root_of_definition`]) about that root's interface or trait: the owning root's own
+/// server is asked at the definition and its implementations merged into `found` (each location
+/// once). The consumer's server loads only the library packages the consumer imports (trial110
+/// F1: afero's `Fs` asked from the consumer listed 10 of 13 implementations; sftpfs, tarfs and
+/// zipfs were missing, with no note). One note says what was added, or why the owning root was
+/// NOT searched; `found` unchanged and no note when the definition is in `server`'s root.
+pub fn implementations_in_owning_root(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    found: Vec<lsp_types::Location>,
+    deadline: Instant,
+) -> (Vec<lsp_types::Location>, Option<String>) {
+    use lsp_types::request::GotoImplementation;
+    let (line0, character) = resolved.lsp_position(server.position_encoding());
+    let Some((owner, definition, definition_line0, definition_character)) =
+        owning_root_of_definition(supervisor, server, path, line0, character, deadline)
+    else {
+        return (found, None);
+    };
+    let display = supervisor.display_path(&owner);
+    let this_root = supervisor.display_path(server.root());
+    let not_searched = |why: String| {
+        format!(
+            "note: NOT searched: {display} — the project root that owns the definition ({}:{}), which {this_root} depends on by path: implementations in its packages that {this_root} does not import are not in this answer ({why}); next step: call lsp {{\"op\": \"implementation\"}} on the definition",
+            supervisor.display_path(&definition),
+            definition_line0 + 1
+        )
+    };
+    let lease = match supervisor.server_for_root(server.id(), &owner, deadline) {
+        Ok(lease) => lease,
+        Err(err) => return (found, Some(not_searched(format!("{} could not be started there: {}", server.id(), err.message)))),
+    };
+    let owning = &*lease.server;
+    let _ = owning.resync_from_disk();
+    if let Err(err) = owning.sync_document(&definition) {
+        return (found, Some(not_searched(format!("its {} could not be given the file: {}", owning.id(), err.message))));
+    }
+    let readiness = owning.wait_until_ready_for_lookups(deadline);
+    let params = lsp_types::request::GotoImplementationParams {
+        text_document_position_params: lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: crate::lsp::uri::path_to_lsp_uri(&definition) },
+            position: lsp_types::Position { line: definition_line0, character: definition_character },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    match owning.request::<GotoImplementation>(params, deadline) {
+        Ok(answer) => {
+            let answered: Vec<lsp_types::Location> = match answer {
+                None => Vec::new(),
+                Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![location],
+                Some(lsp_types::GotoDefinitionResponse::Array(locations)) => locations,
+                Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
+                    links.into_iter().map(|link| lsp_types::Location { uri: link.target_uri, range: link.target_selection_range }).collect()
+                }
+            };
+            let mut merged = found;
+            let before = merged.len();
+            for location in answered {
+                if !merged.iter().any(|known| known.uri == location.uri && known.range.start == location.range.start) {
+                    merged.push(location);
+                }
+            }
+            let added = merged.len() - before;
+            let mut note = format!(
+                "note: also searched {display} (it owns the definition, and {this_root} depends on it by path) with its own {}: {added} more implementation{} found there",
+                owning.id(),
+                if added == 1 { "" } else { "s" }
+            );
+            if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
+                note.push_str(&format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
+            }
+            (merged, Some(note))
+        }
+        Err(failure) => (found, Some(not_searched(failure.to_tool_error(owning.id(), GotoImplementation::METHOD).message))),
+    }
+}
+
 /// For a rename whose edit (`plan`, from `server`) writes files under ANOTHER project root of the
 /// same language (a rename started in a consumer module edits the library it depends on): one
 /// line per such root counting the whole-word occurrences of `old_name` in that root's served

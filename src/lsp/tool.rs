@@ -755,6 +755,37 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         }
         answer => answer,
     };
+    // Asked in a consumer root about the library's interface or trait: the library's own server
+    // lists the implementations in its packages the consumer does not import (trial110 F1).
+    let answer = match answer {
+        NavigationAnswer::Locations(found) if op == "implementation" => {
+            let locations: Vec<lsp_types::Location> = match found.clone() {
+                None => Vec::new(),
+                Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![location],
+                Some(lsp_types::GotoDefinitionResponse::Array(locations)) => locations,
+                Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
+                    links.into_iter().map(|link| lsp_types::Location { uri: link.target_uri, range: link.target_selection_range }).collect()
+                }
+            };
+            let (merged, note) = crate::lsp::sibling_roots::implementations_in_owning_root(
+                supervisor,
+                server,
+                &path,
+                &resolved,
+                locations,
+                request_deadline,
+            );
+            match note {
+                // Not asked in a consumer root: the server's answer as it gave it.
+                None => NavigationAnswer::Locations(found),
+                Some(note) => {
+                    notes.push(note);
+                    NavigationAnswer::Locations((!merged.is_empty()).then_some(lsp_types::GotoDefinitionResponse::Array(merged)))
+                }
+            }
+        }
+        answer => answer,
+    };
     // pyright's implementations come from the files its configuration includes: the subclasses
     // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
     if op == "implementation" {

@@ -72,3 +72,36 @@ fn implementation_asked_in_a_consumer_module_says_the_replaced_module_may_hold_m
         "{text}"
     );
 }
+
+/// Trial 110 F1 (spf13/afero with a consumer module): `implementation` of `afero.Fs` asked from
+/// the consumer listed 10 of 13: the consumer's gopls loads only the library packages the
+/// consumer imports, and the implementations in sftpfs, tarfs and zipfs were missing, unsaid.
+#[test]
+fn implementation_asked_in_a_consumer_module_lists_the_replaced_modules_implementations() {
+    let test = "lsp_trial106::implementation_asked_in_a_consumer_module_lists_the_replaced_modules_implementations";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/afero\n\ngo 1.19\n"),
+        ("fs.go", "package afero\n\n// Fs is a file system.\ntype Fs interface {\n\tName() string\n}\n\n// OsFs is the OS's.\ntype OsFs struct{}\n\n// Name names it.\nfunc (OsFs) Name() string { return \"os\" }\n"),
+        ("tarfs/tarfs.go", "package tarfs\n\n// Fs reads a tar archive.\ntype Fs struct{}\n\n// Name names it.\nfunc (Fs) Name() string { return \"tar\" }\n"),
+        (
+            "consumer/go.mod",
+            "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/afero v0.0.0\n\nreplace example.com/afero => ../\n",
+        ),
+        ("consumer/main.go", "package main\n\nimport \"example.com/afero\"\n\n// LoggingFs logs.\ntype LoggingFs struct{ afero.Fs }\n\nvar _ afero.Fs = LoggingFs{}\n\nfunc main() {}\n"),
+    ]);
+    // Ground truth: both modules build; tarfs.Fs has afero.Fs's method set.
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    assert!(support::go_offline(&dir.path().join("consumer"), &["vet", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "implementation", "file": "consumer/main.go", "line": 8, "symbol": "Fs"}));
+    assert!(text.contains("tarfs/tarfs.go"), "the module's implementation in a package the consumer does not import is missing:\n{text}");
+    assert!(text.contains("fs.go:9"), "{text}");
+    assert!(text.contains("consumer/main.go:6"), "{text}");
+    assert!(
+        text.contains("note: also searched . (it owns the definition, and consumer depends on it by path) with its own gopls"),
+        "{text}"
+    );
+}
