@@ -506,7 +506,13 @@ fn go_interface_method_name(workspace_root: &Path, path: &Path, line: u32) -> Op
 /// embedded field of type `interface` (`BackOff`, `*BackOff` or `pkg.BackOff`), listed beneath
 /// `workspace_root` and read through `reader`. Each struct's field lines are read up to its
 /// closing `}`; a struct declared on one line (`struct{ BackOff }`) is not read.
-fn go_types_embedding(workspace_root: &Path, reader: &WorkspaceReader, directory: &Path, interface: &str) -> HashSet<String> {
+fn go_types_embedding(
+    workspace_root: &Path,
+    reader: &WorkspaceReader,
+    directory: &Path,
+    interface: &str,
+    interface_package: Option<&(PathBuf, String)>,
+) -> HashSet<String> {
     let mut embedding = HashSet::new();
     for (file, file_type) in crate::files::walk_beneath::list_directory(workspace_root, directory) {
         if !file_type.is_file() || file.extension().is_none_or(|ext| ext != "go") {
@@ -534,7 +540,18 @@ fn go_types_embedding(workspace_root: &Path, reader: &WorkspaceReader, directory
             if words.next().is_some_and(|second| !second.starts_with('`')) {
                 continue;
             }
-            if first.trim_start_matches('*').rsplit('.').next() == Some(interface) {
+            // The embedded type names the interface: unqualified in the interface's own package,
+            // qualified by its package name elsewhere (an import alias is not followed).
+            let embedded = first.trim_start_matches('*');
+            let names_it = match (embedded.split_once('.'), interface_package) {
+                (None, Some((package_directory, _))) => embedded == interface && directory == package_directory,
+                (Some((qualifier, name)), Some((package_directory, package))) => {
+                    name == interface && qualifier == package && directory != package_directory
+                }
+                (None, None) => embedded == interface,
+                (Some((_, name)), None) => name == interface,
+            };
+            if names_it {
                 embedding.insert(type_name.to_owned());
             }
         }
@@ -1908,11 +1925,19 @@ pub fn complete_rename(
         // through the interface (trial86 F1: backoff's `backOffContext` embeds `BackOff`; with
         // the other implementations renamed, the build passed and a cancelled context no longer
         // stopped the backoff).
-        let interface_name = origin_targets
-            .iter()
-            .min()
+        let interface_definition = origin_targets.iter().min().cloned();
+        let interface_name = interface_definition
+            .as_ref()
             .and_then(|(path, target_line, _)| go_interface_method_name(workspace_root, path, *target_line))
             .and_then(|name| name.split('.').nth(1).map(str::to_owned));
+        // Where the interface is declared: an embedded `fs.File` is io/fs's, not this `File`
+        // (trial110 F4: afero's `fromIOFSFile` embeds `fs.File`, and was said to keep
+        // implementing `afero.File` with "NO build error", while the build broke).
+        let interface_package: Option<(PathBuf, String)> = interface_definition.as_ref().and_then(|(path, _, _)| {
+            let text = reader.read_to_string(path).ok()?;
+            let package = text.lines().find_map(|line| line.trim().strip_prefix("package ").map(|name| name.trim().to_owned()))?;
+            Some((path.parent()?.to_path_buf(), package))
+        });
         // Each package directory is scanned once for the struct types that embed it.
         let mut embedding_types: HashMap<PathBuf, HashSet<String>> = HashMap::new();
         embedding_warnings = match (&interface_name, implementations) {
@@ -1923,7 +1948,7 @@ pub fn complete_rename(
                     let directory = hit.path.parent()?;
                     let embedding = embedding_types
                         .entry(directory.to_path_buf())
-                        .or_insert_with(|| go_types_embedding(workspace_root, &reader, directory, interface));
+                        .or_insert_with(|| go_types_embedding(workspace_root, &reader, directory, interface, interface_package.as_ref()));
                     embedding.contains(&receiver).then(|| {
                         format!(
                             "`{receiver}` ({}:{}) embeds `{interface}`: after this rename it still implements `{interface}` through the embedded field's promoted `{new_name}`, so NO build error shows it, and its own `{old_name}` is no longer called through the interface — behaviour changes silently; rename it to `{new_name}` too",
@@ -4195,6 +4220,27 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_struct_embedding_another_packages_interface_of_the_same_name_does_not_embed_this_one() {
+        // afero 1.9.3 (trial110 F4): `fromIOFSFile` embeds io/fs's `fs.File`, not afero's `File`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("afero.go"), "package afero\n\ntype File interface {\n\tName() string\n}\n").unwrap();
+        std::fs::write(
+            root.join("iofs.go"),
+            "package afero\n\nimport \"io/fs\"\n\ntype fromIOFSFile struct {\n\tfs.File\n\tname string\n}\n\ntype wrapped struct {\n\tFile\n}\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("consumer")).unwrap();
+        std::fs::write(root.join("consumer/c.go"), "package consumer\n\ntype CountingFile struct {\n\tafero.File\n\tn int\n}\n").unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let package = (root.clone(), "afero".to_owned());
+        let here = go_types_embedding(&root, &reader, &root, "File", Some(&package));
+        assert_eq!(here, HashSet::from(["wrapped".to_owned()]));
+        let there = go_types_embedding(&root, &reader, &root.join("consumer"), "File", Some(&package));
+        assert_eq!(there, HashSet::from(["CountingFile".to_owned()]));
+    }
+
     #[test]
     fn occurrences_another_roots_server_listed_are_not_said_unlisted() {
         let dir = tempfile::tempdir().unwrap();
