@@ -1777,6 +1777,9 @@ pub fn complete_rename(
     let renamed_is_interface_method = declaration_line.as_deref().is_some_and(|text| !text.trim_start().starts_with("func"));
     // Tied types that embed the interface (see the report below): said as warnings.
     let mut embedding_warnings: Vec<String> = Vec::new();
+    // Go, an interface method: its implementations outside the workspace (the standard
+    // library's `*os.File.Readdirnames`), which no rename here can follow.
+    let mut outside_implementations: Vec<Target> = Vec::new();
     let mut tied_methods: Vec<(WordHit, Target)> = Vec::new();
     let mut tied_method_calls: Vec<(WordHit, Target)> = Vec::new();
     // Go, a concrete method: the interface methods it implements that the edit leaves (a
@@ -1819,6 +1822,10 @@ pub fn complete_rename(
                 }
             }
         } else {
+            if renamed_is_interface_method {
+                outside_implementations = tied.iter().filter(|(path, _, _)| !path.starts_with(workspace_root)).cloned().collect();
+                outside_implementations.sort();
+            }
             // The tied methods' own declarations; a call of one (on its concrete type) keeps
             // compiling with it (trial58 M4: golang-lru's 2 test calls of `RemoveOldest` were
             // counted among "4 methods").
@@ -2478,6 +2485,23 @@ pub fn complete_rename(
     }
     if !embedding_warnings.is_empty() {
         warnings.push(format!("WARNING: {}", embedding_warnings.join("; ")));
+    }
+    // An implementation outside the workspace keeps the old name whatever is renamed here: a
+    // type of it used as the interface breaks the build for good (trial110 F5: afero's
+    // `File.Readdirnames`, implemented by the standard library's `*os.File`, which `OsFs`
+    // returns as a `File`; renaming the 8 listed implementations still left 3 build errors).
+    if !outside_implementations.is_empty() {
+        let places: Vec<String> = outside_implementations
+            .iter()
+            .take(5)
+            .map(|(path, target_line, _)| crate::lsp::listing::ListedPath::new(workspace_root, path).with_line(target_line + 1))
+            .collect();
+        warnings.push(format!(
+            "WARNING: the renamed interface method is implemented outside the workspace by {}, which no rename here can change: {}{} — wherever such a type is used as the interface (returned or passed as it), the build breaks after this rename, whatever else is renamed; keep the name `{old_name}`, or stop using those types as the interface",
+            crate::render::plural(outside_implementations.len(), "method"),
+            places.join(", "),
+            if outside_implementations.len() > places.len() { format!(" and {} more", outside_implementations.len() - places.len()) } else { String::new() }
+        ));
     }
     if !attribute_names.is_empty() {
         warnings.push(format!(

@@ -105,3 +105,42 @@ fn implementation_asked_in_a_consumer_module_lists_the_replaced_modules_implemen
         "{text}"
     );
 }
+
+/// Trial 110 F5 (spf13/afero): renaming `File.Readdirnames` listed the 8 workspace methods to
+/// rename too, and not the standard library's `*os.File.Readdirnames`, which `OsFs` returns as
+/// a `File`: following the advice still left 3 build errors.
+#[test]
+fn renaming_an_interface_method_the_standard_library_implements_is_warned_of() {
+    let test = "lsp_trial106::renaming_an_interface_method_the_standard_library_implements_is_warned_of";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/afero\n\ngo 1.19\n"),
+        (
+            "afero.go",
+            "package afero\n\nimport \"os\"\n\n// File is a file.\ntype File interface {\n\tReaddirnames(n int) ([]string, error)\n}\n\n// Open opens an OS file.\nfunc Open(name string) (File, error) {\n\tf, err := os.Open(name)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn f, nil\n}\n",
+        ),
+        ("mem.go", "package afero\n\n// MemFile is in memory.\ntype MemFile struct{}\n\n// Readdirnames lists nothing.\nfunc (MemFile) Readdirnames(n int) ([]string, error) { return nil, nil }\n\nvar _ File = MemFile{}\n"),
+    ]);
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "afero.go", "line": 7, "symbol": "Readdirnames", "new_name": "ReadDirNames", "preview": true}),
+    );
+    assert!(text.contains("WARNING: the renamed interface method is implemented outside the workspace by"), "{text}");
+    assert!(text.contains("os/dir.go"), "{text}");
+    // Ground truth: with the workspace's implementation renamed too, *os.File no longer is a File.
+    for (file, from, to) in [("afero.go", "\tReaddirnames(", "\tReadDirNames("), ("mem.go", ") Readdirnames(", ") ReadDirNames(")] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap().replace(from, to);
+        std::fs::write(dir.path().join(file), text).unwrap();
+    }
+    let build = support::go_offline(dir.path(), &["build", "./..."]);
+    assert!(
+        String::from_utf8_lossy(&build.stderr).contains("does not implement File (missing ReadDirNames method)"),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+}
