@@ -1670,6 +1670,11 @@ pub fn complete_rename(
                 let Some(source) = source.as_ref() else { continue };
                 if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start, old_name.len()) {
                     let base = source.string_key_base_type_name(hit.line, hit.byte_start);
+                    // A type parameter in the true branch of `T extends X ? … : …` is an `X` there:
+                    // its key names X's member (trial109 F1: form-core's
+                    // `T['onDynamic']` under `T extends FieldValidators<…>` was said to need an edit
+                    // for a rename of `FormValidators.onDynamic`, and the edit broke tsc).
+                    let base = base.map(|base| source.typescript_conditional_narrowing(hit.line, hit.byte_start, &base).unwrap_or(base));
                     let label = match (member_owner.as_ref(), base) {
                         (Some(owner), Some(base)) if *owner == base => {
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));

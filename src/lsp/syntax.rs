@@ -2058,6 +2058,29 @@ impl ParsedSource {
     /// `name` is a type parameter of a declaration enclosing it (`function f<TParams>(…)`,
     /// `type T<TParams extends …> = …`): a key indexed off it (`TParams['_ctx_out']`) may name a
     /// member of the type it is constrained to (trial54 F6).
+    /// For the TypeScript type parameter `name` at 0-based `line0`, byte column `byte_column`:
+    /// the type it is narrowed to there by an enclosing conditional type whose true branch holds
+    /// the position (`T extends FieldValidators<…> ? T['onDynamic'] : …` narrows `T` to
+    /// `FieldValidators`), as that type's base name; the innermost such conditional wins. `None`
+    /// outside any true branch that tests `name`.
+    pub fn typescript_conditional_narrowing(&self, line0: u32, byte_column: usize, name: &str) -> Option<String> {
+        let mut node = self.typescript_node_at(line0, byte_column)?;
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("");
+        loop {
+            let parent = node.parent()?;
+            if parent.kind() == "conditional_type"
+                && parent.child_by_field_name("consequence").is_some_and(|branch| branch.id() == node.id())
+                && parent.child_by_field_name("left").is_some_and(|left| text(left).trim() == name)
+            {
+                let right = parent.child_by_field_name("right")?;
+                let base = text(right).split('<').next().unwrap_or("").trim();
+                let base = base.rsplit('.').next().unwrap_or(base);
+                return (!base.is_empty() && base.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')).then(|| base.to_owned());
+            }
+            node = parent;
+        }
+    }
+
     pub fn typescript_type_parameter_in_scope(&self, line0: u32, byte_column: usize, name: &str) -> bool {
         let Some(mut node) = self.typescript_node_at(line0, byte_column) else { return false };
         loop {

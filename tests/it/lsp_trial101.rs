@@ -53,3 +53,29 @@ fn renaming_a_parameter_property_names_its_untyped_this_uses_and_the_public_api(
         assert!(String::from_utf8_lossy(&output.stderr).contains("this.runDefinition is not a function"), "{output:?}");
     }
 }
+
+/// Trial 109 F1 (@tanstack/form-core 1.33.5): renaming `FormValidators.onDynamic` warned that
+/// `T['onDynamic']` in the `T extends FieldValidators<…>` branch of a conditional type named it
+/// and "the renamed code does not compile until it is edited"; there `T` is a
+/// `FieldValidators`, tsc stayed clean, and the advised edit broke it (TS2536).
+#[test]
+fn a_key_of_a_type_parameter_narrowed_to_another_type_is_not_said_to_name_the_member() {
+    let test = "lsp_trial101::a_key_of_a_type_parameter_narrowed_to_another_type_is_not_said_to_name_the_member";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let source = "export interface FormV {\n  onDynamic?: () => string\n  onBlur?: () => string\n}\nexport interface FieldV {\n  onDynamic?: () => number\n  onBlur?: () => number\n}\nexport type Fns<T> = T extends FieldV\n  ? T['onDynamic'] | T['onBlur']\n  : T extends FormV\n    ? T['onDynamic'] | T['onBlur']\n    : never\n";
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2022\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/a.ts", source),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/a.ts", "line": 2, "symbol": "onDynamic", "new_name": "onDyn"}));
+    assert!(!text.contains("does not compile until"), "{text}");
+    assert!(text.contains("src/a.ts:10: ? T['onDynamic'] | T['onBlur']   (string key of `FieldV`, not of `FormV`"), "{text}");
+    // Ground truth: the rename as written compiles; editing the FieldV branch's key too does not.
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let written = std::fs::read_to_string(dir.path().join("src/a.ts")).unwrap();
+    std::fs::write(dir.path().join("src/a.ts"), written.replacen("? T['onDynamic']", "? T['onDyn']", 1)).unwrap();
+    assert!(!support::tsc_errors(dir.path()).is_empty());
+}
