@@ -450,6 +450,8 @@ pub fn project_diagnostics(
     // A tsconfig.json inside another's root: tsc runs the outer one only (trial29 M3).
     let mut tsc_roots_merged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut not_python_projects: Vec<PathBuf> = Vec::new();
+    // Go modules below a root that the root replaces by a directory: its dependencies.
+    let mut go_dependency_modules: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (checker, dir) in candidates {
         if excluded_dirs.iter().any(|excluded| dir.starts_with(excluded)) {
             excluded_roots.push((checker, dir));
@@ -479,7 +481,15 @@ pub fn project_diagnostics(
             // A go.mod below another is a module of its own: `go vet ./...` at the outer one
             // does not reach into it (trial98 F2: objx's `consumer/` module, "0 errors" while it
             // did not build) — unless a go.work at the outer root joins them.
-            Some((_, outer)) if *checker == *"go" && !go_work_uses(root, outer, &dir) => roots.push((checker, dir)),
+            // …but a module the outer one `replace`s by a directory is its dependency, checked as
+            // such by the outer build (trial110 M5: afero's `_deps/` modules, each a root of its
+            // own: 37 warnings of dependencies, "INCOMPLETE", 164 s).
+            Some((_, outer)) if *checker == *"go" && !go_work_uses(root, outer, &dir) && !go_replaced_directory(root, outer, &dir) => {
+                roots.push((checker, dir))
+            }
+            Some((_, outer)) if *checker == *"go" && !go_work_uses(root, outer, &dir) => {
+                go_dependency_modules.push((dir.clone(), outer.clone()));
+            }
             // A tsconfig.json in a directory the outer one excludes (`tests/tsconfig.json` beside
             // `"exclude": ["tests"]`): the outer tsc run compiles none of its files, so it runs
             // on its own (trial97 M2: ts-pattern's tests, "0 errors" where `tsc -p tests` had 23).
@@ -784,6 +794,20 @@ pub fn project_diagnostics(
             if supervisor.display_path(outer) == "." { "the workspace root".to_owned() } else { supervisor.display_path(outer) },
             config_of(outer),
             config_of(inner),
+        ));
+    }
+    if !go_dependency_modules.is_empty() {
+        let shown: Vec<String> =
+            go_dependency_modules.iter().take(8).map(|(dir, _)| format!("{}/", supervisor.display_path(dir))).collect();
+        let outer = supervisor.display_path(&go_dependency_modules[0].1);
+        text.push_str(&format!(
+            "\n  {} {} no run of {} own: {} that {} replaces by a directory (dependencies, which its build compiles as far as it imports them; their own tests and unused packages are not checked){}",
+            shown.join(", "),
+            if shown.len() == 1 { "has" } else { "have" },
+            if shown.len() == 1 { "its" } else { "their" },
+            crate::render::plural(go_dependency_modules.len(), "Go module"),
+            if outer == "." { "the workspace root".to_owned() } else { outer },
+            if go_dependency_modules.len() > shown.len() { format!(" and {} more", go_dependency_modules.len() - shown.len()) } else { String::new() }
         ));
     }
     for dir in &not_python_projects {
@@ -1587,6 +1611,15 @@ pub(crate) fn go_work_uses(workspace_root: &Path, outer: &Path, inner: &Path) ->
         !entry.is_empty()
             && crate::files::path::lexically_normal(&outer.join(entry.trim_matches('"'))) == crate::files::path::lexically_normal(inner)
     })
+}
+
+/// Whether the go.mod in `outer` (read beneath `workspace_root`) `replace`s a module by the
+/// directory `inner`: the module there is `outer`'s dependency.
+fn go_replaced_directory(workspace_root: &Path, outer: &Path, inner: &Path) -> bool {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &outer.join("go.mod")) else { return false };
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| crate::files::path::lexically_normal(path));
+    let inner = canonical(inner);
+    crate::lsp::sibling_roots::go_mod_replace_dirs(&text).iter().any(|dir| canonical(&outer.join(dir)) == inner)
 }
 
 /// Whether the package whose Cargo.toml is in `inner` (beneath `outer`) is a member of the cargo

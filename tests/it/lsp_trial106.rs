@@ -151,3 +151,29 @@ fn renaming_an_interface_method_the_standard_library_implements_is_warned_of() {
         String::from_utf8_lossy(&build.stderr)
     );
 }
+
+/// Trial 110 M5 (spf13/afero with its dependencies under `_deps/`, wired by `replace`): each
+/// dependency module was checked as a project root of its own ("INCOMPLETE", 37 warnings of
+/// dependencies, 164 s).
+#[test]
+fn the_project_check_does_not_run_in_a_module_the_root_replaces_by_a_directory() {
+    let test = "lsp_trial106::the_project_check_does_not_run_in_a_module_the_root_replaces_by_a_directory";
+    if support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/afero\n\ngo 1.19\n\nrequire example.com/fs v0.0.0\n\nreplace example.com/fs => ./_deps/fs\n"),
+        ("afero.go", "package afero\n\nimport \"example.com/fs\"\n\n// Name names it.\nfunc Name() string { return fs.Name() }\n"),
+        ("_deps/fs/go.mod", "module example.com/fs\n\ngo 1.19\n"),
+        ("_deps/fs/fs.go", "package fs\n\n// Name names it.\nfunc Name() string { return \"fs\" }\n"),
+        ("_deps/fs/fs_test.go", "package fs\n\nimport \"fmt\"\n\nfunc helper() { fmt.Printf(\"%d\", \"x\") }\n"),
+    ]);
+    // Ground truth: the root builds; the dependency's own vet finds its test's printf misuse.
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    assert!(!support::go_offline(&dir.path().join("_deps/fs"), &["vet", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.starts_with("project check: 0 errors, 0 warnings"), "{text}");
+    assert!(!text.contains("in _deps/fs ("), "{text}");
+    assert!(text.contains("_deps/fs/ has no run of its own: 1 Go module that the workspace root replaces by a directory"), "{text}");
+}
