@@ -397,6 +397,53 @@ pub(crate) fn owning_root_of_definition(
     (owner != server.root()).then_some((owner, target, line, column))
 }
 
+/// The owning root's server, ready to be asked at the definition ([`owning_root_server`]).
+struct OwningRootServer {
+    lease: crate::lsp::supervisor::ServerLease,
+    owner: PathBuf,
+    definition: PathBuf,
+    line0: u32,
+    character: u32,
+    /// Why its answer may be incomplete (it was still loading), said in the note.
+    still_loading: Option<String>,
+}
+
+/// Where an owning root could not be asked: the root, the definition's file and 0-based line,
+/// and why.
+type OwningRootNotAsked = (PathBuf, PathBuf, u32, String);
+
+/// For a lookup asked in `server`'s root about a symbol another root owns (see
+/// [`owning_root_of_definition`]): that root's server, started if need be, given the
+/// definition's file and waited for until `deadline`. `None` when the definition is in
+/// `server`'s root (or outside the workspace); `Some(Err(…))` when the owning root could not be
+/// asked.
+fn owning_root_server(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    deadline: Instant,
+) -> Option<Result<OwningRootServer, OwningRootNotAsked>> {
+    let (line0, character) = resolved.lsp_position(server.position_encoding());
+    let (owner, definition, line0, character) = owning_root_of_definition(supervisor, server, path, line0, character, deadline)?;
+    let lease = match supervisor.server_for_root(server.id(), &owner, deadline) {
+        Ok(lease) => lease,
+        Err(err) => {
+            let why = format!("{} could not be started there: {}", server.id(), err.message);
+            return Some(Err((owner, definition, line0, why)));
+        }
+    };
+    let _ = lease.server.resync_from_disk();
+    if let Err(err) = lease.server.sync_document(&definition) {
+        let why = format!("its {} could not be given the file: {}", lease.server.id(), err.message);
+        return Some(Err((owner, definition, line0, why)));
+    }
+    let readiness = lease.server.wait_until_ready_for_lookups(deadline);
+    let still_loading = (!matches!(readiness.readiness, crate::lsp::client::Readiness::Ready))
+        .then(|| format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
+    Some(Ok(OwningRootServer { lease, owner, definition, line0, character, still_loading }))
+}
+
 /// `references` asked in a root that depends on another (see [`owning_root_of_definition`]):
 /// the owning root's own server is asked at the definition and its references merged into
 /// `found`; one note says what it added, or why it was NOT searched. `found` unchanged and no
@@ -410,38 +457,27 @@ pub fn references_in_owning_root(
     deadline: Instant,
 ) -> DependentReferences {
     let mut result = DependentReferences { locations: found, notes: Vec::new() };
-    let (line0, character) = resolved.lsp_position(server.position_encoding());
-    let Some((owner, definition, definition_line0, definition_character)) =
-        owning_root_of_definition(supervisor, server, path, line0, character, deadline)
-    else {
-        return result;
-    };
-    let display = supervisor.display_path(&owner);
     let this_root = supervisor.display_path(server.root());
-    let not_searched = |why: String| {
+    let not_searched = |owner: &Path, definition: &Path, line0: u32, why: String| {
         format!(
-            "note: NOT searched: {display} — the project root that owns the definition ({}), which {this_root} depends on by path: its own uses of the symbol are not in this answer ({why}); next step: call lsp {{\"op\": \"references\"}} on the definition, {}:{}",
-            supervisor.display_path(&definition),
-            supervisor.display_path(&definition),
-            definition_line0 + 1
+            "note: NOT searched: {} — the project root that owns the definition ({}), which {this_root} depends on by path: its own uses of the symbol are not in this answer ({why}); next step: call lsp {{\"op\": \"references\"}} on the definition, {}:{}",
+            supervisor.display_path(owner),
+            supervisor.display_path(definition),
+            supervisor.display_path(definition),
+            line0 + 1
         )
     };
-    let lease = match supervisor.server_for_root(server.id(), &owner, deadline) {
-        Ok(lease) => lease,
-        Err(err) => {
-            result.notes.push(not_searched(format!("{} could not be started there: {}", server.id(), err.message)));
+    let owning = match owning_root_server(supervisor, server, path, resolved, deadline) {
+        None => return result,
+        Some(Err((owner, definition, line0, why))) => {
+            result.notes.push(not_searched(&owner, &definition, line0, why));
             return result;
         }
+        Some(Ok(owning)) => owning,
     };
-    let owning = &*lease.server;
-    let _ = owning.resync_from_disk();
-    if let Err(err) = owning.sync_document(&definition) {
-        result.notes.push(not_searched(format!("its {} could not be given the file: {}", owning.id(), err.message)));
-        return result;
-    }
-    let readiness = owning.wait_until_ready_for_lookups(deadline);
-    let params = crate::lsp::client::reference_params(&definition, definition_line0, definition_character, true);
-    match owning.request::<References>(params, deadline) {
+    let owner = &owning.owner;
+    let params = crate::lsp::client::reference_params(&owning.definition, owning.line0, owning.character, true);
+    match owning.lease.server.request::<References>(params, deadline) {
         Ok(answer) => {
             let merged = result.locations.get_or_insert_with(Vec::new);
             let before = merged.len();
@@ -455,20 +491,21 @@ pub fn references_in_owning_root(
                 .iter()
                 .filter(|location| {
                     crate::lsp::uri::uri_to_path(location.uri.as_str())
-                        .is_some_and(|p| p.starts_with(&owner) && !(server.root().starts_with(&owner) && p.starts_with(server.root())))
+                        .is_some_and(|p| p.starts_with(owner) && !(server.root().starts_with(owner) && p.starts_with(server.root())))
                 })
                 .count();
-            let mut note = format!(
-                "note: also searched {display} (it owns the definition, and {this_root} depends on it by path) with its own {}: {in_owner} of these references are in it ({added} not found by {} @ {this_root})",
-                owning.id(),
+            result.notes.push(format!(
+                "note: also searched {} (it owns the definition, and {this_root} depends on it by path) with its own {}: {in_owner} of these references are in it ({added} not found by {} @ {this_root}){}",
+                supervisor.display_path(owner),
+                owning.lease.server.id(),
                 server.id(),
-            );
-            if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
-                note.push_str(&format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
-            }
-            result.notes.push(note);
+                owning.still_loading.clone().unwrap_or_default()
+            ));
         }
-        Err(failure) => result.notes.push(not_searched(failure.to_tool_error(owning.id(), References::METHOD).message)),
+        Err(failure) => {
+            let why = failure.to_tool_error(owning.lease.server.id(), References::METHOD).message;
+            result.notes.push(not_searched(owner, &owning.definition, owning.line0, why));
+        }
     }
     result
 }
@@ -489,40 +526,29 @@ pub fn implementations_in_owning_root(
     deadline: Instant,
 ) -> (Vec<lsp_types::Location>, Option<String>) {
     use lsp_types::request::GotoImplementation;
-    let (line0, character) = resolved.lsp_position(server.position_encoding());
-    let Some((owner, definition, definition_line0, definition_character)) =
-        owning_root_of_definition(supervisor, server, path, line0, character, deadline)
-    else {
-        return (found, None);
-    };
-    let display = supervisor.display_path(&owner);
     let this_root = supervisor.display_path(server.root());
-    let not_searched = |why: String| {
+    let not_searched = |owner: &Path, definition: &Path, line0: u32, why: String| {
         format!(
-            "note: NOT searched: {display} — the project root that owns the definition ({}:{}), which {this_root} depends on by path: implementations in its packages that {this_root} does not import are not in this answer ({why}); next step: call lsp {{\"op\": \"implementation\"}} on the definition",
-            supervisor.display_path(&definition),
-            definition_line0 + 1
+            "note: NOT searched: {} — the project root that owns the definition ({}:{}), which {this_root} depends on by path: implementations in its packages that {this_root} does not import are not in this answer ({why}); next step: call lsp {{\"op\": \"implementation\"}} on the definition",
+            supervisor.display_path(owner),
+            supervisor.display_path(definition),
+            line0 + 1
         )
     };
-    let lease = match supervisor.server_for_root(server.id(), &owner, deadline) {
-        Ok(lease) => lease,
-        Err(err) => return (found, Some(not_searched(format!("{} could not be started there: {}", server.id(), err.message)))),
+    let owning = match owning_root_server(supervisor, server, path, resolved, deadline) {
+        None => return (found, None),
+        Some(Err((owner, definition, line0, why))) => return (found, Some(not_searched(&owner, &definition, line0, why))),
+        Some(Ok(owning)) => owning,
     };
-    let owning = &*lease.server;
-    let _ = owning.resync_from_disk();
-    if let Err(err) = owning.sync_document(&definition) {
-        return (found, Some(not_searched(format!("its {} could not be given the file: {}", owning.id(), err.message))));
-    }
-    let readiness = owning.wait_until_ready_for_lookups(deadline);
     let params = lsp_types::request::GotoImplementationParams {
         text_document_position_params: lsp_types::TextDocumentPositionParams {
-            text_document: lsp_types::TextDocumentIdentifier { uri: crate::lsp::uri::path_to_lsp_uri(&definition) },
-            position: lsp_types::Position { line: definition_line0, character: definition_character },
+            text_document: lsp_types::TextDocumentIdentifier { uri: crate::lsp::uri::path_to_lsp_uri(&owning.definition) },
+            position: lsp_types::Position { line: owning.line0, character: owning.character },
         },
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
     };
-    match owning.request::<GotoImplementation>(params, deadline) {
+    match owning.lease.server.request::<GotoImplementation>(params, deadline) {
         Ok(answer) => {
             let answered: Vec<lsp_types::Location> = match answer {
                 None => Vec::new(),
@@ -540,17 +566,19 @@ pub fn implementations_in_owning_root(
                 }
             }
             let added = merged.len() - before;
-            let mut note = format!(
-                "note: also searched {display} (it owns the definition, and {this_root} depends on it by path) with its own {}: {added} more implementation{} found there",
-                owning.id(),
-                if added == 1 { "" } else { "s" }
+            let note = format!(
+                "note: also searched {} (it owns the definition, and {this_root} depends on it by path) with its own {}: {added} more implementation{} found there{}",
+                supervisor.display_path(&owning.owner),
+                owning.lease.server.id(),
+                if added == 1 { "" } else { "s" },
+                owning.still_loading.clone().unwrap_or_default()
             );
-            if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
-                note.push_str(&format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
-            }
             (merged, Some(note))
         }
-        Err(failure) => (found, Some(not_searched(failure.to_tool_error(owning.id(), GotoImplementation::METHOD).message))),
+        Err(failure) => {
+            let why = failure.to_tool_error(owning.lease.server.id(), GotoImplementation::METHOD).message;
+            (found, Some(not_searched(&owning.owner, &owning.definition, owning.line0, why)))
+        }
     }
 }
 
