@@ -694,17 +694,23 @@ pub fn override_findings(
     // `class Cache(self.Cache): def getsizeof(…)`, and renaming `Cache.getsizeof` read "none
     // found" while 8 tests failed (trial51 F2).
     let mut unfollowed = 0usize;
-    for entry in left_unrenamed {
-        let Some((shown_path, line)) = entry.rsplit_once(':') else { continue };
-        let Ok(line) = line.parse::<u32>() else { continue };
-        let entry_path = workspace_root.join(shown_path);
-        if !matches!(entry_path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
-            continue;
-        }
-        let Some(class) = files.parsed(&entry_path).and_then(|parsed| parsed.python_class_of_method(line.saturating_sub(1), old_name))
-        else {
-            continue;
-        };
+    // The classes of the member definitions of the old name the rename leaves (`path:line` as
+    // the grep check lists them): (the entry, its path as shown, 1-based line, absolute path, class).
+    let left_member_classes: Vec<(&String, &str, u32, PathBuf, PythonClassFacts)> = left_unrenamed
+        .iter()
+        .filter_map(|entry| {
+            let (shown_path, line) = entry.rsplit_once(':')?;
+            let line = line.parse::<u32>().ok()?;
+            let entry_path = workspace_root.join(shown_path);
+            if !matches!(entry_path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+                return None;
+            }
+            let class = files.parsed(&entry_path)?.python_class_of_method(line.saturating_sub(1), old_name)?;
+            Some((entry, shown_path, line, entry_path, class))
+        })
+        .collect();
+    for (entry, shown_path, line, entry_path, class) in &left_member_classes {
+        let (entry, shown_path, line, class) = (*entry, *shown_path, *line, class);
         if seen.contains(&(entry_path.clone(), class.name_line0)) {
             continue;
         }
@@ -735,26 +741,16 @@ pub fn override_findings(
     let own_members = member_names(&own_class);
     let mut matching_classes: Vec<String> = Vec::new();
     let mut protocols_left: Vec<(String, String, Vec<String>)> = Vec::new();
-    for entry in left_unrenamed {
-        let Some((shown_path, line)) = entry.rsplit_once(':') else { continue };
-        let Ok(line) = line.parse::<u32>() else { continue };
-        let entry_path = workspace_root.join(shown_path);
-        if !matches!(entry_path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
-            continue;
-        }
-        let Some(class) = files.parsed(&entry_path).and_then(|parsed| parsed.python_class_of_method(line.saturating_sub(1), old_name))
-        else {
-            continue;
-        };
+    for (entry, shown_path, _, entry_path, class) in &left_member_classes {
         if entry_path == path && class.name_line0 == own_class.name_line0 {
             continue;
         }
-        let class_members = member_names(&class);
-        if own_is_protocol && !is_protocol_class(&class) {
+        let class_members = member_names(class);
+        if own_is_protocol && !is_protocol_class(class) {
             if own_members.iter().all(|member| class_members.contains(member)) {
                 matching_classes.push(format!("`{}` ({entry})", class.name));
             }
-        } else if !own_is_protocol && is_protocol_class(&class) && class_members.iter().all(|member| own_members.contains(member)) {
+        } else if !own_is_protocol && is_protocol_class(class) && class_members.iter().all(|member| own_members.contains(member)) {
             let key = format!("{shown_path}:{}", class.name_line0 + 1);
             if !protocols_left.iter().any(|(_, known, _)| *known == key) {
                 protocols_left.push((class.name.clone(), key, class_members));
