@@ -235,6 +235,12 @@ impl WalkScope {
         })
     }
 
+    /// Whether root-relative `relative` lies in a directory the scope prunes as a project root of
+    /// its own (a nested crate or Go module) or as build output — whatever `include` says.
+    pub fn prunes(&self, relative: &Path) -> bool {
+        self.pruned_directories.iter().any(|pruned| relative.starts_with(pruned))
+    }
+
     /// Whether the walk enters the directory at root-relative `relative`.
     pub fn walks_directory(&self, relative: &Path) -> bool {
         if relative.as_os_str().is_empty() {

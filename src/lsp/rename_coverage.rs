@@ -2195,7 +2195,13 @@ pub fn complete_rename(
     let test_data = if local_scope.is_some() {
         Vec::new()
     } else {
-        grep_test_data(server.workspace_root(), server.root(), old_name, &source_extensions)
+        // Not in a project root of its own nested below (a dependency module under `_deps/`,
+        // a consumer module): its test data is another project's (trial111 M1: blackfriday's
+        // Markdown testdata under cobra's `_deps/` named as golden files of a cobra rename).
+        let scope = crate::lsp::project_scope::WalkScope::for_server(server.definition(), server.root());
+        let mut found = grep_test_data(server.workspace_root(), server.root(), old_name, &source_extensions);
+        found.retain(|(path, _)| !scope.prunes(path.strip_prefix(server.root()).unwrap_or(path)));
+        found
     };
     if !test_data.is_empty() {
         // First after the check's own header (and its scope line): tests that compare output with

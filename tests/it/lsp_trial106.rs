@@ -177,3 +177,30 @@ fn the_project_check_does_not_run_in_a_module_the_root_replaces_by_a_directory()
     assert!(!text.contains("in _deps/fs ("), "{text}");
     assert!(text.contains("_deps/fs/ has no run of its own: 1 Go module that the workspace root replaces by a directory"), "{text}");
 }
+
+/// Trial 111 M1 (spf13/cobra with its dependencies under `_deps/`): renaming `Command.Use` put a
+/// golden-file WARNING at the top naming blackfriday's Markdown testdata under `_deps/` — another
+/// project's files — beside the root's own.
+#[test]
+fn a_renames_test_data_warning_leaves_out_the_modules_nested_below() {
+    let test = "lsp_trial106::a_renames_test_data_warning_leaves_out_the_modules_nested_below";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/cobra\n\ngo 1.19\n"),
+        ("command.go", "package cobra\n\n// Command is a command.\ntype Command struct {\n\tUse string\n}\n\n// Line is the use line.\nfunc (c *Command) Line() string { return c.Use }\n"),
+        ("testdata/help.golden", "Use the command like this\n"),
+        ("_deps/md/go.mod", "module example.com/md\n\ngo 1.19\n"),
+        ("_deps/md/md.go", "package md\n"),
+        ("_deps/md/testdata/emphasis.text", "Use two asterisks for bold\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "command.go", "line": 5, "symbol": "Use", "new_name": "Usage", "preview": true}),
+    );
+    assert!(text.contains("testdata/help.golden"), "the root's own test data is not named:\n{text}");
+    assert!(!text.contains("_deps/md/testdata"), "another module's test data is named:\n{text}");
+}
