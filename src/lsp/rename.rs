@@ -810,8 +810,11 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &args.new_name,
         &|path| supervisor.display_path(path),
     );
+    let implicit_protocol_warning =
+        implicit_protocol_member_warning(&path, &resolved.line_text, &resolved.cursor_identifier, &args.new_name);
     let top_warnings: Vec<String> = outside_config
         .iter()
+        .chain(implicit_protocol_warning.iter())
         .chain(edited_outside_warning.iter())
         .chain(&test_collection_warnings)
         .chain(&macro_argument_warnings)
@@ -1203,5 +1206,69 @@ mod tests {
         // UTF-16: é = 1 unit, 😀 = 2 units → `foo` starts at column 11.
         let edits = [edit(0, 11, 0, 14, "bar")];
         assert_eq!(apply_text_edits(text, &edits, PositionEncoding::Utf16).unwrap(), "s = \"é😀\"; bar\n");
+    }
+}
+
+/// A WARNING when the renamed declaration is a member the language runtime calls by its name,
+/// with no call in the code for a compiler to check: JavaScript/TypeScript's `toString`,
+/// `valueOf`, `toJSON`, `toLocaleString` (`String(x)`, template literals, `JSON.stringify`),
+/// Python's dunder methods (`__eq__`, `__str__`, `__iter__`: operators, `str()`, `for`). After
+/// the rename the class silently falls back to the inherited behaviour (trial105 M3: true-myth's
+/// `Result#toString` renamed, and `String(ok(1))` became `"[object Object]"` with tsc clean).
+/// `line_text` is the renamed position's line, to tell a declaration (`toString() {`, `def
+/// __eq__(`) from a use; `None` for other names and lines.
+fn implicit_protocol_member_warning(path: &std::path::Path, line_text: &str, old_name: &str, new_name: &str) -> Option<String> {
+    let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+    let trimmed = line_text.trim_start();
+    let how = match extension {
+        "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => {
+            let declared = trimmed
+                .split_whitespace()
+                .find(|word| !matches!(*word, "public" | "private" | "protected" | "override" | "static" | "async" | "readonly"))
+                .is_some_and(|word| {
+                    word.starts_with(&format!("{old_name}(")) || word.starts_with(&format!("{old_name}:")) || word == old_name
+                });
+            if !declared {
+                return None;
+            }
+            match old_name {
+                "toString" | "toLocaleString" => "converting an instance to a string (`String(x)`, a template literal, `x + ''`) calls it",
+                "valueOf" => "arithmetic and comparisons on an instance call it",
+                "toJSON" => "`JSON.stringify` calls it",
+                _ => return None,
+            }
+        }
+        "py" | "pyi" => {
+            let is_dunder = old_name.len() > 4 && old_name.starts_with("__") && old_name.ends_with("__");
+            let declared = trimmed.starts_with(&format!("def {old_name}(")) || trimmed.starts_with(&format!("async def {old_name}("));
+            if !is_dunder || !declared {
+                return None;
+            }
+            "the interpreter calls it for the operator, builtin or statement it stands for (`==`, `str()`, `len()`, `for`, `with` …)"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "WARNING: `{old_name}` is called by the runtime, not by name in the code: {how}; after this rename those calls reach the inherited `{old_name}` instead (a default that runs with no error), and no compiler or type checker reports it — keep the name, or keep a `{old_name}` that calls `{new_name}`"
+    ))
+}
+
+#[cfg(test)]
+mod implicit_protocol_tests {
+    use super::implicit_protocol_member_warning;
+    use std::path::Path;
+
+    #[test]
+    fn members_the_runtime_calls_by_name_are_warned_of_at_their_declaration() {
+        let ts = Path::new("src/result.ts");
+        let warning = implicit_protocol_member_warning(ts, "  toString(): string {", "toString", "describe").expect("a declaration");
+        assert!(warning.starts_with("WARNING: `toString` is called by the runtime"), "{warning}");
+        assert!(implicit_protocol_member_warning(ts, "  override toJSON() {", "toJSON", "json").is_some());
+        assert_eq!(implicit_protocol_member_warning(ts, "  return this.toString()", "toString", "describe"), None, "a use");
+        assert_eq!(implicit_protocol_member_warning(ts, "  render(): string {", "render", "draw"), None);
+        let py = Path::new("pkg/items.py");
+        assert!(implicit_protocol_member_warning(py, "    def __eq__(self, other):", "__eq__", "equals").is_some());
+        assert_eq!(implicit_protocol_member_warning(py, "    def __private(self):", "__private", "private"), None);
+        assert_eq!(implicit_protocol_member_warning(Path::new("lib.rs"), "    fn fmt(&self) {", "fmt", "format"), None);
     }
 }
