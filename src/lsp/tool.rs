@@ -1171,6 +1171,7 @@ pub(crate) fn request_error(query: &Query<'_>, method: &str, failure: &RequestFa
                 "no node",
                 "not an identifier",
                 "no definition",
+                "no object found",
             ]
             .iter()
             .any(|needle| lower.contains(needle));
@@ -1189,10 +1190,18 @@ pub(crate) fn request_error(query: &Query<'_>, method: &str, failure: &RequestFa
                 .with_hint("address an identifier in code: pass a `symbol` that names it outside comments and strings");
             }
             let mut tool_error = failure.to_tool_error(server_id, method);
-            if let Some(note) = readiness.note(server_id) {
-                tool_error.message.push_str(&format!(" ({})", note.trim_start_matches("note: ")));
+            match readiness.note(server_id) {
+                Some(note) => {
+                    tool_error.message.push_str(&format!(" ({})", note.trim_start_matches("note: ")));
+                    tool_error.with_hint("retry in a few seconds, once the server is ready; if it persists, `lsp` op reload restarts the server")
+                }
+                // A ready server that refuses the request at this position gives the same answer
+                // again (trial110 M4: gopls's "not a type name or method" for `implementation` at
+                // an embedded field came with "retry in a few seconds").
+                None => tool_error.with_hint(format!(
+                    "{server_id} was ready and refused this request at this position: asking again gives the same answer; address the symbol's declaration (a type's or an interface's name, a method's name) or use another op (`references`, `hover`)"
+                )),
             }
-            tool_error.with_hint("retry in a few seconds; if it persists, `lsp` op reload restarts the server")
         }
         RequestFailure::Transport(err) => {
             let mut err = err.clone();

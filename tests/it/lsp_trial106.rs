@@ -204,3 +204,25 @@ fn a_renames_test_data_warning_leaves_out_the_modules_nested_below() {
     assert!(text.contains("testdata/help.golden"), "the root's own test data is not named:\n{text}");
     assert!(!text.contains("_deps/md/testdata"), "another module's test data is named:\n{text}");
 }
+
+/// Trial 110 M4 (spf13/afero): gopls's refusal of `implementation` at an embedded field ("not a
+/// type name or method") came with "retry in a few seconds", though a ready server gives the
+/// same answer again.
+#[test]
+fn a_ready_servers_refusal_is_not_called_transient() {
+    let test = "lsp_trial106::a_ready_servers_refusal_is_not_called_transient";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/afero\n\ngo 1.19\n"),
+        ("fs.go", "package afero\n\n// Fs is a file system.\ntype Fs interface {\n\tName() string\n}\n\n// Afero wraps one.\ntype Afero struct {\n\tFs\n}\n"),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let result = run.call(runbound::Caller::Main, "lsp", json!({"op": "implementation", "file": "fs.go", "line": 10, "symbol": "Fs"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("not a type name or method"), "{text}");
+    assert!(!text.contains("retry in a few seconds"), "{text}");
+    assert!(text.contains("gopls was ready and refused this request at this position: asking again gives the same answer"), "{text}");
+}
