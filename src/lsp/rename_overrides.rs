@@ -116,6 +116,22 @@ struct RelatedMethod {
     through_abc: Option<&'static str>,
 }
 
+impl RelatedMethod {
+    /// A base outside the workspace that has the member by the `collections.abc` class `abc`
+    /// (the base itself, or the ABC a builtin base such as `dict` derives from).
+    fn in_abc_base(class_name: &str, abc: &'static str) -> RelatedMethod {
+        RelatedMethod {
+            class_name: class_name.to_owned(),
+            location: None,
+            in_base: true,
+            type_checking_only: false,
+            in_slots: false,
+            instance_attribute: false,
+            through_abc: Some(abc),
+        }
+    }
+}
+
 /// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
 /// at 0-based `line0` of `path` (see the module docs) and says which of them `plan` leaves with
 /// the old name. `left_unrenamed` (`path:line`, 1-based, as the grep check lists the code
@@ -223,15 +239,7 @@ pub fn override_findings(
                     abc.filter(|_| base_class.as_ref().is_none_or(|class| class.member_line(old_name).is_none()))
                 {
                     if methods.contains(&old_name) {
-                        related.push(RelatedMethod {
-                            class_name: abc_name.to_owned(),
-                            location: None,
-                            in_base: true,
-                            type_checking_only: false,
-                            in_slots: false,
-                            instance_attribute: false,
-                            through_abc: Some(abc_name),
-                        });
+                        related.push(RelatedMethod::in_abc_base(abc_name, abc_name));
                     }
                     continue;
                 }
@@ -244,15 +252,7 @@ pub fn override_findings(
                     let inherited =
                         outside.bases.iter().filter_map(|outer| abc_methods(&outer.text)).find(|(_, methods)| methods.contains(&old_name));
                     if let Some((abc_name, _)) = inherited {
-                        related.push(RelatedMethod {
-                            class_name: outside.name.clone(),
-                            location: None,
-                            in_base: true,
-                            type_checking_only: false,
-                            in_slots: false,
-                            instance_attribute: false,
-                            through_abc: Some(abc_name),
-                        });
+                        related.push(RelatedMethod::in_abc_base(&outside.name, abc_name));
                         continue;
                     }
                 }
