@@ -1112,20 +1112,15 @@ fn callers_in_dependent_roots(
             )
         };
         let ask_file: &Path = at.as_ref().map_or(path, |(file, _, _)| file.as_path());
-        let lease = match supervisor.server_for_root(server.id(), root, root_deadline) {
-            Ok(lease) => lease,
-            Err(err) => {
-                walk.dependent_roots_notes.push(not_searched(format!("{} could not be started there: {}", server.id(), err.message)));
-                continue;
-            }
-        };
+        let (lease, still_loading) =
+            match crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), root, ask_file, root_deadline) {
+                Ok(given) => given,
+                Err(why) => {
+                    walk.dependent_roots_notes.push(not_searched(why));
+                    continue;
+                }
+            };
         let consumer = &*lease.server;
-        let _ = consumer.resync_from_disk();
-        if let Err(err) = consumer.sync_document(ask_file) {
-            walk.dependent_roots_notes.push(not_searched(format!("its {} could not be given the file: {}", consumer.id(), err.message)));
-            continue;
-        }
-        let readiness = consumer.wait_until_ready_for_lookups(root_deadline);
         let (line0, character) = match at {
             Some((_, line0, character)) => (*line0, *character),
             None => resolved.lsp_position(consumer.position_encoding()),
@@ -1221,9 +1216,7 @@ fn callers_in_dependent_roots(
             plural(added.len(), "caller"),
             plural(sites, "call site"),
         );
-        if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
-            note.push_str(&format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
-        }
+        note.push_str(&still_loading.unwrap_or_default());
         if let Some(why) = failed {
             note.push_str(&format!("; one of its requests failed: {why}"));
         }

@@ -103,32 +103,15 @@ impl WalkScope {
     /// (a `.cargo-checksum.json` beside) are dependencies, not pruned here. Found by a walk of at
     /// most 4 levels.
     fn rust_packages_of_their_own(root: &Path) -> WalkScope {
-        let Ok(reader) = crate::files::WorkspaceReader::open(root) else { return WalkScope::everything() };
-        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return WalkScope::everything() };
-        let walker = walk.max_depth(Some(4)).skip_names(&["target", ".git", "node_modules", "vendor"]).iter();
-        let mut pruned: Vec<PathBuf> = Vec::new();
-        for entry in walker.flatten() {
-            if entry.file_name() != "Cargo.toml" || !entry.is_file() {
-                continue;
-            }
-            let Some(directory) = entry.path().parent() else { continue };
-            if directory == root || pruned.iter().any(|done| directory.starts_with(root.join(done))) {
-                continue;
-            }
-            if directory.join(".cargo-checksum.json").exists() || crate::lsp::checker::cargo_workspace_includes(root, root, directory) {
-                continue;
-            }
-            if let Ok(relative) = directory.strip_prefix(root) {
-                pruned.push(relative.to_path_buf());
-            }
-        }
-        let description = (!pruned.is_empty()).then(|| {
-            format!(
-                "skipped {} (cargo packages of their own, no members of this root's workspace: their own server answers for them)",
-                pruned.iter().map(|dir| format!("{}/", dir.display())).collect::<Vec<_>>().join(", ")
-            )
-        });
-        WalkScope { pruned_directories: pruned, description, ..WalkScope::everything() }
+        WalkScope::nested_roots_of_their_own(
+            root,
+            "Cargo.toml",
+            &["target", ".git", "node_modules", "vendor"],
+            |directory| {
+                directory.join(".cargo-checksum.json").exists() || crate::lsp::checker::cargo_workspace_includes(root, root, directory)
+            },
+            "cargo packages of their own, no members of this root's workspace",
+        )
     }
 
     /// Under a Go root: the directories below it with a go.mod of their own that no go.work at
@@ -137,19 +120,34 @@ impl WalkScope {
     /// nested module", trial102 M1, trial106 M1), and their own server answers for them. Found by
     /// a walk of at most 4 levels (`vendor`, `testdata` and hidden directories skipped).
     fn go_modules_of_their_own(root: &Path) -> WalkScope {
+        WalkScope::nested_roots_of_their_own(
+            root,
+            "go.mod",
+            &[".git", "node_modules", "vendor", "testdata"],
+            |directory| crate::lsp::checker::go_work_uses(root, root, directory),
+            "Go modules of their own, which no go.work here uses",
+        )
+    }
+
+    /// The directories below `root` (a walk of at most 4 levels, `skip` names not entered) that
+    /// hold a `manifest` of their own and that `belongs_to_root` does not claim for the root,
+    /// pruned (the outermost of nested ones), with a description that says them as `what`.
+    fn nested_roots_of_their_own(
+        root: &Path,
+        manifest: &str,
+        skip: &[&str],
+        belongs_to_root: impl Fn(&Path) -> bool,
+        what: &str,
+    ) -> WalkScope {
         let Ok(reader) = crate::files::WorkspaceReader::open(root) else { return WalkScope::everything() };
         let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return WalkScope::everything() };
-        let walker = walk.max_depth(Some(4)).skip_names(&[".git", "node_modules", "vendor", "testdata"]).iter();
         let mut pruned: Vec<PathBuf> = Vec::new();
-        for entry in walker.flatten() {
-            if entry.file_name() != "go.mod" || !entry.is_file() {
+        for entry in walk.max_depth(Some(4)).skip_names(skip).iter().flatten() {
+            if entry.file_name() != manifest || !entry.is_file() {
                 continue;
             }
             let Some(directory) = entry.path().parent() else { continue };
-            if directory == root || pruned.iter().any(|done| directory.starts_with(root.join(done))) {
-                continue;
-            }
-            if crate::lsp::checker::go_work_uses(root, root, directory) {
+            if directory == root || pruned.iter().any(|done| directory.starts_with(root.join(done))) || belongs_to_root(directory) {
                 continue;
             }
             if let Ok(relative) = directory.strip_prefix(root) {
@@ -158,7 +156,7 @@ impl WalkScope {
         }
         let description = (!pruned.is_empty()).then(|| {
             format!(
-                "skipped {} (Go modules of their own, which no go.work here uses: their own server answers for them)",
+                "skipped {} ({what}: their own server answers for them)",
                 pruned.iter().map(|dir| format!("{}/", dir.display())).collect::<Vec<_>>().join(", ")
             )
         });

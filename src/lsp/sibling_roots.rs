@@ -426,22 +426,32 @@ fn owning_root_server(
 ) -> Option<Result<OwningRootServer, OwningRootNotAsked>> {
     let (line0, character) = resolved.lsp_position(server.position_encoding());
     let (owner, definition, line0, character) = owning_root_of_definition(supervisor, server, path, line0, character, deadline)?;
-    let lease = match supervisor.server_for_root(server.id(), &owner, deadline) {
-        Ok(lease) => lease,
-        Err(err) => {
-            let why = format!("{} could not be started there: {}", server.id(), err.message);
-            return Some(Err((owner, definition, line0, why)));
-        }
-    };
+    Some(match root_server_given(supervisor, server.id(), &owner, &definition, deadline) {
+        Ok((lease, still_loading)) => Ok(OwningRootServer { lease, owner, definition, line0, character, still_loading }),
+        Err(why) => Err((owner, definition, line0, why)),
+    })
+}
+
+/// The `server_id` server of another project `root` (started if need be), resynced and given
+/// `file`, waited for until `deadline` for lookups: the lease and, when it was still loading,
+/// the `; that server was still …` clause for a note. `Err` says why it could not be asked (not
+/// started, the file not given).
+pub(crate) fn root_server_given(
+    supervisor: &LspSupervisor,
+    server_id: &str,
+    root: &Path,
+    file: &Path,
+    deadline: Instant,
+) -> Result<(crate::lsp::supervisor::ServerLease, Option<String>), String> {
+    let lease = supervisor
+        .server_for_root(server_id, root, deadline)
+        .map_err(|err| format!("{server_id} could not be started there: {}", err.message))?;
     let _ = lease.server.resync_from_disk();
-    if let Err(err) = lease.server.sync_document(&definition) {
-        let why = format!("its {} could not be given the file: {}", lease.server.id(), err.message);
-        return Some(Err((owner, definition, line0, why)));
-    }
+    lease.server.sync_document(file).map_err(|err| format!("its {} could not be given the file: {}", lease.server.id(), err.message))?;
     let readiness = lease.server.wait_until_ready_for_lookups(deadline);
     let still_loading = (!matches!(readiness.readiness, crate::lsp::client::Readiness::Ready))
         .then(|| format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
-    Some(Ok(OwningRootServer { lease, owner, definition, line0, character, still_loading }))
+    Ok((lease, still_loading))
 }
 
 /// `references` asked in a root that depends on another (see [`owning_root_of_definition`]):
@@ -550,14 +560,7 @@ pub fn implementations_in_owning_root(
     };
     match owning.lease.server.request::<GotoImplementation>(params, deadline) {
         Ok(answer) => {
-            let answered: Vec<lsp_types::Location> = match answer {
-                None => Vec::new(),
-                Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![location],
-                Some(lsp_types::GotoDefinitionResponse::Array(locations)) => locations,
-                Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
-                    links.into_iter().map(|link| lsp_types::Location { uri: link.target_uri, range: link.target_selection_range }).collect()
-                }
-            };
+            let answered = crate::lsp::tool::response_locations(answer);
             let mut merged = found;
             let before = merged.len();
             for location in answered {

@@ -759,14 +759,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // lists the implementations in its packages the consumer does not import (trial110 F1).
     let answer = match answer {
         NavigationAnswer::Locations(found) if op == "implementation" => {
-            let locations: Vec<lsp_types::Location> = match found.clone() {
-                None => Vec::new(),
-                Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![location],
-                Some(lsp_types::GotoDefinitionResponse::Array(locations)) => locations,
-                Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
-                    links.into_iter().map(|link| lsp_types::Location { uri: link.target_uri, range: link.target_selection_range }).collect()
-                }
-            };
+            let locations = response_locations(found.clone());
             let (merged, note) = crate::lsp::sibling_roots::implementations_in_owning_root(
                 supervisor,
                 server,
@@ -1377,12 +1370,18 @@ impl SourceCache {
 /// `(uri, range)` (0-based, server encoding) of each location in a definition-like answer: a
 /// `Location`, `Location[]`, or `LocationLink[]` (a link's target selection range).
 fn location_ranges(answer: Option<lsp_types::GotoDefinitionResponse>) -> Vec<(String, lsp_types::Range)> {
+    response_locations(answer).into_iter().map(|location| (location.uri.as_str().to_owned(), location.range)).collect()
+}
+
+/// The locations of a definition or implementation answer, a link as its target's selection
+/// range; empty for `null`.
+pub(crate) fn response_locations(answer: Option<lsp_types::GotoDefinitionResponse>) -> Vec<lsp_types::Location> {
     match answer {
         None => Vec::new(),
-        Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(location.uri.as_str().to_owned(), location.range)],
-        Some(lsp_types::GotoDefinitionResponse::Array(list)) => list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range)).collect(),
+        Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![location],
+        Some(lsp_types::GotoDefinitionResponse::Array(locations)) => locations,
         Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
-            links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range)).collect()
+            links.into_iter().map(|link| lsp_types::Location { uri: link.target_uri, range: link.target_selection_range }).collect()
         }
     }
 }
