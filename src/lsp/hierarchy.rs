@@ -546,6 +546,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             let mut walk = walk;
             if op == "incoming_calls" {
                 callers_in_dependent_roots(supervisor, server, &dir, &path, &resolved, &mut walk, deadline);
+                if server.id() == "gopls" {
+                    separate_related_method_calls(supervisor, server, &path, line0, character, &mut walk, deadline);
+                }
             }
             supervisor.answer_cache().put(key, fingerprint, walk.clone());
             walk
@@ -726,6 +729,120 @@ const UNLISTED_SITES_SHOWN: usize = 10;
 
 /// Unlisted calls in `structuredContent` (all items together).
 const UNLISTED_SITES_STRUCTURED: usize = 200;
+
+/// gopls' incoming calls of a Go method, with the calls of methods related to it by
+/// implementation told apart by the definition at each call site
+/// ([`crate::lsp::go_method_uses::classify_method_uses`]; trial110 F2: `Fs.Name` had "16 callers,
+/// 51 call sites" with a static call of the consumer's `(*LoggingFs).Name` among them; go/types
+/// counts 16 and 50). At an interface method those calls stay (a change to its signature
+/// reaches them) and a note counts and names them; at a concrete method the calls through the
+/// interface methods it implements are no calls of it: they are taken out (a caller left with
+/// no call site goes, with the entries only it led to) and named in a note. The note goes into
+/// `walk.notes`.
+fn separate_related_method_calls(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    character: u32,
+    walk: &mut Walk,
+    deadline: Instant,
+) {
+    use crate::lsp::go_method_uses::AskedMethodKind;
+    let site_location = |site: &CallSite| -> Option<lsp_types::Location> {
+        let uri = lsp_types::Uri::from_str(&site.uri).ok()?;
+        let start = lsp_types::Position { line: site.line0, character: site.character0 };
+        Some(lsp_types::Location { uri, range: lsp_types::Range { start, end: start } })
+    };
+    let mut sites: Vec<lsp_types::Location> =
+        walk.entries.iter().filter(|entry| entry.depth == 1).flat_map(|entry| entry.call_sites.iter()).filter_map(site_location).collect();
+    // The references the hierarchy does not list are classified too: a static call of an
+    // implementing method there is no call it missed.
+    let unlisted_sites: Vec<CallSite> = walk
+        .aliases
+        .uses_not_listed
+        .iter()
+        .map(|use_| CallSite { uri: use_.uri.clone(), line0: use_.line0, character0: use_.character0, callee: String::new() })
+        .collect();
+    sites.extend(unlisted_sites.iter().filter_map(site_location));
+    if sites.is_empty() {
+        return;
+    }
+    let Some(classes) = crate::lsp::go_method_uses::classify_method_uses(supervisor, server, path, line0, character, &sites, deadline)
+    else {
+        return;
+    };
+    let unclassified = classes.unclassified_clause("call sites");
+    if classes.related.is_empty() {
+        if classes.unclassified > 0 {
+            walk.notes.push(format!("note: the call sites gopls gave were checked to be calls of {}{unclassified}", classes.method));
+        }
+        return;
+    }
+    let related_of = |site: &CallSite| classes.related.get(&(site.uri.clone(), site.line0, site.character0));
+    let mut named: Vec<String> = Vec::new();
+    let mut count = 0;
+    for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
+        for site in &entry.call_sites {
+            if let Some(method) = related_of(site) {
+                count += 1;
+                if named.len() < 10 {
+                    named.push(format!("{} in `{}` → {method}", uri_line_label(supervisor, &site.uri, site.line0), entry.name));
+                }
+            }
+        }
+    }
+    let mut more = if count > named.len() { format!(", and {} more", count - named.len()) } else { String::new() };
+    let related_unlisted: Vec<String> = unlisted_sites
+        .iter()
+        .filter_map(|site| related_of(site).map(|method| format!("{} → {method}", uri_line_label(supervisor, &site.uri, site.line0))))
+        .collect();
+    if !related_unlisted.is_empty() {
+        more.push_str(&format!(
+            "; and, among its references, not call sites here: {}",
+            related_unlisted.iter().take(10).cloned().collect::<Vec<_>>().join("; ")
+        ));
+        walk.aliases.uses_not_listed.retain(|use_| !classes.related.contains_key(&(use_.uri.clone(), use_.line0, use_.character0)));
+    }
+    match classes.kind {
+        AskedMethodKind::Interface if count == 0 => walk.notes.push(format!(
+            "note: {} of the references of {} that are not call sites here are static calls of methods that implement it, not calls through it (so no call this hierarchy missed): {}{unclassified}",
+            related_unlisted.len(),
+            classes.method,
+            related_unlisted.iter().take(10).cloned().collect::<Vec<_>>().join("; ")
+        )),
+        AskedMethodKind::Interface => walk.notes.push(format!(
+            "note: {count} of these call sites are static calls of methods that implement {} (gopls lists some such calls with the interface method, not all of them; `incoming_calls` at an implementing method lists its callers), counted in the call sites above — the calls through the interface are the others: {}{more}{unclassified}",
+            classes.method,
+            named.join("; ")
+        )),
+        AskedMethodKind::Concrete => {
+            let mut removed_names: HashSet<String> = HashSet::new();
+            for entry in walk.entries.iter_mut().filter(|entry| entry.depth == 1) {
+                entry.call_sites.retain(|site| !classes.related.contains_key(&(site.uri.clone(), site.line0, site.character0)));
+                if entry.call_sites.is_empty() {
+                    removed_names.insert(entry.name.clone());
+                }
+            }
+            walk.entries.retain(|entry| !(entry.depth == 1 && entry.call_sites.is_empty()));
+            // Deeper entries reached only through a removed caller go too.
+            let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
+            for depth in 2..=deepest {
+                let kept_above: HashSet<String> =
+                    walk.entries.iter().filter(|entry| entry.depth == depth - 1).map(|entry| entry.name.clone()).collect();
+                walk.entries.retain(|entry| entry.depth != depth || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
+            }
+            walk.notes.push(format!(
+                "note: left out of this answer: {count} call {} gopls gave that {} no call of {} but of the interface method it implements (a call through the interface may dispatch to it at run time, as to every other implementation; gopls lists only some of them — `incoming_calls` at the interface method lists every caller){}: {}{more}{unclassified}",
+                if count == 1 { "site" } else { "sites" },
+                if count == 1 { "is" } else { "are" },
+                classes.method,
+                if removed_names.is_empty() { String::new() } else { format!(", and {} left with no other call", plural(removed_names.len(), "caller")) },
+                named.join("; ")
+            ));
+        }
+    }
+}
 
 /// `file:line` of 0-based `line0` in the file of `uri`.
 fn uri_line_label(supervisor: &LspSupervisor, uri: &str, line0: u32) -> String {

@@ -50,6 +50,7 @@ pub(crate) mod doc_tests;
 pub(crate) mod go_build_twins;
 pub(crate) mod go_imports;
 pub(crate) mod go_interface_references;
+pub(crate) mod go_method_uses;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

@@ -330,7 +330,18 @@ pub fn references_in_dependent_roots(
         let params = crate::lsp::client::reference_params(path, line0, character, true);
         match consumer.request::<References>(params, root_deadline) {
             Ok(answer) => {
-                let answer = answer.unwrap_or_default();
+                // gopls at an interface method: completed with the uses of the implementing
+                // methods that root holds (trial110 F2: a static call of the consumer's
+                // `(*LoggingFs).Name` in its external test package was missing).
+                let answer = crate::lsp::go_interface_references::complete_interface_method_references(
+                    consumer,
+                    path,
+                    line0,
+                    character,
+                    answer.unwrap_or_default(),
+                    root_deadline,
+                )
+                .locations;
                 let merged = result.locations.get_or_insert_with(Vec::new);
                 let before = merged.len();
                 for location in answer {
@@ -489,9 +500,18 @@ pub fn references_in_owning_root(
     let params = crate::lsp::client::reference_params(&owning.definition, owning.line0, owning.character, true);
     match owning.lease.server.request::<References>(params, deadline) {
         Ok(answer) => {
+            let answer = crate::lsp::go_interface_references::complete_interface_method_references(
+                &owning.lease.server,
+                &owning.definition,
+                owning.line0,
+                owning.character,
+                answer.unwrap_or_default(),
+                deadline,
+            )
+            .locations;
             let merged = result.locations.get_or_insert_with(Vec::new);
             let before = merged.len();
-            for location in answer.unwrap_or_default() {
+            for location in answer {
                 if !merged.contains(&location) {
                     merged.push(location);
                 }

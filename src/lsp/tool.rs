@@ -686,6 +686,8 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             notes.extend(string_keys_not_listed(supervisor, server, &resolved.cursor_identifier, found.as_deref().unwrap_or(&[])));
         }
     }
+    // Locations marked in the rendered list (`← use of …`), by (uri, 0-based line, character).
+    let mut reference_marks: HashMap<crate::lsp::go_method_uses::LocationKey, String> = HashMap::new();
     let answer = match answer {
         NavigationAnswer::References(found) if op == "references" => {
             let merged =
@@ -729,7 +731,25 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                         left_out.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
                     ));
                 }
-                kept
+                match kept {
+                    Some(kept) => {
+                        let (line0, character) = resolved.lsp_position(server.position_encoding());
+                        let budget = request_deadline.saturating_duration_since(Instant::now()).min(Duration::from_secs(20));
+                        let separated = crate::lsp::go_method_uses::separate_related_method_uses(
+                            supervisor,
+                            server,
+                            &path,
+                            line0,
+                            character,
+                            kept,
+                            Instant::now() + budget,
+                        );
+                        reference_marks = separated.marks;
+                        notes.extend(separated.note);
+                        Some(separated.locations)
+                    }
+                    None => None,
+                }
             } else {
                 merged.locations
             };
@@ -854,7 +874,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     }
     let (body, results, page) = match answer {
         NavigationAnswer::References(answer) => {
-            let (body, results, page) = render_references(&query, answer, args.offset)?;
+            let (body, results, page) = render_references(&query, answer, &reference_marks, args.offset)?;
             (body, NavigationResults::References(results), page)
         }
         NavigationAnswer::Hover(answer, defined) => {
@@ -1495,6 +1515,7 @@ fn render_locations(
 fn render_references(
     query: &Query<'_>,
     answer: Option<Vec<lsp_types::Location>>,
+    marks: &HashMap<crate::lsp::go_method_uses::LocationKey, String>,
     offset: usize,
 ) -> Result<(String, Vec<ReferenceEntry>, Option<Page>), ToolError> {
     let answered_null = answer.is_none();
@@ -1511,19 +1532,19 @@ fn render_references(
     let mut cache = SourceCache::new(query.supervisor);
     // Each location once (servers repeat some); several on one line stay several references.
     let mut seen = HashSet::new();
-    let mut places: Vec<(Place, u32)> = found
+    let mut places: Vec<(Place, u32, &String)> = found
         .iter()
         .filter(|location| seen.insert((*location).clone()))
-        .map(|(uri, line0, character)| (cache.place(uri, *line0), *character))
+        .map(|(uri, line0, character)| (cache.place(uri, *line0), *character, uri))
         .collect();
     // Workspace code first (the queried file first of all), then dependencies inside the
     // workspace, then outside; by path, then line and column.
     let queried = query.path.as_path();
-    places.sort_by_key(|(place, character)| (place.rank(), place.absolute() != Some(queried), place.labeled(), place.line, *character));
+    places.sort_by_key(|(place, character, _)| (place.rank(), place.absolute() != Some(queried), place.labeled(), place.line, *character));
     let total = places.len();
     let mut tally = PathTally::default();
     let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
-    for (place, _) in &places {
+    for (place, _, _) in &places {
         if let Some(path) = &place.path {
             tally.add(path);
         }
@@ -1536,7 +1557,7 @@ fn render_references(
     let mut results = Vec::new();
     let mut current: Option<String> = None;
     let mut previous_line: Option<u32> = None;
-    for (place, character) in &places[page.range()] {
+    for (place, character, uri) in &places[page.range()] {
         let labeled = place.labeled();
         if current.as_deref() != Some(labeled.as_str()) {
             let count = per_file.get(&labeled).copied().unwrap_or(0);
@@ -1545,7 +1566,12 @@ fn render_references(
             previous_line = None;
         }
         let queried_here = place.absolute() == Some(queried) && place.line == query.resolved.line;
-        let marker = if queried_here { "   ← queried position" } else { "" };
+        let related = marks.get(&((*uri).clone(), place.line.saturating_sub(1), *character));
+        let marker = match related {
+            Some(method) => format!("   ← use of {method}"),
+            None if queried_here => "   ← queried position".to_owned(),
+            None => String::new(),
+        };
         if previous_line == Some(place.line) {
             out.push_str(&format!("  {}: (again on this line, column {}){marker}\n", place.line, character + 1));
         } else {
