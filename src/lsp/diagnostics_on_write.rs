@@ -2374,14 +2374,37 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     // check, just run over the write, found no error anywhere) are neither
                     // present, new nor resolved (arrayvec 0.7.6: every write said "1 error
                     // already present … src/arrayvec.rs (1)" for a phantom E0384); said once.
+                    // A written file of a package's library is confirmed by rustc when the library
+                    // compiled with no error, whatever the write broke in the targets that depend
+                    // on it (trial112 F1: a write that broke arrayvec's tests counted the phantom
+                    // E0384 as "already present" and took the library for broken before).
                     let snapshot = server.published_snapshot();
-                    if crate::lsp::inactive::no_rustc_error_published(snapshot.values().map(|set| &set.diagnostics)) {
+                    let workspace_root = supervisor.workspace_root();
+                    let library_package_of = |path: &Path| {
+                        crate::lsp::cfg_off_modules::package_root(workspace_root, path)
+                            .filter(|package| !is_non_library_target_file(package, path) && package.join("src/lib.rs").is_file())
+                    };
+                    let library_file = |path: &Path| library_package_of(path).is_some();
+                    let rustc_confirms_no_error_for = |path: &Path| {
+                        let library_package = library_package_of(path);
+                        let sets = snapshot.iter().filter(|(file, _)| match &library_package {
+                            Some(package) => {
+                                crate::lsp::cfg_off_modules::package_root(workspace_root, file).as_ref() == Some(package)
+                                    && !is_non_library_target_file(package, file)
+                            }
+                            None => true,
+                        });
+                        crate::lsp::inactive::no_rustc_error_published(sets.map(|(_, set)| &set.diagnostics))
+                    };
+                    {
                         let unconfirmed = |d: &Diagnostic| {
                             d.source.as_deref() == Some("rust-analyzer")
                                 && d.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
                         };
                         for path in &group.written {
-                            if !crate::lsp::inactive::in_always_compiled_rust_code(path, server.root()) {
+                            if !crate::lsp::inactive::in_always_compiled_rust_code(path, server.root())
+                                || !rustc_confirms_no_error_for(path)
+                            {
                                 continue;
                             }
                             let mut left_out = 0;
@@ -2395,10 +2418,11 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                             }
                             if left_out > 0 {
                                 notes.push(format!(
-                                    "{}: {} of {}'s own analysis left out: its cargo check compiled the project with no error, so rustc does not confirm {} (likely a false positive of {}; `lsp diagnostics` on the file lists {} marked)",
+                                    "{}: {} of {}'s own analysis left out: its cargo check compiled {} with no error, so rustc does not confirm {} (likely a false positive of {}; `lsp diagnostics` on the file lists {} marked)",
                                     supervisor.display_path(path),
                                     crate::render::plural(left_out, "error"),
                                     server.id(),
+                                    if library_file(path) { "the library this file belongs to" } else { "the project" },
                                     crate::render::one_or_many(left_out, "it", "them"),
                                     server.id(),
                                     crate::render::one_or_many(left_out, "it", "them"),
@@ -6395,13 +6419,19 @@ fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[St
 
 /// The cargo packages (their root folders) whose library had an error in its state before the
 /// write: a checked file under `src/` (not `src/main.rs`, not `src/bin/`) of a package with a
-/// `src/lib.rs`, with an error-severity record before. Empty for other languages.
+/// `src/lib.rs`, with an error-severity record from rustc before (rust-analyzer's own errors
+/// stop no cargo build). Empty for other languages.
 fn libraries_with_errors_before(workspace_root: &Path, files: &[CheckedFile]) -> HashSet<PathBuf> {
     files
         .iter()
         .filter(|file| file.path.extension().is_some_and(|extension| extension == "rs"))
         .filter(|file| match &file.diagnostics {
-            FileDiagnostics::Checked { before: Some(before), .. } => before.iter().any(|record| record.severity == Severity::Error),
+            // Only rustc's errors stop cargo: rust-analyzer's own diagnostics (an E0384 rustc
+            // does not report) do not (trial112 F1: arrayvec's, and every new error of its tests
+            // then read "may have been there before").
+            FileDiagnostics::Checked { before: Some(before), .. } => {
+                before.iter().any(|record| record.severity == Severity::Error && record.source.as_deref() == Some("rustc"))
+            }
             _ => false,
         })
         .filter_map(|file| {

@@ -354,9 +354,19 @@ fn for_each_rust_file(server: &LanguageServer, visit: &mut dyn FnMut(&Path, &str
     let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), &root) else { return scanned };
     let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
     let canonical_root = std::fs::canonicalize(reader.root()).unwrap_or_else(|_| reader.root().to_path_buf());
+    // A crate of its own beneath the root (a `downstream/` path dependant, no workspace member)
+    // is its own server's: the root's rust-analyzer indexes none of it, so its definitions are
+    // not this server's to miss (trial112 F2: `downstream/`'s listed definitions were called
+    // "NOT in this answer … does not know").
+    let scope = crate::lsp::project_scope::WalkScope::for_server(server.definition(), &root);
+    let canonical_server_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
     for entry in walker.flatten() {
         let path = entry.path();
         if !entry.is_file() || path.extension().and_then(|ext| ext.to_str()) != Some("rs") {
+            continue;
+        }
+        let full = canonical_root.join(entry.relative());
+        if full.strip_prefix(&canonical_server_root).is_ok_and(|relative| scope.prunes(relative)) {
             continue;
         }
         if scanned.files >= MAX_SCANNED_FILES {
