@@ -599,44 +599,33 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 }
             }
         }
-        if let Some(found) = crate::lsp::rename_coverage::unresolved_occurrences(server, &resolved.cursor_identifier, &covered, deadline) {
-            let place =
-                |path: &Path, line0: u32| format!("{}:{}", crate::render::display_path(supervisor.workspace_root(), path), line0 + 1);
-            let listed = |places: &[(PathBuf, u32)]| {
-                let mut text = places.iter().take(15).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", ");
-                if places.len() > 15 {
-                    text.push_str(&format!(" and {} more", places.len() - 15));
+        notes.extend(occurrences_not_analyzed_notes(supervisor, server, &resolved.cursor_identifier, &covered, deadline));
+        // Asked in a root that depends on the one owning the definition (a downstream crate):
+        // that root's code the server does not analyze is named too, as asked from there
+        // (trial112 M2: arrayvec's borsh-gated `self.as_slice()` was said only from its side).
+        if let Some((owner, definition, definition_line0, definition_character)) =
+            crate::lsp::sibling_roots::owning_root_of_definition(supervisor, server, &path, line0, character, deadline)
+        {
+            match crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &owner, &definition, deadline) {
+                Ok((lease, _)) => {
+                    notes.extend(occurrences_not_analyzed_notes(supervisor, &lease.server, &resolved.cursor_identifier, &covered, deadline));
+                    notes.extend(crate::lsp::rename_coverage::doc_test_uses_note(
+                        &lease.server,
+                        &definition,
+                        definition_line0,
+                        definition_character,
+                        &resolved.cursor_identifier,
+                        "calls",
+                        deadline,
+                    ));
                 }
-                text
-            };
-            // Lookups the server left unanswered while it loaded are no sign of code it does not
-            // analyze (small24: a just-started rust-analyzer on heck 0.5.0 gave none of the 16
-            // uses of `transform` a definition, and the note blamed `#[cfg]`s that do not exist).
-            let (unanswered, nowhere): (Vec<_>, Vec<_>) = found.into_iter().partition(|(_, _, unanswered)| *unanswered);
-            let unanswered: Vec<(PathBuf, u32)> = unanswered.into_iter().map(|(path, line0, _)| (path, line0)).collect();
-            let nowhere: Vec<(PathBuf, u32)> = nowhere.into_iter().map(|(path, line0, _)| (path, line0)).collect();
-            if !unanswered.is_empty() {
-                notes.push(format!(
-                    "note: NOT in this answer: {} whole-word occurrence(s) of `{}` whose definition lookup got no answer: {id} was still loading the project — not a fact about the code, calls there may be missing; ask again in a few seconds, once `lsp status` shows {id} ready: {}",
-                    unanswered.len(),
-                    resolved.cursor_identifier,
-                    listed(&unanswered),
-                    id = server.id(),
-                ));
-            }
-            if !nowhere.is_empty() {
-                let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
-                    crate::lsp::inactive::rust_unanalyzed_hint(server.workspace_root(), &nowhere, &place)
-                } else {
-                    String::new()
-                };
-                notes.push(format!(
-                    "note: NOT in this answer: {} whole-word occurrence(s) of `{}` in code where {} gives no definition, so calls there are not listed{cfg_hint}: {} — read them before relying on this list",
-                    nowhere.len(),
-                    resolved.cursor_identifier,
+                Err(why) => notes.push(format!(
+                    "note: NOT checked: the code of {} (it owns the definition) that its {} does not analyze (behind a cfg that is off, doc tests) may call it too; that root's server could not be asked ({why}): call incoming_calls at the definition, {}:{}",
+                    supervisor.display_path(&owner),
                     server.id(),
-                    listed(&nowhere),
-                ));
+                    supervisor.display_path(&definition),
+                    definition_line0 + 1
+                )),
             }
         }
         // Constructions of the class call its `__init__` (trial40 F7).
@@ -719,6 +708,59 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     };
     let output = LspOutput::Hierarchy(output);
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// The notes naming the whole-word occurrences of `name` under `server`'s root that its call
+/// hierarchy cannot list (no definition there: code behind a cfg that is off, or a server still
+/// loading), `covered` (canonical path, 0-based line) left out; empty when there are none.
+fn occurrences_not_analyzed_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    name: &str,
+    covered: &HashSet<(PathBuf, u32)>,
+    deadline: Instant,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(found) = crate::lsp::rename_coverage::unresolved_occurrences(server, name, covered, deadline) {
+        let place = |path: &Path, line0: u32| format!("{}:{}", crate::render::display_path(supervisor.workspace_root(), path), line0 + 1);
+        let listed = |places: &[(PathBuf, u32)]| {
+            let mut text = places.iter().take(15).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", ");
+            if places.len() > 15 {
+                text.push_str(&format!(" and {} more", places.len() - 15));
+            }
+            text
+        };
+        // Lookups the server left unanswered while it loaded are no sign of code it does not
+        // analyze (small24: a just-started rust-analyzer on heck 0.5.0 gave none of the 16
+        // uses of `transform` a definition, and the note blamed `#[cfg]`s that do not exist).
+        let (unanswered, nowhere): (Vec<_>, Vec<_>) = found.into_iter().partition(|(_, _, unanswered)| *unanswered);
+        let unanswered: Vec<(PathBuf, u32)> = unanswered.into_iter().map(|(path, line0, _)| (path, line0)).collect();
+        let nowhere: Vec<(PathBuf, u32)> = nowhere.into_iter().map(|(path, line0, _)| (path, line0)).collect();
+        if !unanswered.is_empty() {
+            notes.push(format!(
+                "note: NOT in this answer: {} whole-word occurrence(s) of `{}` whose definition lookup got no answer: {id} was still loading the project — not a fact about the code, calls there may be missing; ask again in a few seconds, once `lsp status` shows {id} ready: {}",
+                unanswered.len(),
+                name,
+                listed(&unanswered),
+                id = server.id(),
+            ));
+        }
+        if !nowhere.is_empty() {
+            let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
+                crate::lsp::inactive::rust_unanalyzed_hint(server.workspace_root(), &nowhere, &place)
+            } else {
+                String::new()
+            };
+            notes.push(format!(
+                "note: NOT in this answer: {} whole-word occurrence(s) of `{}` in code where {} gives no definition, so calls there are not listed{cfg_hint}: {} — read them before relying on this list",
+                nowhere.len(),
+                name,
+                server.id(),
+                listed(&nowhere),
+            ));
+        }
+    }
+    notes
 }
 
 /// Items whose unlisted calls get a note each; the rest are counted.

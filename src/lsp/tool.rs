@@ -704,6 +704,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 request_deadline,
             );
             notes.extend(merged.notes);
+            references_not_listed.extend(merged.not_listed);
             notes.extend(crate::lsp::rename_coverage::references_not_listed_note(
                 &references_not_listed,
                 server.id(),

@@ -69,3 +69,44 @@ fn workspace_symbols_do_not_call_a_downstream_crates_listed_definitions_unknown(
     assert!(text.contains("downstream/src/lib.rs"), "{text}");
     assert!(!text.contains("NOT in this answer"), "the listed downstream definitions are called unknown:\n{text}");
 }
+
+/// Trial 112 M2: asked from the downstream crate, `references` and `incoming_calls` of the
+/// library's method left out the caveat the library's side gives: a call in code behind a cargo
+/// feature that is off (arrayvec's borsh-gated `self.as_slice()`) is in no answer.
+#[test]
+fn asked_from_a_downstream_crate_the_librarys_feature_gated_calls_are_named() {
+    let test = "lsp_trial112::asked_from_a_downstream_crate_the_librarys_feature_gated_calls_are_named";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"arrayish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nextra = []\n",
+        ),
+        (
+            "src/lib.rs",
+            "/// A vector.\npub struct Stack(pub Vec<u8>);\n\nimpl Stack {\n    /// The items.\n    pub fn as_slice(&self) -> &[u8] {\n        &self.0\n    }\n}\n\n/// How many, with the extra feature.\n#[cfg(feature = \"extra\")]\npub fn count(stack: &Stack) -> usize {\n    stack.as_slice().len()\n}\n",
+        ),
+        (
+            "downstream/Cargo.toml",
+            "[package]\nname = \"downstream\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\narrayish = { path = \"..\" }\n",
+        ),
+        (
+            "downstream/src/lib.rs",
+            "use arrayish::Stack;\n\n/// The first item.\npub fn first(stack: &Stack) -> Option<u8> {\n    stack.as_slice().first().copied()\n}\n",
+        ),
+    ]);
+    // Ground truth: with the feature on, the library calls `as_slice` at src/lib.rs:14.
+    assert!(support::cargo_by_hand(dir.path(), &["check", "--offline", "--features", "extra"], &[]).status.success());
+    assert!(support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]).status.success());
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    for op in ["references", "incoming_calls"] {
+        let text = support::call_ok(&run, "lsp", json!({"op": op, "file": "downstream/src/lib.rs", "line": 5, "symbol": "as_slice"}));
+        assert!(
+            text.contains("NOT in this answer: 1 whole-word occurrence(s) of `as_slice` in code where rust-analyzer gives no definition")
+                && text.contains("src/lib.rs:14"),
+            "{op}: the library's feature-gated call is not named:\n{text}"
+        );
+    }
+}
