@@ -545,7 +545,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             })?;
             let mut walk = walk;
             if op == "incoming_calls" {
-                callers_in_dependent_roots(supervisor, server, &dir, &path, &resolved, &mut walk, deadline);
+                callers_in_dependent_roots(supervisor, server, &dir, &path, &resolved, depth, &mut walk, deadline);
                 if server.id() == "gopls" {
                     separate_related_method_calls(supervisor, server, &path, line0, character, &mut walk, deadline);
                 }
@@ -1218,12 +1218,14 @@ struct RootAsk {
 /// is asked too, at the definition (see
 /// [`crate::lsp::sibling_roots::owning_root_of_definition`]; trial106 F2). Each root gets an
 /// equal share of what is left before `deadline` (at least 2 s).
+#[allow(clippy::too_many_arguments)]
 fn callers_in_dependent_roots(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     dir: &Direction,
     path: &Path,
     resolved: &crate::lsp::position::ResolvedSymbol,
+    depth: usize,
     walk: &mut Walk,
     deadline: Instant,
 ) {
@@ -1379,11 +1381,115 @@ fn callers_in_dependent_roots(
         if let Some(why) = failed {
             note.push_str(&format!("; one of its requests failed: {why}"));
         }
-        walk.dependent_roots_notes.push(note);
         // Depth-1 entries come first in the walk (level by level).
         let at = walk.entries.iter().take_while(|entry| entry.depth == 1).count();
         walk.entries.splice(at..at, added);
+        // Deeper: the callers this root holds of the callers followed in this server's root
+        // (trial115 F1: logrus's `Entry.Bytes` at depth 2 missed the consumer's `Run`, a caller
+        // of the depth-1 `String`, while the note said the consumer was searched).
+        if !*owns_definition && depth > 1 {
+            let (callers, sites, not_asked) = deeper_callers_in_root(consumer, dir, walk, depth, &in_root, root_deadline);
+            let depths = if depth == 2 { "depth 2".to_owned() } else { format!("depths 2–{depth}") };
+            note.push_str(&format!(
+                "; at {depths}, {} and {} in it of the callers followed here",
+                plural(callers, "caller"),
+                plural(sites, "call site")
+            ));
+            if not_asked > 0 {
+                note.push_str(&format!(
+                    " — NOT asked for {} of the followed callers (the time or the cap of {DEEPER_CALLERS_ASKED_CAP} ran out): their callers in {display} are not in this answer",
+                    not_asked
+                ));
+            }
+        }
+        walk.dependent_roots_notes.push(note);
     }
+}
+
+/// How many followed entries [`deeper_callers_in_root`] asks another root's server about.
+const DEEPER_CALLERS_ASKED_CAP: usize = 40;
+
+/// For a walk deeper than 1: each entry of `server`'s own root that the walk followed (depth 1
+/// to `depth` − 1, [`Followed::Yes`]) is prepared at its position by `consumer`, the server of a
+/// root that depends on it, and that server's callers lying in its root (`in_root`) are added one
+/// level below, marked [`Followed::OtherRoot`] — level by level, so a caller found at depth 2 is
+/// not asked again. Returns (callers added, call sites added, entries not asked: the cap of
+/// [`DEEPER_CALLERS_ASKED_CAP`] or `deadline` reached first).
+fn deeper_callers_in_root(
+    consumer: &LanguageServer,
+    dir: &Direction,
+    walk: &mut Walk,
+    depth: usize,
+    in_root: &dyn Fn(&str) -> bool,
+    deadline: Instant,
+) -> (usize, usize, usize) {
+    let followed: Vec<(usize, String, String, u32, u32)> = walk
+        .entries
+        .iter()
+        .filter(|entry| entry.depth < depth && entry.followed == Followed::Yes)
+        .map(|entry| (entry.depth, entry.name.clone(), entry.uri.clone(), entry.line0, entry.character0))
+        .collect();
+    let mut added_callers = 0;
+    let mut added_sites = 0;
+    let mut not_asked = 0;
+    for (index, (entry_depth, name, uri, line0, character0)) in followed.iter().enumerate() {
+        if index >= DEEPER_CALLERS_ASKED_CAP || Instant::now() >= deadline {
+            not_asked += 1;
+            continue;
+        }
+        let Some(file) = crate::lsp::uri::uri_to_path(uri) else { continue };
+        if consumer.sync_document(&file).is_err() {
+            not_asked += 1;
+            continue;
+        }
+        let position = lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&file) },
+            position: lsp_types::Position { line: *line0, character: *character0 },
+        };
+        let Ok(prepared) = prepare(consumer, dir, position, deadline) else {
+            not_asked += 1;
+            continue;
+        };
+        for item in &prepared {
+            let Ok(answer) = step(consumer, dir, item, deadline) else { continue };
+            for (item, ranges) in answer {
+                let mut node = node_from_item(item, entry_depth + 1);
+                if !in_root(&node.uri) {
+                    continue;
+                }
+                node.followed = Followed::OtherRoot;
+                node.via.push(name.clone());
+                node.call_sites = ranges
+                    .iter()
+                    .map(|range| CallSite {
+                        uri: node.uri.clone(),
+                        line0: range.start.line,
+                        character0: range.start.character,
+                        callee: name.clone(),
+                    })
+                    .collect();
+                let key = node.key();
+                if let Some(known) = walk.entries.iter_mut().find(|known| known.depth == node.depth && known.key() == key) {
+                    for site in node.call_sites {
+                        if !known.call_sites.contains(&site) {
+                            added_sites += 1;
+                            known.call_sites.push(site);
+                        }
+                    }
+                    if !known.via.contains(name) {
+                        known.via.push(name.clone());
+                    }
+                    continue;
+                }
+                added_callers += 1;
+                added_sites += node.call_sites.len();
+                // After the last entry of its level or above (the walk stays level by level).
+                let at = walk.entries.iter().take_while(|entry| entry.depth <= node.depth).count();
+                walk.entries.insert(at, node);
+            }
+        }
+    }
+    (added_callers, added_sites, not_asked)
 }
 
 /// What a server that answers from an index of opened files cannot see: clangd without a
