@@ -1244,12 +1244,26 @@ fn implicit_protocol_member_warning(path: &std::path::Path, line_text: &str, old
             if !is_dunder || !declared {
                 return None;
             }
+            if old_name == "__missing__" {
+                // Only `dict.__getitem__` calls it (trial113 M2: cachetools' `Cache`, a
+                // `MutableMapping`, calls it by name, and those calls are renamed along).
+                return Some(format!(
+                    "WARNING: `__missing__` is a hook: `dict.__getitem__` calls it for a missing key when the class derives from `dict`, and the overrides of it in subclasses are reached only through that name; after this rename a `dict` subclass raises KeyError instead, and an override elsewhere (user code, tests) is no longer called — no compiler or type checker reports either; calls by name in this workspace are renamed along — keep the name, or keep a `__missing__` that calls `{new_name}`"
+                ));
+            }
             "the interpreter calls it for the operator, builtin or statement it stands for (`==`, `str()`, `len()`, `for`, `with` …)"
         }
         _ => return None,
     };
+    let after = if matches!(extension, "py" | "pyi") {
+        format!(
+            "after this rename those calls reach an inherited `{old_name}` where a base class defines one (`object`'s `__eq__`, `__hash__`, `__str__`, `__repr__` … run with no error) or fail (TypeError) where none does"
+        )
+    } else {
+        format!("after this rename those calls reach the inherited `{old_name}` instead (a default that runs with no error)")
+    };
     Some(format!(
-        "WARNING: `{old_name}` is called by the runtime, not by name in the code: {how}; after this rename those calls reach the inherited `{old_name}` instead (a default that runs with no error), and no compiler or type checker reports it — keep the name, or keep a `{old_name}` that calls `{new_name}`"
+        "WARNING: `{old_name}` is called by the runtime, not by name in the code: {how}; {after}, and no compiler or type checker reports it — keep the name, or keep a `{old_name}` that calls `{new_name}`"
     ))
 }
 

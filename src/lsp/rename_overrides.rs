@@ -200,6 +200,9 @@ pub fn override_findings(
 
     // The related classes that already declare the new name: (class, file, 0-based line, in a base).
     let mut taken: Vec<(String, PathBuf, u32, bool)> = Vec::new();
+    // Workspace bases above the renamed class with no `old_name` of their own between them and
+    // it: their `self.old_name` reaches the renamed member (a template method).
+    let mut bases_relying_on_it: Vec<(PathBuf, PythonClassFacts)> = Vec::new();
 
     // 1. Up: the bases, nearest first; followed past a base that declares the old name too (the
     // flag: a class below in the chain declares it), for the new name.
@@ -280,6 +283,9 @@ pub fn override_findings(
                         instance_attribute: assigned_only_in_methods(&base_class, old_name),
                         through_abc: None,
                     });
+                }
+                if inside && !old_found_below && declares_old.is_none() {
+                    bases_relying_on_it.push((target_path.clone(), base_class.clone()));
                 }
                 if inside {
                     // A declaration only the type checker sees does not hide the run-time one
@@ -675,6 +681,30 @@ pub fn override_findings(
         };
         findings.dispatch_notes.push(note);
     }
+    // A base that calls the member on `self` without defining it relies on its subclasses to
+    // (a template method): the rename leaves those uses, which no definition backs, and they
+    // raise AttributeError on every instance of the renamed class (trial113 M1: cachetools'
+    // `_TimedCache` calls `self.expire` that only `TTLCache` defines; renamed, 23 tests failed
+    // while pyright, which flagged those lines already, had no new error).
+    for (base_path, base_class) in &bases_relying_on_it {
+        let uses = self_uses_in_class_body(&mut files, base_path, base_class.name_line0, old_name);
+        let uses: Vec<u32> = uses.into_iter().filter(|line0| !files.line_changed_by_plan(base_path, *line0)).collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let shown = crate::render::display_path(workspace_root, base_path);
+        let lines: Vec<String> = uses.iter().take(8).map(|line0| (line0 + 1).to_string()).collect();
+        findings.declaration_warnings.push(format!(
+            "WARNING: `{}` ({shown}:{}), a base class of `{}`, uses `self.{old_name}` ({} {}{}) but defines no `{old_name}`: it relies on its subclasses to provide it, and this rename leaves those uses — after it, they raise AttributeError when they run on a `{}` at run time, and the type checker reports nothing new (it cannot resolve them before or after); next step: rename them too (edit those lines to `self.{new_name}`), or keep the name",
+            base_class.name,
+            base_class.name_line0 + 1,
+            own_class.name,
+            crate::render::one_or_many(uses.len(), "line", "lines"),
+            lines.join(", "),
+            if uses.len() > 8 { format!(" and {} more", uses.len() - 8) } else { String::new() },
+            own_class.name,
+        ));
+    }
     // Renamed uses on a receiver typed as a union with a base that keeps the old name.
     let kept_bases: Vec<&str> = related
         .iter()
@@ -895,6 +925,37 @@ fn is_protocol_class(class: &PythonClassFacts) -> bool {
         let text = text.strip_prefix("typing.").or_else(|| text.strip_prefix("typing_extensions.")).unwrap_or(text);
         text == "Protocol" || text.starts_with("Protocol[")
     })
+}
+
+/// The 0-based lines of the body of the class whose `class` statement is on `name_line0` of
+/// `path` (the lines indented deeper than it) that use `self.{name}` or `cls.{name}` (a whole
+/// name: `self.expire` but not `self.expires`), outside comments.
+fn self_uses_in_class_body(files: &mut SourceCache<'_>, path: &Path, name_line0: u32, name: &str) -> Vec<u32> {
+    let indentation = |line: &str| line.len() - line.trim_start().len();
+    let Some(class_line) = files.line(path, name_line0) else { return Vec::new() };
+    let class_indentation = indentation(&class_line);
+    let mut uses = Vec::new();
+    let mut line0 = name_line0 + 1;
+    while let Some(line) = files.line(path, line0) {
+        let trimmed = line.trim_start();
+        if !trimmed.is_empty() && indentation(&line) <= class_indentation {
+            break;
+        }
+        let code = trimmed.split('#').next().unwrap_or_default();
+        let found = ["self.", "cls."].iter().any(|receiver| {
+            let needle = format!("{receiver}{name}");
+            code.match_indices(&needle).any(|(at, _)| {
+                let before_ok = code[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'));
+                let after_ok = code[at + needle.len()..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                before_ok && after_ok
+            })
+        });
+        if found {
+            uses.push(line0);
+        }
+        line0 += 1;
+    }
+    uses
 }
 
 /// Whether `line` assigns the attribute `name` of `self` or `cls` (`self.name = …`,

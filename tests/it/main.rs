@@ -51,6 +51,7 @@ mod lsp_trial107;
 mod lsp_trial108;
 mod lsp_trial110;
 mod lsp_trial112;
+mod lsp_trial113;
 mod lsp_trial115;
 mod lsp_trial11_wording;
 mod lsp_trial14;
