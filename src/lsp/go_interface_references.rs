@@ -31,9 +31,12 @@ pub(crate) struct CompletedInterfaceReferences {
     /// gopls' answer and every use the implementations' references add (deduplicated by uri and
     /// start), in gopls' order, then the added ones in the order asked.
     pub locations: Vec<Location>,
-    /// What was added or left undone, for the answer's notes; `None` when the position is no
-    /// interface method (or the server is not gopls), or nothing was missing.
-    pub note: Option<String>,
+    /// What was added, for the answer's notes; `None` when the position is no interface method
+    /// (or the server is not gopls), or nothing was missing. A caller that tells each location's
+    /// method apart ([`crate::lsp::go_method_uses`]) says it there instead.
+    pub added_note: Option<String>,
+    /// What was left undone (implementations not asked or failed): `INCOMPLETE: …`.
+    pub incomplete_note: Option<String>,
 }
 
 /// Completes gopls' `answer` (references at `line0`/`character0` of `path`, 0-based, in the
@@ -48,7 +51,7 @@ pub(crate) fn complete_interface_method_references(
     answer: Vec<Location>,
     deadline: Instant,
 ) -> CompletedInterfaceReferences {
-    let unchanged = |locations| CompletedInterfaceReferences { locations, note: None };
+    let unchanged = |locations| CompletedInterfaceReferences { locations, added_note: None, incomplete_note: None };
     if server.id() != "gopls" {
         return unchanged(answer);
     }
@@ -124,21 +127,22 @@ pub(crate) fn complete_interface_method_references(
     }
     let added = locations.len() - gopls_count;
     let unasked = concrete.len() - asked;
-    let mut parts = Vec::new();
+    let mut added_note = None;
+    let mut incomplete_note = None;
     if added > 0 {
-        parts.push(format!(
-            "gopls' own answer for the interface method `{name}` missed {added} of these uses (it answers this query differently from call to call); the list adds what the references of its {} implementing methods (`implementation`) found",
+        added_note = Some(format!(
+            "gopls' own answer for the interface method `{name}` missed {added} of these locations (it answers this query differently from call to call); the list adds what the references of its {} implementing methods (`implementation`) found",
             concrete.len()
         ));
     }
     if unasked > 0 || failed > 0 {
-        parts.push(format!(
+        incomplete_note = Some(format!(
             "INCOMPLETE: the references of {} of the {} implementing methods of `{name}` were not obtained ({unasked} not asked before the time ran out, {failed} failed); gopls' answer for an interface method misses uses from call to call: ask again with a larger timeout, or call lsp references at each implementation",
             unasked + failed,
             concrete.len()
         ));
     }
-    CompletedInterfaceReferences { locations, note: (!parts.is_empty()).then(|| parts.join("; ")) }
+    CompletedInterfaceReferences { locations, added_note, incomplete_note }
 }
 
 /// The method name an interface's method line declares (`\tSize() int`, `Each(f func(int))`),

@@ -47,13 +47,15 @@ pub(crate) struct MethodUses {
     pub kind: AskedMethodKind,
     /// The asked method, described for a note: `` `Fs.Name` (afero.go:92) ``.
     pub method: String,
-    /// Each location that is a use of another method, with that method described the same way.
-    pub related: HashMap<LocationKey, String>,
+    /// Each location that is a use of another method, with that method described the same way
+    /// and what it is (`None`: a declaration runbound could not read as a method).
+    pub related: HashMap<LocationKey, (String, Option<AskedMethodKind>)>,
     /// How many workspace locations were not classified (no definition answered, the time or
     /// the cap ran out); they stay in the list as gopls gave them.
     pub unclassified: usize,
     /// How many locations outside the workspace (the standard library, the module cache) were
-    /// not classified: runbound gives no server a file there. They stay in the list.
+    /// not classified: no definition answered there, or the declaration it names could not be
+    /// read. They stay in the list.
     pub outside_workspace: usize,
 }
 
@@ -70,7 +72,7 @@ impl MethodUses {
         }
         if self.outside_workspace > 0 {
             clause.push_str(&format!(
-                "; {} of the {what} are outside the workspace (the standard library or the module cache, where a method of the same signature may implement it) and were not checked",
+                "; {} of the {what} are outside the workspace (the standard library or the module cache) and could not be checked",
                 self.outside_workspace
             ));
         }
@@ -98,7 +100,7 @@ pub(crate) fn classify_method_uses(
     let mut targets: Vec<(PathBuf, u32, u32)> =
         crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline).into_iter().collect();
     targets.sort();
-    let (declaration_file, declaration_line, _) = targets.into_iter().next()?;
+    let (declaration_file, declaration_line, declaration_character) = targets.into_iter().next()?;
     let declaration_text = crate::files::read_workspace_file_to_string(workspace_root, &declaration_file).ok()?;
     let described = describe_method_declaration(&declaration_text, declaration_line)?;
     let declaration = (canonical(&declaration_file), declaration_line);
@@ -115,7 +117,9 @@ pub(crate) fn classify_method_uses(
         supervisor.dependent_roots(server.id(), server.root()).roots.iter().map(|root| canonical(root)).collect();
     // One lease per other project root, taken once.
     let mut other_roots: HashMap<PathBuf, Option<ServerLease>> = HashMap::new();
-    let mut described_declarations: HashMap<(PathBuf, u32), String> = HashMap::new();
+    let mut described_declarations: HashMap<(PathBuf, u32), (String, Option<AskedMethodKind>)> = HashMap::new();
+    // Each related location's declaration (canonical path, 0-based line).
+    let mut related_targets: HashMap<LocationKey, (PathBuf, u32)> = HashMap::new();
     for (index, location) in locations.iter().enumerate() {
         if index >= LOCATIONS_CLASSIFIED_CAP || Instant::now() >= deadline {
             classes.unclassified += 1;
@@ -125,10 +129,10 @@ pub(crate) fn classify_method_uses(
             classes.unclassified += 1;
             continue;
         };
-        if !canonical(&file).starts_with(&canonical_workspace) {
-            classes.outside_workspace += 1;
-            continue;
-        }
+        // A file outside the workspace (the standard library: gopls lists calls through
+        // `fmt.Stringer` at a `String` method, trial117 F1) is asked without being opened: gopls
+        // reads it from disk, as it loaded it.
+        let outside = !canonical(&file).starts_with(&canonical_workspace);
         let start = location.range.start;
         if canonical(&file) == declaration.0 && start.line == declaration.1 {
             continue;
@@ -136,7 +140,7 @@ pub(crate) fn classify_method_uses(
         // The file's own project root answers for it, unless that root is a module nested in
         // this one that does not depend on it (a dependency under `_deps/`, loaded by `server`).
         let root = crate::lsp::servers::find_root(server.definition(), workspace_root, &file).root.map(|root| canonical(&root));
-        let asked: &LanguageServer = match root {
+        let asked: &LanguageServer = match root.filter(|_| !outside) {
             Some(root) if root != this_root && (dependents.contains(&root) || !root.starts_with(&this_root)) => {
                 let lease = other_roots.entry(root.clone()).or_insert_with(|| {
                     crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, &file, deadline)
@@ -153,29 +157,76 @@ pub(crate) fn classify_method_uses(
             }
             _ => server,
         };
-        let mut found: Vec<(PathBuf, u32, u32)> =
-            crate::lsp::rename_coverage::definition_targets(asked, &file, start.line, start.character, deadline).into_iter().collect();
+        let mut found: Vec<(PathBuf, u32, u32)> = if outside {
+            definition_targets_unopened(asked, &file, start.line, start.character, deadline)
+        } else {
+            crate::lsp::rename_coverage::definition_targets(asked, &file, start.line, start.character, deadline).into_iter().collect()
+        };
         found.sort();
         let Some((target_file, target_line, _)) = found.into_iter().next() else {
-            classes.unclassified += 1;
+            if outside {
+                classes.outside_workspace += 1;
+            } else {
+                classes.unclassified += 1;
+            }
             continue;
         };
         let target_key = (canonical(&target_file), target_line);
         if target_key == declaration {
             continue;
         }
+        let target_key_for_check = target_key.clone();
         let description = described_declarations
             .entry(target_key)
             .or_insert_with(|| {
-                let text = crate::files::read_workspace_file_to_string(workspace_root, &target_file).ok();
-                let name = text
-                    .as_deref()
-                    .and_then(|text| describe_method_declaration(text, target_line))
-                    .map_or_else(|| "a method".to_owned(), |method| format!("`{}`", method.name));
-                format!("{name} ({}:{})", supervisor.display_path(&target_file), target_line + 1)
+                let described =
+                    read_go_source(workspace_root, &target_file).and_then(|text| describe_method_declaration(&text, target_line));
+                let shown = crate::lsp::listing::ListedPath::new(workspace_root, &target_file).with_line(target_line + 1);
+                match described {
+                    Some(method) => (format!("`{}` ({shown})", method.name), Some(method.kind)),
+                    None => (format!("a declaration at {shown}"), None),
+                }
             })
             .clone();
-        classes.related.insert((location.uri.as_str().to_owned(), start.line, start.character), description);
+        let location_key = (location.uri.as_str().to_owned(), start.line, start.character);
+        related_targets.insert(location_key.clone(), target_key_for_check.clone());
+        classes.related.insert(location_key, description);
+    }
+    // At an interface method, a concrete method counts as implementing it only when gopls'
+    // `implementation` there names it (asked of every server used above: a consumer module's
+    // server knows its own types): gopls also relates the methods of types that satisfy another
+    // interface with a method of the same name (trial117: the standard library's
+    // `(*rtype).String` among the "references" of go-kit's `level.Value.String`).
+    if classes.kind == AskedMethodKind::Interface && classes.related.values().any(|(_, kind)| *kind == Some(AskedMethodKind::Concrete)) {
+        let mut implementing: std::collections::HashSet<(PathBuf, u32)> = std::collections::HashSet::new();
+        let servers: Vec<&LanguageServer> =
+            std::iter::once(server).chain(other_roots.values().flatten().map(|lease| &*lease.server)).collect();
+        for asked in servers {
+            if asked.sync_document(&declaration_file).is_err() {
+                continue;
+            }
+            let params = lsp_types::request::GotoImplementationParams {
+                text_document_position_params: lsp_types::TextDocumentPositionParams {
+                    text_document: lsp_types::TextDocumentIdentifier { uri: crate::lsp::uri::path_to_lsp_uri(&declaration_file) },
+                    position: lsp_types::Position { line: declaration_line, character: declaration_character },
+                },
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            };
+            if let Ok(answer) = asked.request::<lsp_types::request::GotoImplementation>(params, deadline) {
+                implementing.extend(crate::lsp::tool::response_locations(answer).into_iter().filter_map(|location| {
+                    Some((canonical(&crate::lsp::uri::lsp_uri_to_path(&location.uri)?), location.range.start.line))
+                }));
+            }
+        }
+        for (location, (_, kind)) in classes.related.iter_mut() {
+            if *kind == Some(AskedMethodKind::Concrete) {
+                let target = related_targets.get(location).cloned();
+                if !target.is_some_and(|target| implementing.contains(&target)) {
+                    *kind = None;
+                }
+            }
+        }
     }
     Some(classes)
 }
@@ -184,11 +235,13 @@ pub(crate) fn classify_method_uses(
 /// ([`separate_related_method_uses`]).
 #[derive(Debug)]
 pub(crate) struct SeparatedMethodUses {
-    /// The list to show: at an interface method, every location (the implementing methods' uses
-    /// stay, marked); at a concrete method, its own uses only.
+    /// The list to show: the asked method's own uses and, at an interface method, the static
+    /// uses of the methods that implement it (marked); each location once.
     pub locations: Vec<lsp_types::Location>,
     /// The locations to mark in the list, with the method each is a use of.
     pub marks: HashMap<LocationKey, String>,
+    /// How many locations gopls gave were left out (uses of other interfaces' methods).
+    pub left_out: usize,
     /// What was separated, marked or left unchecked; `None` when every location is a use of the
     /// asked method.
     pub note: Option<String>,
@@ -197,15 +250,18 @@ pub(crate) struct SeparatedMethodUses {
 /// gopls' `locations` for `references` at a Go method (0-based `line0`/`character` of `path`),
 /// with the uses of methods related by implementation told apart ([`classify_method_uses`]):
 ///
-/// - at an interface method, the static uses of the methods that implement it stay in the list
-///   (a change to the method's signature reaches them too), each marked with its method, and the
-///   note counts the two apart (trial110 F2: `Fs.Name`, 51 uses of its own, 2 of
+/// - at an interface method, the static uses of the concrete methods that implement it stay in
+///   the list (a change to the method's signature reaches them too), each marked with its
+///   method, and the note counts the two apart (trial110 F2: `Fs.Name`, 51 uses of its own, 2 of
 ///   `(*LoggingFs).Name`);
-/// - at a concrete method, the calls through the interface methods it implements are left out
-///   and named in the note: they are no uses of it, and gopls lists only some of them (trial110
-///   F3: 2 of the 23 calls of `File.Readdirnames` as "references" of
-///   `(*CountingFile).Readdirnames`, which nothing calls statically).
+/// - the calls through other interface methods are left out and named in the note: at a
+///   concrete method, those of the interfaces it implements (trial110 F3: 2 of the 23 calls of
+///   `File.Readdirnames` given as "references" of `(*CountingFile).Readdirnames`, which nothing
+///   calls statically); at an interface method, those of other interfaces its implementations
+///   happen to satisfy too (trial117 F1: the standard library's `fmt.Stringer` calls among the
+///   references of go-kit's `level.Value.String`).
 ///
+/// Each location counts once (the merged answers of several roots repeat some; trial117 F2).
 /// Locations not classified in time stay in the list and are counted in the note. Servers other
 /// than gopls, and positions that name no method, get `locations` back with no note.
 pub(crate) fn separate_related_method_uses(
@@ -217,84 +273,146 @@ pub(crate) fn separate_related_method_uses(
     locations: Vec<lsp_types::Location>,
     deadline: Instant,
 ) -> SeparatedMethodUses {
-    let Some(classes) = classify_method_uses(supervisor, server, path, line0, character, &locations, deadline) else {
-        return SeparatedMethodUses { locations, marks: HashMap::new(), note: None };
-    };
-    let clause = classes.unclassified_clause("locations");
-    let unclassified = (!clause.is_empty()).then_some(clause);
-    if classes.related.is_empty() {
-        let note = unclassified
-            .filter(|_| classes.unclassified > 0)
-            .map(|clause| format!("note: the locations gopls gave at {} were checked to be uses of it{clause}", classes.method));
-        return SeparatedMethodUses { locations, marks: HashMap::new(), note };
-    }
     let key =
         |location: &lsp_types::Location| (location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character);
-    // Each related method with how many of its uses, in the order first met.
-    let mut per_method: Vec<(String, usize, Vec<String>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let locations: Vec<lsp_types::Location> = locations.into_iter().filter(|location| seen.insert(key(location))).collect();
+    let Some(classes) = classify_method_uses(supervisor, server, path, line0, character, &locations, deadline) else {
+        return SeparatedMethodUses { locations, marks: HashMap::new(), left_out: 0, note: None };
+    };
+    let unclassified = classes.unclassified_clause("locations");
+    if classes.related.is_empty() {
+        let note = (classes.unclassified > 0)
+            .then(|| format!("note: the locations gopls gave at {} were checked to be uses of it{unclassified}", classes.method));
+        return SeparatedMethodUses { locations, marks: HashMap::new(), left_out: 0, note };
+    }
+    // Kept and marked: at an interface method, the uses of the concrete methods implementing it.
+    let kept_related =
+        |kind: Option<AskedMethodKind>| classes.kind == AskedMethodKind::Interface && kind == Some(AskedMethodKind::Concrete);
+    // Each related method with its uses (`path:line:column`), in the order first met.
+    let mut marked: Vec<(String, Vec<String>)> = Vec::new();
+    let mut left: Vec<(String, Vec<String>)> = Vec::new();
     for location in &locations {
-        let Some(method) = classes.related.get(&key(location)) else { continue };
+        let Some((method, kind)) = classes.related.get(&key(location)) else { continue };
         let shown = format!(
             "{}:{}:{}",
-            crate::lsp::uri::lsp_uri_to_path(&location.uri)
-                .map_or_else(|| location.uri.as_str().to_owned(), |path| supervisor.display_path(&path)),
+            crate::lsp::uri::lsp_uri_to_path(&location.uri).map_or_else(
+                || location.uri.as_str().to_owned(),
+                |path| crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &path).text
+            ),
             location.range.start.line + 1,
             location.range.start.character + 1
         );
-        match per_method.iter_mut().find(|(known, _, _)| known == method) {
-            Some((_, count, places)) => {
-                *count += 1;
-                places.push(shown);
-            }
-            None => per_method.push((method.clone(), 1, vec![shown])),
+        let group = if kept_related(*kind) { &mut marked } else { &mut left };
+        match group.iter_mut().find(|(known, _)| known == method) {
+            Some((_, places)) => places.push(shown),
+            None => group.push((method.clone(), vec![shown])),
         }
     }
-    let related_count: usize = per_method.iter().map(|(_, count, _)| count).sum();
-    let own_count = locations.len().saturating_sub(related_count + classes.unclassified + classes.outside_workspace);
-    let listed = |shown_places: bool| {
-        per_method
+    let listed = |groups: &[(String, Vec<String>)], with_places: bool| {
+        groups
             .iter()
-            .map(|(method, count, places)| {
-                if shown_places {
+            .map(|(method, places)| {
+                if with_places {
                     let more = if places.len() > 5 { format!(", and {} more", places.len() - 5) } else { String::new() };
-                    format!("{method}: {count} ({}{more})", places.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+                    format!("{method}: {} ({}{more})", places.len(), places.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
                 } else {
-                    format!("{method}: {count}")
+                    format!("{method}: {}", places.len())
                 }
             })
             .collect::<Vec<_>>()
             .join("; ")
     };
-    match classes.kind {
-        AskedMethodKind::Interface => SeparatedMethodUses {
-            note: Some(format!(
-                "note: {own_count} of these are checked uses of {} itself (its declaration and the calls through the interface, as go/types counts its uses) and {related_count} are uses of methods that implement it (static calls, declarations), which gopls lists with the interface method and a change to its signature reaches too — each marked `← use of …` in the list: {}{}",
-                classes.method,
-                listed(false),
-                unclassified.unwrap_or_default()
-            )),
-            marks: classes.related,
-            locations,
-        },
-        AskedMethodKind::Concrete => {
-            let kept: Vec<lsp_types::Location> =
-                locations.into_iter().filter(|location| !classes.related.contains_key(&key(location))).collect();
-            SeparatedMethodUses {
-                note: Some(format!(
-                    "note: left out of this list: {related_count} {} gopls gave that {} no use of {} but of the interface {} it implements — {}. Such a call may dispatch to {} at run time, as to every other implementation, and gopls lists only some of them: `lsp references` at the interface method lists every call through it{}",
-                    crate::render::one_or_many(related_count, "location", "locations"),
-                    crate::render::one_or_many(related_count, "is", "are"),
-                    classes.method,
-                    crate::render::one_or_many(per_method.len(), "method", "methods"),
-                    listed(true),
-                    classes.method,
-                    unclassified.unwrap_or_default()
-                )),
-                marks: HashMap::new(),
-                locations: kept,
+    let marked_count: usize = marked.iter().map(|(_, places)| places.len()).sum();
+    let left_count: usize = left.iter().map(|(_, places)| places.len()).sum();
+    let own_count = locations.len().saturating_sub(marked_count + left_count + classes.unclassified + classes.outside_workspace);
+    let mut parts = Vec::new();
+    if classes.kind == AskedMethodKind::Interface {
+        parts.push(format!(
+            "note: {own_count} of these are checked uses of {} itself (its declaration and the calls through the interface, as go/types counts its uses){}",
+            classes.method,
+            if marked_count > 0 {
+                format!(
+                    " and {marked_count} are uses of methods that implement it (static calls, declarations), which gopls lists with the interface method and a change to its signature reaches too — each marked `← use of …` in the list: {}",
+                    listed(&marked, false)
+                )
+            } else {
+                String::new()
             }
-        }
+        ));
     }
+    if left_count > 0 {
+        let through = match classes.kind {
+            AskedMethodKind::Concrete => format!(
+                "calls through the interface {} it implements",
+                crate::render::one_or_many(left.len(), "method", "methods")
+            ),
+            AskedMethodKind::Interface => "of other methods of that name, which gopls relates to it through another interface a type implementing it satisfies too (calls through that interface, static calls of types that implement only that one)".to_owned(),
+        };
+        parts.push(format!(
+            "note: left out of this list: {left_count} {} gopls gave that {} no use of {} but {through} — {}. Such a call may dispatch to a method of the same name at run time, and gopls lists only some of them: `lsp references` at that interface method lists every call through it",
+            crate::render::one_or_many(left_count, "location", "locations"),
+            crate::render::one_or_many(left_count, "is", "are"),
+            classes.method,
+            listed(&left, true),
+        ));
+    }
+    let mut note = parts.join("\n");
+    note.push_str(&unclassified);
+    let marks: HashMap<LocationKey, String> = classes
+        .related
+        .iter()
+        .filter(|(_, (_, kind))| kept_related(*kind))
+        .map(|(key, (method, _))| (key.clone(), method.clone()))
+        .collect();
+    let kept: Vec<lsp_types::Location> =
+        locations.into_iter().filter(|location| classes.related.get(&key(location)).is_none_or(|(_, kind)| kept_related(*kind))).collect();
+    SeparatedMethodUses { locations: kept, marks, left_out: left_count, note: (!note.is_empty()).then_some(note) }
+}
+
+/// The text of a Go file in the workspace, or in a dependency root runbound knows (the
+/// standard library, the module cache); `None` elsewhere or unreadable.
+fn read_go_source(workspace_root: &Path, path: &Path) -> Option<String> {
+    let listed = crate::lsp::listing::ListedPath::new(workspace_root, path);
+    match (&listed.class, &listed.origin_root) {
+        (crate::lsp::listing::PathClass::Outside, Some(origin_root)) => {
+            crate::files::read_dependency_file_to_string(origin_root, path).ok()
+        }
+        (crate::lsp::listing::PathClass::Outside, None) => None,
+        _ => crate::files::read_workspace_file_to_string(workspace_root, path).ok(),
+    }
+}
+
+/// `textDocument/definition` at a file outside the workspace that is not opened (gopls answers
+/// from the file on disk, which it loaded as a dependency): the targets, as
+/// [`crate::lsp::rename_coverage::definition_targets`] gives them; empty on no answer.
+fn definition_targets_unopened(
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    character: u32,
+    deadline: Instant,
+) -> Vec<(PathBuf, u32, u32)> {
+    let params = lsp_types::GotoDefinitionParams {
+        text_document_position_params: lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: crate::lsp::uri::path_to_lsp_uri(path) },
+            position: lsp_types::Position { line: line0, character },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let Ok(answer) = server.request::<lsp_types::request::GotoDefinition>(params, deadline) else { return Vec::new() };
+    let locations = match answer {
+        None => Vec::new(),
+        Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(location.uri, location.range.start)],
+        Some(lsp_types::GotoDefinitionResponse::Array(list)) => {
+            list.into_iter().map(|location| (location.uri, location.range.start)).collect()
+        }
+        Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
+            links.into_iter().map(|link| (link.target_uri, link.target_selection_range.start)).collect()
+        }
+    };
+    locations.into_iter().filter_map(|(uri, start)| Some((crate::lsp::uri::lsp_uri_to_path(&uri)?, start.line, start.character))).collect()
 }
 
 fn canonical(path: &Path) -> PathBuf {

@@ -160,6 +160,11 @@ enum Followed {
     /// A caller in a project root that depends on the queried one by path, found by that root's
     /// own server ([`callers_in_dependent_roots`]); its own callers are not asked.
     OtherRoot,
+    /// Found by another root's server, and followed by the server of the root it lies in
+    /// ([`follow_other_root_entries`]): its entries are at the next depth.
+    OtherRootWalked,
+    /// Found by another root's server, at the requested depth.
+    OtherRootDepthReached,
 }
 
 /// One entry of the hierarchy (or a prepared root at depth 0).
@@ -549,6 +554,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 if server.id() == "gopls" {
                     separate_related_method_calls(supervisor, server, &path, line0, character, &mut walk, deadline);
                 }
+                follow_other_root_entries(supervisor, server, &dir, depth, &mut walk, deadline);
             }
             supervisor.answer_cache().put(key, fingerprint, walk.clone());
             walk
@@ -776,11 +782,12 @@ const UNLISTED_SITES_STRUCTURED: usize = 200;
 /// implementation told apart by the definition at each call site
 /// ([`crate::lsp::go_method_uses::classify_method_uses`]; trial110 F2: `Fs.Name` had "16 callers,
 /// 51 call sites" with a static call of the consumer's `(*LoggingFs).Name` among them; go/types
-/// counts 16 and 50). At an interface method those calls stay (a change to its signature
-/// reaches them) and a note counts and names them; at a concrete method the calls through the
-/// interface methods it implements are no calls of it: they are taken out (a caller left with
-/// no call site goes, with the entries only it led to) and named in a note. The note goes into
-/// `walk.notes`.
+/// counts 16 and 50). At an interface method the static calls of the concrete methods that
+/// implement it stay (a change to its signature reaches them) and a note counts and names them.
+/// Calls through another interface method — at a concrete method, those of the interfaces it
+/// implements; at an interface method, those of other interfaces its implementations satisfy
+/// (trial117 F1) — are no calls of it: they are taken out (a caller left with no call site goes,
+/// with the entries only it led to) and named in a note. The notes go into `walk.notes`.
 fn separate_related_method_calls(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
@@ -798,8 +805,7 @@ fn separate_related_method_calls(
     };
     let mut sites: Vec<lsp_types::Location> =
         walk.entries.iter().filter(|entry| entry.depth == 1).flat_map(|entry| entry.call_sites.iter()).filter_map(site_location).collect();
-    // The references the hierarchy does not list are classified too: a static call of an
-    // implementing method there is no call it missed.
+    // The references the hierarchy does not list are classified too.
     let unlisted_sites: Vec<CallSite> = walk
         .aliases
         .uses_not_listed
@@ -821,69 +827,95 @@ fn separate_related_method_calls(
         }
         return;
     }
-    let related_of = |site: &CallSite| classes.related.get(&(site.uri.clone(), site.line0, site.character0));
-    let mut named: Vec<String> = Vec::new();
-    let mut count = 0;
+    let key_of = |site: &CallSite| (site.uri.clone(), site.line0, site.character0);
+    // Kept: at an interface method, the static calls of the concrete methods implementing it.
+    let kept_related =
+        |kind: Option<AskedMethodKind>| classes.kind == AskedMethodKind::Interface && kind == Some(AskedMethodKind::Concrete);
+    let is_left_out = |site: &CallSite| classes.related.get(&key_of(site)).is_some_and(|(_, kind)| !kept_related(*kind));
+    let mut marked: Vec<String> = Vec::new();
+    let mut left: Vec<String> = Vec::new();
     for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
         for site in &entry.call_sites {
-            if let Some(method) = related_of(site) {
-                count += 1;
-                if named.len() < 10 {
-                    named.push(format!("{} in `{}` → {method}", uri_line_label(supervisor, &site.uri, site.line0), entry.name));
+            if let Some((method, kind)) = classes.related.get(&key_of(site)) {
+                let shown = format!("{} in `{}` → {method}", uri_line_label(supervisor, &site.uri, site.line0), entry.name);
+                if kept_related(*kind) {
+                    marked.push(shown)
+                } else {
+                    left.push(shown)
                 }
             }
         }
     }
-    let mut more = if count > named.len() { format!(", and {} more", count - named.len()) } else { String::new() };
-    let related_unlisted: Vec<String> = unlisted_sites
-        .iter()
-        .filter_map(|site| related_of(site).map(|method| format!("{} → {method}", uri_line_label(supervisor, &site.uri, site.line0))))
-        .collect();
-    if !related_unlisted.is_empty() {
-        more.push_str(&format!(
-            "; and, among its references, not call sites here: {}",
-            related_unlisted.iter().take(10).cloned().collect::<Vec<_>>().join("; ")
+    let mut marked_unlisted: Vec<String> = Vec::new();
+    for site in &unlisted_sites {
+        if let Some((method, kind)) = classes.related.get(&key_of(site)) {
+            let shown = format!("{} → {method}", uri_line_label(supervisor, &site.uri, site.line0));
+            if kept_related(*kind) {
+                marked_unlisted.push(shown)
+            } else {
+                left.push(format!("{shown} (a reference not listed as a call site)"))
+            }
+        }
+    }
+    let named = |list: &[String]| {
+        let mut text = list.iter().take(10).cloned().collect::<Vec<_>>().join("; ");
+        if list.len() > 10 {
+            text.push_str(&format!("; and {} more", list.len() - 10));
+        }
+        text
+    };
+    if !marked.is_empty() || !marked_unlisted.is_empty() {
+        let among_references = if marked_unlisted.is_empty() {
+            String::new()
+        } else {
+            format!("; among its references not listed as call sites here: {}", named(&marked_unlisted))
+        };
+        walk.notes.push(format!(
+            "note: {} of these call sites are static calls of methods that implement {} (gopls lists some such calls with the interface method, not all of them; `incoming_calls` at an implementing method lists its callers), counted in the call sites above — the calls through the interface are the others: {}{among_references}{unclassified}",
+            marked.len(),
+            classes.method,
+            if marked.is_empty() { "none".to_owned() } else { named(&marked) },
         ));
-        walk.aliases.uses_not_listed.retain(|use_| !classes.related.contains_key(&(use_.uri.clone(), use_.line0, use_.character0)));
     }
-    match classes.kind {
-        AskedMethodKind::Interface if count == 0 => walk.notes.push(format!(
-            "note: {} of the references of {} that are not call sites here are static calls of methods that implement it, not calls through it (so no call this hierarchy missed): {}{unclassified}",
-            related_unlisted.len(),
-            classes.method,
-            related_unlisted.iter().take(10).cloned().collect::<Vec<_>>().join("; ")
-        )),
-        AskedMethodKind::Interface => walk.notes.push(format!(
-            "note: {count} of these call sites are static calls of methods that implement {} (gopls lists some such calls with the interface method, not all of them; `incoming_calls` at an implementing method lists its callers), counted in the call sites above — the calls through the interface are the others: {}{more}{unclassified}",
-            classes.method,
-            named.join("; ")
-        )),
-        AskedMethodKind::Concrete => {
-            let mut removed_names: HashSet<String> = HashSet::new();
-            for entry in walk.entries.iter_mut().filter(|entry| entry.depth == 1) {
-                entry.call_sites.retain(|site| !classes.related.contains_key(&(site.uri.clone(), site.line0, site.character0)));
-                if entry.call_sites.is_empty() {
-                    removed_names.insert(entry.name.clone());
-                }
-            }
-            walk.entries.retain(|entry| !(entry.depth == 1 && entry.call_sites.is_empty()));
-            // Deeper entries reached only through a removed caller go too.
-            let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
-            for depth in 2..=deepest {
-                let kept_above: HashSet<String> =
-                    walk.entries.iter().filter(|entry| entry.depth == depth - 1).map(|entry| entry.name.clone()).collect();
-                walk.entries.retain(|entry| entry.depth != depth || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
-            }
-            walk.notes.push(format!(
-                "note: left out of this answer: {count} call {} gopls gave that {} no call of {} but of the interface method it implements (a call through the interface may dispatch to it at run time, as to every other implementation; gopls lists only some of them — `incoming_calls` at the interface method lists every caller){}: {}{more}{unclassified}",
-                if count == 1 { "site" } else { "sites" },
-                if count == 1 { "is" } else { "are" },
-                classes.method,
-                if removed_names.is_empty() { String::new() } else { format!(", and {} left with no other call", plural(removed_names.len(), "caller")) },
-                named.join("; ")
-            ));
+    if left.is_empty() {
+        return;
+    }
+    // Taken out: the call sites, the callers left with none, the deeper entries only they led to,
+    // and the unlisted references.
+    let mut removed_names: HashSet<String> = HashSet::new();
+    for entry in walk.entries.iter_mut().filter(|entry| entry.depth == 1) {
+        let before = entry.call_sites.len();
+        entry.call_sites.retain(|site| !is_left_out(site));
+        if before > 0 && entry.call_sites.is_empty() {
+            removed_names.insert(entry.name.clone());
         }
     }
+    walk.entries.retain(|entry| !(entry.depth == 1 && entry.call_sites.is_empty() && removed_names.contains(&entry.name)));
+    let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
+    for depth in 2..=deepest {
+        let kept_above: HashSet<String> =
+            walk.entries.iter().filter(|entry| entry.depth == depth - 1).map(|entry| entry.name.clone()).collect();
+        walk.entries.retain(|entry| entry.depth != depth || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
+    }
+    walk.aliases
+        .uses_not_listed
+        .retain(|use_| classes.related.get(&(use_.uri.clone(), use_.line0, use_.character0)).is_none_or(|(_, kind)| kept_related(*kind)));
+    let through = match classes.kind {
+        AskedMethodKind::Concrete => "of the interface method it implements",
+        AskedMethodKind::Interface => {
+            "of other methods of that name, which gopls relates to it through another interface a type implementing it satisfies too"
+        }
+    };
+    walk.notes.push(format!(
+        "note: left out of this answer: {} {} gopls gave that {} no call of {} but {through} (such a call may dispatch to a method of the same name at run time; gopls lists only some of them — `incoming_calls` at that interface method lists every caller){}: {}{}",
+        left.len(),
+        if left.len() == 1 { "call site" } else { "call sites" },
+        if left.len() == 1 { "is" } else { "are" },
+        classes.method,
+        if removed_names.is_empty() { String::new() } else { format!(", and {} left with no other call", plural(removed_names.len(), "caller")) },
+        named(&left),
+        if marked.is_empty() && marked_unlisted.is_empty() { unclassified } else { String::new() },
+    ));
 }
 
 /// `file:line` of 0-based `line0` in the file of `uri`.
@@ -1406,6 +1438,139 @@ fn callers_in_dependent_roots(
     }
 }
 
+/// The entries another root's server found ([`Followed::OtherRoot`]: a consumer module's
+/// callers, or the library's callers asked from the consumer) are followed, level by level up to
+/// `depth`, by the server of the project root each lies in (started if need be): their callers
+/// are added one level below, marked [`Followed::OtherRoot`] in turn (followed at the next
+/// level), and the entry becomes [`Followed::OtherRootWalked`]; at the requested depth an
+/// entry becomes [`Followed::OtherRootDepthReached`] (trial116 F1: semver's `Comparator::parse`,
+/// a depth-1 caller asked from the downstream crate, was never followed, and the answer said
+/// "the hierarchy ends here"; trial117 M1 the other way). A root whose server cannot be asked
+/// leaves its entries [`Followed::OtherRoot`] with a note. Bounded by `deadline` and
+/// [`DEEPER_CALLERS_ASKED_CAP`] entries.
+fn follow_other_root_entries(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    dir: &Direction,
+    depth: usize,
+    walk: &mut Walk,
+    deadline: Instant,
+) {
+    let mut leases: HashMap<PathBuf, Option<crate::lsp::supervisor::ServerLease>> = HashMap::new();
+    let mut asked = 0usize;
+    let mut not_asked = 0usize;
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let this_root = canonical(server.root());
+    let root_of = |uri: &str| {
+        let file = crate::lsp::uri::uri_to_path(uri)?;
+        let root = crate::lsp::servers::find_root(server.definition(), supervisor.workspace_root(), &file).root?;
+        Some((file, root))
+    };
+    for level in 1..=depth {
+        if level == depth {
+            for entry in walk.entries.iter_mut().filter(|entry| entry.depth == level && entry.followed == Followed::OtherRoot) {
+                entry.followed = Followed::OtherRootDepthReached;
+            }
+            break;
+        }
+        // Found by another root's server, or followed here though another root owns it (a
+        // library function asked from a consumer: this server knows its callers in the consumer
+        // only, trial116 F1).
+        let at_level: Vec<usize> = (0..walk.entries.len())
+            .filter(|index| {
+                let entry = &walk.entries[*index];
+                entry.depth == level
+                    && (entry.followed == Followed::OtherRoot
+                        || (entry.followed == Followed::Yes && root_of(&entry.uri).is_some_and(|(_, root)| canonical(&root) != this_root)))
+            })
+            .collect();
+        for index in at_level {
+            let (name, uri, line0, character0) = {
+                let entry = &walk.entries[index];
+                (entry.name.clone(), entry.uri.clone(), entry.line0, entry.character0)
+            };
+            let Some((file, root)) = root_of(&uri) else { continue };
+            if asked >= DEEPER_CALLERS_ASKED_CAP || Instant::now() >= deadline {
+                not_asked += 1;
+                continue;
+            }
+            let lease = leases.entry(canonical(&root)).or_insert_with(|| {
+                crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, &file, deadline).ok().map(|(lease, _)| lease)
+            });
+            let Some(lease) = lease.as_ref() else {
+                not_asked += 1;
+                continue;
+            };
+            let owner = &*lease.server;
+            if owner.sync_document(&file).is_err() {
+                not_asked += 1;
+                continue;
+            }
+            asked += 1;
+            let position = lsp_types::TextDocumentPositionParams {
+                text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&file) },
+                position: lsp_types::Position { line: line0, character: character0 },
+            };
+            let Ok(prepared) = prepare(owner, dir, position, deadline) else {
+                not_asked += 1;
+                continue;
+            };
+            if walk.entries[index].followed == Followed::OtherRoot {
+                walk.entries[index].followed = Followed::OtherRootWalked;
+            }
+            for item in &prepared {
+                let Ok(answer) = step(owner, dir, item, deadline) else { continue };
+                for (item, ranges) in answer {
+                    let mut node = node_from_item(item, level + 1);
+                    let sites: Vec<CallSite> = ranges
+                        .iter()
+                        .map(|range| CallSite {
+                            uri: node.uri.clone(),
+                            line0: range.start.line,
+                            character0: range.start.character,
+                            callee: name.clone(),
+                        })
+                        .collect();
+                    let key = node.key();
+                    if let Some(known) = walk.entries.iter_mut().find(|known| known.key() == key && known.depth == node.depth) {
+                        for site in sites {
+                            if !known.call_sites.contains(&site) {
+                                known.call_sites.push(site);
+                            }
+                        }
+                        if !known.via.contains(&name) {
+                            known.via.push(name.clone());
+                        }
+                        continue;
+                    }
+                    // Reached at another depth already (or the queried item itself): listed
+                    // here too, as the walk lists a repeat, and not followed again.
+                    let repeated = walk.entries.iter().any(|known| known.key() == key) || walk.roots.iter().any(|root| root.key() == key);
+                    let in_workspace = crate::lsp::uri::uri_to_path(&node.uri)
+                        .is_some_and(|path| canonical(&path).starts_with(canonical(supervisor.workspace_root())));
+                    node.followed = if !in_workspace {
+                        Followed::Dependency
+                    } else if repeated {
+                        Followed::Repeated
+                    } else {
+                        Followed::OtherRoot
+                    };
+                    node.via.push(name.clone());
+                    node.call_sites = sites;
+                    let at = walk.entries.iter().take_while(|entry| entry.depth <= node.depth).count();
+                    walk.entries.insert(at, node);
+                }
+            }
+        }
+    }
+    if not_asked > 0 {
+        walk.dependent_roots_notes.push(format!(
+            "note: NOT followed: {} found by another project root's server (the time or the cap of {DEEPER_CALLERS_ASKED_CAP} ran out, or that root's server could not be asked): their callers are not in this answer — call incoming_calls at one of them",
+            plural(not_asked, "entry")
+        ));
+    }
+}
+
 /// How many followed entries [`deeper_callers_in_root`] asks another root's server about.
 const DEEPER_CALLERS_ASKED_CAP: usize = 40;
 
@@ -1511,6 +1676,8 @@ fn followed_name(followed: Followed) -> &'static str {
         Followed::Deadline => "deadline",
         Followed::Failed => "request failed",
         Followed::OtherRoot => "found by another root's server",
+        Followed::OtherRootWalked => "followed by another root's server",
+        Followed::OtherRootDepthReached => "depth reached",
     }
 }
 
@@ -2105,6 +2272,8 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::Deadline => annotations.push("not followed: out of time".to_owned()),
             Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
             Followed::OtherRoot => annotations.push("in another project root, found by its own server; not followed".to_owned()),
+            Followed::OtherRootWalked => annotations.push("in another project root, found and followed by its own server".to_owned()),
+            Followed::OtherRootDepthReached => annotations.push("in another project root, found by its own server".to_owned()),
         }
         // A caller that is a whole file (tsserver and pyright name the module for calls made
         // outside any named function, e.g. in a callback passed at top level): its line 1 is
@@ -2226,7 +2395,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     // What was not followed, counted over the whole walk.
     let mut not_followed: BTreeMap<&'static str, usize> = BTreeMap::new();
     for node in &walk.entries {
-        if !matches!(node.followed, Followed::Yes | Followed::DepthReached) {
+        if !matches!(node.followed, Followed::Yes | Followed::DepthReached | Followed::OtherRootWalked | Followed::OtherRootDepthReached) {
             *not_followed.entry(followed_name(node.followed)).or_default() += 1;
         }
     }
@@ -2241,9 +2410,13 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         }
         out.push('\n');
     }
-    if depth < MAX_HIERARCHY_DEPTH && walk.entries.iter().any(|node| node.followed == Followed::DepthReached) {
+    if depth < MAX_HIERARCHY_DEPTH
+        && walk.entries.iter().any(|node| matches!(node.followed, Followed::DepthReached | Followed::OtherRootDepthReached))
+    {
         out.push_str(&format!("(\"depth\": {} follows one level further)\n", depth + 1));
-    } else if deepest < depth && walk.entries.iter().any(|node| node.depth == deepest && node.followed == Followed::Yes) {
+    } else if deepest < depth
+        && walk.entries.iter().any(|node| node.depth == deepest && matches!(node.followed, Followed::Yes | Followed::OtherRootWalked))
+    {
         out.push_str(&format!("depth {} found nothing more: the hierarchy ends here\n", deepest + 1));
     }
     if walk.roots.len() > 1 {

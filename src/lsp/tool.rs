@@ -566,6 +566,9 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // `rename_coverage::complete_references` and `ServerDefinition::cross_check_references`.
     // Occurrences the server does not list: said once the other roots' answers are merged.
     let mut references_not_listed: Vec<(PathBuf, u32)> = Vec::new();
+    // What gopls' completed interface-method answer added: said unless the classification of
+    // each location by its method says it (below).
+    let mut interface_completion_note: Option<String> = None;
     let (answer, coverage_notes) = match answer {
         NavigationAnswer::References(answer) if server.definition().cross_check_references => {
             let (line0, character) = resolved.lsp_position(encoding);
@@ -596,7 +599,8 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 answer,
                 Instant::now() + budget,
             );
-            (NavigationAnswer::References(Some(completed.locations)), completed.note.into_iter().collect())
+            interface_completion_note = completed.added_note;
+            (NavigationAnswer::References(Some(completed.locations)), completed.incomplete_note.into_iter().collect())
         }
         answer => (answer, Vec::new()),
     };
@@ -746,7 +750,20 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                             Instant::now() + budget,
                         );
                         reference_marks = separated.marks;
-                        notes.extend(separated.note);
+                        // The other roots' notes counted the merged list (trial117 M2: "67 of
+                        // these references are in it" beside a list of 2).
+                        if separated.left_out > 0 {
+                            for note in notes.iter_mut().filter(|note| note.contains("also searched ")) {
+                                note.push_str(&format!(
+                                    " — counted before the {} left out below",
+                                    crate::render::plural(separated.left_out, "location")
+                                ));
+                            }
+                        }
+                        match separated.note {
+                            Some(note) => notes.push(note),
+                            None => notes.extend(interface_completion_note.take()),
+                        }
                         Some(separated.locations)
                     }
                     None => None,
