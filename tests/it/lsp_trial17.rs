@@ -138,7 +138,7 @@ fn rust_analyzer_file_diagnostics_say_an_error_of_its_own_that_a_clean_cargo_che
     assert!(!text.contains("already present"), "rust-analyzer's phantom is counted as present:\n{text}");
     assert!(
         text.contains(
-            "note: src/lib.rs: 1 error of rust-analyzer's own analysis left out: its cargo check compiled the project with no error"
+            "note: src/lib.rs: 1 error of rust-analyzer's own analysis left out: its cargo check compiled the library this file belongs to with no error"
         ),
         "{text}"
     );
