@@ -2797,7 +2797,7 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
     let results = results?;
     let results = if results.is_empty() { String::new() } else { format!(" {results}") };
     Some(format!(
-        "`ast_edit` with {{\"pattern\": \"func ($R $T) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($R $T) {new_name}($$$P){results} {{\\n\\t$$$B\\n}}\", \"language\": \"go\"}} renames the declarations, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too)"
+        "`ast_edit` with {{\"pattern\": \"func ($$$R) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P){results} {{ $$$B }}\", \"language\": \"go\"}} renames the declarations (receivers with or without a name; `gofmt -w` the changed files after, it puts a body's first statement back on its own line), then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too, and check that every declaration listed above was renamed)"
     ))
 }
 
@@ -4381,12 +4381,17 @@ mod tests {
     #[test]
     fn go_interface_method_rewrites_keep_the_methods_results() {
         let size = go_interface_method_rewrites("\tSize() int", "Size", "Len").expect("an interface method");
-        assert!(size.contains(r#"{"pattern": "func ($R $T) Size($$$P) int { $$$B }", "rewrite": "func ($R $T) Len($$$P) int {\n\t$$$B\n}", "language": "go"}"#), "{size}");
+        assert!(
+            size.contains(
+                r#"{"pattern": "func ($$$R) Size($$$P) int { $$$B }", "rewrite": "func ($$$R) Len($$$P) int { $$$B }", "language": "go"}"#
+            ),
+            "{size}"
+        );
         assert!(size.contains(r#"{"pattern": "$X.Size($$$A)", "rewrite": "$X.Len($$$A)", "language": "go"}"#), "{size}");
         let each = go_interface_method_rewrites("\tEach(f func(index int, value interface{})) // calls f", "Each", "ForEach").unwrap();
-        assert!(each.contains(r#""pattern": "func ($R $T) Each($$$P) { $$$B }""#), "{each}");
+        assert!(each.contains(r#""pattern": "func ($$$R) Each($$$P) { $$$B }""#), "{each}");
         let pair = go_interface_method_rewrites("\tNext() (int, bool)", "Next", "Advance").unwrap();
-        assert!(pair.contains(r#""pattern": "func ($R $T) Next($$$P) (int, bool) { $$$B }""#), "{pair}");
+        assert!(pair.contains(r#""pattern": "func ($$$R) Next($$$P) (int, bool) { $$$B }""#), "{pair}");
         assert_eq!(go_interface_method_rewrites("func (l *List) Size() int {", "Size", "Len"), None);
     }
 

@@ -863,7 +863,7 @@ pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std:
         format!("that {} of this module export", crate::render::plural(lost.len(), "package"))
     };
     Some(format!(
-        "public API changed: this write removed {} {from}: {}{} — code outside this module that uses {} breaks, and no compiler run here shows it where nothing in the module uses {}; keep {} for a while (delegating, with a `// Deprecated:` comment) or say the break in the changelog",
+        "public API changed: this write removed {} {from}: {}{} — code outside this module that uses {} breaks, and no compiler run here shows it where nothing in the module uses {}; keep {} for a while where Go can (a function or method that delegates, `type Old = New`, a `const`/`var` alias, each with a `// Deprecated:` comment; a struct field or an interface method cannot be kept so) or say the break in the changelog",
         crate::render::plural(total, "exported name"),
         groups.join("; "),
         if total > shown_total { format!(" and {} more", total - shown_total) } else { String::new() },
