@@ -1029,18 +1029,94 @@ pub fn changed_rust_item_names(old: &str, new: &str) -> Vec<String> {
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     // 0-based changed rows of each side.
     let (mut old_rows, mut new_rows) = (Vec::new(), Vec::new());
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+    let operations = similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines);
+    for op in &operations {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag != similar::DiffTag::Equal {
             old_rows.extend(old_range);
             new_rows.extend(new_range);
         }
     }
+    // A write that only renames identifiers changes those names, not the items whose lines hold
+    // them (trial112 M1, trial116 M2: renaming `CapacityError` flagged `Err`, `Error` and `new`
+    // for `type Err = CapError;` and `fn new(…) -> CapError`).
+    if let Some(pairs) = identifier_renames(&operations, &old_lines, &new_lines) {
+        let mut names: Vec<String> = pairs.into_iter().flat_map(|(from, to)| [from, to]).collect();
+        names.sort();
+        names.dedup();
+        return names;
+    }
     let mut names = rust_items_spanning(old, &old_rows);
     names.extend(rust_items_spanning(new, &new_rows));
     names.sort();
     names.dedup();
     names
+}
+
+/// When every changed line of a line diff is replaced by one line that differs from it only in
+/// identifiers (token by token: `CapacityError` → `CapError`), those (old, new) identifier
+/// pairs; `None` when a line is inserted or removed, or differs in anything else, or nothing
+/// changed.
+fn identifier_renames(operations: &[similar::DiffOp], old_lines: &[&str], new_lines: &[&str]) -> Option<Vec<(String, String)>> {
+    let tokens = |line: &str| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut current = String::new();
+        let mut in_word = false;
+        for c in line.chars() {
+            let word = c.is_alphanumeric() || c == '_';
+            if word != in_word && !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            in_word = word;
+            current.push(c);
+        }
+        if !current.is_empty() {
+            out.push(current);
+        }
+        out
+    };
+    let is_identifier = |token: &str| token.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for op in operations {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        if old_range.len() != new_range.len() {
+            return None;
+        }
+        for (old_row, new_row) in old_range.zip(new_range) {
+            let (before, after) = (tokens(old_lines[old_row]), tokens(new_lines[new_row]));
+            if before.len() != after.len() {
+                return None;
+            }
+            for (from, to) in before.iter().zip(&after) {
+                if from == to {
+                    continue;
+                }
+                if !is_identifier(from) || !is_identifier(to) {
+                    return None;
+                }
+                if !pairs.iter().any(|(known_from, known_to)| known_from == from && known_to == to) {
+                    pairs.push((from.clone(), to.clone()));
+                }
+            }
+        }
+    }
+    // A rename leaves no whole-word use of the old name in the file (`u8` → `u16` in one field is
+    // a type change, not a rename of `u8`).
+    let new_text: String = new_lines.concat();
+    let still_used = |name: &str| {
+        new_text.match_indices(name).any(|(at, _)| {
+            let before = new_text[..at].chars().next_back();
+            let after = new_text[at + name.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    if pairs.iter().any(|(from, _)| still_used(from)) {
+        return None;
+    }
+    (!pairs.is_empty()).then_some(pairs)
 }
 
 /// The names of the items of Rust `source` whose declaration (see [`changed_rust_item_names`])
@@ -1756,6 +1832,26 @@ mod tests {
         let renamed = old.replace("pub fn untouched()", "pub fn touched()");
         assert_eq!(changed_rust_item_names(old, &renamed), vec!["touched".to_owned(), "untouched".to_owned()]);
         assert!(changed_rust_item_names(old, old).is_empty());
+        // A type changed in one field is no rename of the type: the struct changed.
+        assert_eq!(changed_rust_item_names(old, &old.replace("name: u8", "name: u16")), vec!["Flag".to_owned()]);
+    }
+
+    #[test]
+    fn a_write_that_only_renames_an_identifier_names_it_not_the_items_that_mention_it() {
+        let old = "pub struct CapacityError<T>(T);
+
+impl<T> CapacityError<T> {
+    pub const fn new(element: T) -> CapacityError<T> {
+        CapacityError(element)
+    }
+}
+
+impl std::str::FromStr for Stack {
+    type Err = CapacityError<char>;
+}
+";
+        let new = old.replace("CapacityError", "CapError");
+        assert_eq!(changed_rust_item_names(old, &new), vec!["CapError".to_owned(), "CapacityError".to_owned()]);
     }
 
     #[test]
