@@ -555,6 +555,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                     separate_related_method_calls(supervisor, server, &path, line0, character, &mut walk, deadline);
                 }
                 follow_other_root_entries(supervisor, server, &dir, depth, &mut walk, deadline);
+                if server.id() == "gopls" && depth > 1 {
+                    separate_related_method_calls_below(supervisor, server, depth, &mut walk, deadline);
+                }
             }
             supervisor.answer_cache().put(key, fingerprint, walk.clone());
             walk
@@ -1567,6 +1570,128 @@ fn follow_other_root_entries(
         walk.dependent_roots_notes.push(format!(
             "note: NOT followed: {} found by another project root's server (the time or the cap of {DEEPER_CALLERS_ASKED_CAP} ran out, or that root's server could not be asked): their callers are not in this answer — call incoming_calls at one of them",
             plural(not_asked, "entry")
+        ));
+    }
+}
+
+/// Below depth 1 (gopls): the call sites listed under a followed Go method are classified by
+/// gopls' definition at each, as [`separate_related_method_calls`] does at depth 1, and the
+/// calls of another method (through an interface a concrete method implements, or of a method
+/// gopls relates to an interface method through another interface) are taken out, with the
+/// callers left with none and the entries only they led to (trial119 F1: `Clock.Now` at depth
+/// 2 listed the standard library's callers of `(*timerCtx).String` through `fmt.Stringer`, and
+/// `TestClock_Sleep`, which calls `Clock.Sleep` on a real clock, as a caller of
+/// `(*Mock).Sleep`). One note counts what was taken out. Bounded by `deadline`.
+fn separate_related_method_calls_below(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    depth: usize,
+    walk: &mut Walk,
+    deadline: Instant,
+) {
+    use crate::lsp::go_method_uses::AskedMethodKind;
+    let mut leases: HashMap<PathBuf, Option<crate::lsp::supervisor::ServerLease>> = HashMap::new();
+    let mut left_out: Vec<String> = Vec::new();
+    let this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
+    for level in 1..depth {
+        let followed: Vec<(String, String, u32, u32)> = walk
+            .entries
+            .iter()
+            .filter(|entry| entry.depth == level && matches!(entry.followed, Followed::Yes | Followed::OtherRootWalked))
+            .map(|entry| (entry.name.clone(), entry.uri.clone(), entry.line0, entry.character0))
+            .collect();
+        for (name, uri, line0, character0) in followed {
+            if Instant::now() >= deadline {
+                return;
+            }
+            let Some(file) = crate::lsp::uri::uri_to_path(&uri) else { continue };
+            if file.extension().is_none_or(|extension| extension != "go") {
+                continue;
+            }
+            // The sites listed under it, one level below.
+            let sites: Vec<lsp_types::Location> = walk
+                .entries
+                .iter()
+                .filter(|entry| entry.depth == level + 1 && entry.via.contains(&name))
+                .flat_map(|entry| entry.call_sites.iter().filter(|site| site.callee == name))
+                .filter_map(|site| {
+                    let uri = lsp_types::Uri::from_str(&site.uri).ok()?;
+                    let start = lsp_types::Position { line: site.line0, character: site.character0 };
+                    Some(lsp_types::Location { uri, range: lsp_types::Range { start, end: start } })
+                })
+                .collect();
+            if sites.is_empty() {
+                continue;
+            }
+            let root = crate::lsp::servers::find_root(server.definition(), supervisor.workspace_root(), &file)
+                .root
+                .map(|root| std::fs::canonicalize(&root).unwrap_or(root));
+            let asked: &LanguageServer = match &root {
+                Some(root) if *root != this_root => {
+                    let lease = leases.entry(root.clone()).or_insert_with(|| {
+                        crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), root, &file, deadline)
+                            .ok()
+                            .map(|(lease, _)| lease)
+                    });
+                    match lease {
+                        Some(lease) => &lease.server,
+                        None => continue,
+                    }
+                }
+                _ => server,
+            };
+            let Some(classes) =
+                crate::lsp::go_method_uses::classify_method_uses(supervisor, asked, &file, line0, character0, &sites, deadline)
+            else {
+                continue;
+            };
+            let kept_related =
+                |kind: Option<AskedMethodKind>| classes.kind == AskedMethodKind::Interface && kind == Some(AskedMethodKind::Concrete);
+            let is_left_out = |site: &CallSite| {
+                site.callee == name
+                    && classes.related.get(&(site.uri.clone(), site.line0, site.character0)).is_some_and(|(_, kind)| !kept_related(*kind))
+            };
+            let mut emptied: HashSet<String> = HashSet::new();
+            for entry in walk.entries.iter_mut().filter(|entry| entry.depth == level + 1 && entry.via.contains(&name)) {
+                let before = entry.call_sites.len();
+                for site in entry.call_sites.iter().filter(|site| is_left_out(site)) {
+                    if let Some((method, _)) = classes.related.get(&(site.uri.clone(), site.line0, site.character0)) {
+                        left_out.push(format!(
+                            "{} in `{}` → {method}, listed under `{name}`",
+                            uri_line_label(supervisor, &site.uri, site.line0),
+                            entry.name
+                        ));
+                    }
+                }
+                entry.call_sites.retain(|site| !is_left_out(site));
+                if before > 0 && entry.call_sites.len() < before {
+                    entry.via.retain(|via| *via != name || entry.call_sites.iter().any(|site| site.callee == name));
+                    if entry.call_sites.is_empty() {
+                        emptied.insert(entry.name.clone());
+                    }
+                }
+            }
+            walk.entries.retain(|entry| !(entry.depth == level + 1 && entry.call_sites.is_empty() && emptied.contains(&entry.name)));
+            let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
+            for below in level + 2..=deepest {
+                let kept_above: HashSet<String> =
+                    walk.entries.iter().filter(|entry| entry.depth == below - 1).map(|entry| entry.name.clone()).collect();
+                walk.entries
+                    .retain(|entry| entry.depth != below || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
+            }
+        }
+    }
+    if !left_out.is_empty() {
+        let count = left_out.len();
+        let mut named: Vec<String> = left_out.into_iter().take(8).collect();
+        if count > 8 {
+            named.push(format!("and {} more", count - 8));
+        }
+        walk.notes.push(format!(
+            "note: left out below depth 1: {} gopls gave under a Go method that {} another method (through an interface the method implements, or one gopls relates to it through another interface — such a call may dispatch to it at run time, as to every other implementation): {}",
+            plural(count, "call site"),
+            if count == 1 { "calls" } else { "call" },
+            named.join("; ")
         ));
     }
 }

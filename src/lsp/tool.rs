@@ -2195,9 +2195,23 @@ fn implementations_that_are_expressions(
         ));
     }
     let declarations = total - values.len() - wrapped.len() - usize::from(itself);
-    let rest = match declarations {
-        0 => String::new(),
-        count => format!(
+    // Asked at a method of a Rust trait impl, rust-analyzer lists the trait method's
+    // implementations: siblings of the queried one, which nothing implements (trial118 F1:
+    // `Iterator::next` of `impl Iterator for Either`, "275 declarations that implement or extend
+    // it").
+    let impl_trait = (itself && queried.extension().is_some_and(|extension| extension == "rs"))
+        .then(|| crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &queried).ok())
+        .flatten()
+        .and_then(|text| rust_trait_of_enclosing_impl(&text, resolved.line.saturating_sub(1)));
+    let rest = match (declarations, impl_trait) {
+        (0, _) => String::new(),
+        (count, Some(trait_name)) => format!(
+            "; the other {count} {} the other {} of the trait method `{trait_name}::{name}`, which the queried one implements too ({} lists a trait method's implementations at any of them; nothing implements a method of an impl block)",
+            crate::render::one_or_many(count, "is", "are"),
+            crate::render::one_or_many(count, "implementation", "implementations"),
+            server.id()
+        ),
+        (count, None) => format!(
             "; the other {count} {}",
             crate::render::one_or_many(
                 count,
@@ -2210,6 +2224,46 @@ fn implementations_that_are_expressions(
     // list (trial33 F1, M3: table-core's rows come from `return row as Row<TData>` in createRow).
     let casts = if declarations == 0 && declared.is_empty() { cast_constructions(supervisor, server, name) } else { String::new() };
     Some(format!("note: of these locations: {}{rest}{casts}", parts.join("; ")))
+}
+
+/// The trait of the `impl Trait for Type` block that encloses 0-based line `line0` of Rust
+/// `text` (`Iterator` of `impl<L, R> Iterator for Either<L, R> {`), read up to the nearest
+/// `impl` line indented less than the line; `None` in an inherent impl or outside any impl.
+fn rust_trait_of_enclosing_impl(text: &str, line0: u32) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines.get(line0 as usize)?;
+    let indentation = |line: &str| line.len() - line.trim_start().len();
+    let own = indentation(line);
+    // Up past the `{` and `where` lines of a multi-line header.
+    let header = lines[..line0 as usize]
+        .iter()
+        .rev()
+        .filter(|above| !above.trim().is_empty() && indentation(above) < own && !above.trim_start().starts_with("//"))
+        .find(|above| !matches!(above.trim(), "{" | "where"))?;
+    let rest = header.trim_start().strip_prefix("unsafe ").unwrap_or(header.trim_start()).strip_prefix("impl")?;
+    // The impl's own generic parameters, balanced.
+    let mut rest = rest.trim_start();
+    if rest.starts_with('<') {
+        let mut depth = 0usize;
+        let mut end = 0;
+        for (index, c) in rest.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = index + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = rest[end..].trim_start();
+    }
+    let (trait_part, _) = rest.split_once(" for ")?;
+    let trait_name = trait_part.trim().trim_start_matches('!').split('<').next()?.rsplit("::").next()?.trim();
+    (!trait_name.is_empty()).then(|| trait_name.to_owned())
 }
 
 /// The note naming the strings of the project's TypeScript files (the server's walk scope) that
@@ -4310,6 +4364,15 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_trait_of_an_enclosing_rust_impl_is_read_from_its_header() {
+        let text = "impl<L, R> Iterator for Either<L, R>\nwhere\n    L: Iterator,\n{\n    fn next(&mut self) -> Option<u8> {\n        None\n    }\n}\n\nimpl<L, R> Either<L, R> {\n    pub fn flip(self) {}\n}\n\nunsafe impl<T> std::marker::Send for Wrap<T> {\n    fn x() {}\n}\n";
+        assert_eq!(super::rust_trait_of_enclosing_impl(text, 4).as_deref(), Some("Iterator"));
+        assert_eq!(super::rust_trait_of_enclosing_impl(text, 10), None);
+        assert_eq!(super::rust_trait_of_enclosing_impl(text, 14).as_deref(), Some("Send"));
+    }
+
     use super::*;
 
     #[test]

@@ -41,3 +41,28 @@ fn errors_an_earlier_write_reported_in_files_not_rechecked_are_named_as_reported
     assert!(stderr.contains("stamp.go:11") && stderr.contains("stamp_test.go:9"), "{stderr}");
     assert!(second.contains("all 3 of them were reported as new by an earlier write in this run"), "{second}");
 }
+
+/// Trial 119 F1: below depth 1, calls gopls lists under a followed concrete method that go
+/// through an interface (the standard library's `fmt.Stringer` calls under `(*Timer).String`)
+/// were listed as its callers; at depth 1 the same calls are left out and said.
+#[test]
+fn a_deeper_walk_leaves_out_calls_through_an_interface_listed_under_a_concrete_method() {
+    let test = "lsp_trial119::a_deeper_walk_leaves_out_calls_through_an_interface_listed_under_a_concrete_method";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/clock\n\ngo 1.19\n"),
+        (
+            "clock.go",
+            "package clock\n\nimport \"time\"\n\n// Clock tells the time.\ntype Clock interface {\n\tNow() time.Time\n}\n\ntype real struct{}\n\nfunc (real) Now() time.Time { return time.Now() }\n\n// Timer names when it was made.\ntype Timer struct{ c Clock }\n\n// String says when.\nfunc (t *Timer) String() string { return t.c.Now().String() }\n\n// Describe describes a timer.\nfunc Describe() string {\n\tt := &Timer{c: real{}}\n\treturn t.String()\n}\n",
+        ),
+    ]);
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "clock.go", "line": 7, "symbol": "Now", "depth": 2}));
+    // Ground truth: `Describe` is the one static caller of `(*Timer).String`.
+    assert!(text.contains("func Describe() string {   [function Describe; calls String"), "{text}");
+    assert!(text.contains("note: left out below depth 1:") && text.contains("tringer.String` ("), "{text}");
+    assert!(!text.contains("[go stdlib] (1):"), "a call through a standard library interface is listed as a caller of String:\n{text}");
+}

@@ -54,6 +54,7 @@ mod lsp_trial112;
 mod lsp_trial113;
 mod lsp_trial115;
 mod lsp_trial117;
+mod lsp_trial118;
 mod lsp_trial119;
 mod lsp_trial11_wording;
 mod lsp_trial14;
