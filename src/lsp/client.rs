@@ -1637,6 +1637,30 @@ impl LanguageServer {
     /// event, a `didChange` when the document is open here, an open/close cycle otherwise, and
     /// the open documents resent so their diagnostics are current. Paths under this server's own
     /// root are ignored (its own scan sees them).
+    /// Gives the server the text on disk of each of `paths` (workspace files) it does not have
+    /// open, by an open/close cycle, at most [`OUTSIDE_CHANGE_CYCLE_CAP`]: a server that does not
+    /// act on `workspace/didChangeWatchedFiles` for a file outside its root (pyright reading
+    /// another root's module it imports) then reads the new text. Returns how many were cycled.
+    pub(crate) fn cycle_unopened_documents(&self, paths: &[PathBuf]) -> usize {
+        let open: HashSet<PathBuf> = self.documents.lock().keys().cloned().collect();
+        let Ok(reader) = crate::files::WorkspaceReader::open(&self.workspace_root) else { return 0 };
+        let mut cycled = 0;
+        for path in paths.iter().filter(|path| !open.contains(*path) && path.starts_with(&self.workspace_root)) {
+            if cycled >= OUTSIDE_CHANGE_CYCLE_CAP {
+                break;
+            }
+            let Ok(text) = reader.read_to_string(path) else { continue };
+            let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
+            let _ = self.notify::<notification::DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                text_document: lsp_types::TextDocumentItem { uri: path_to_lsp_uri(path), language_id, version: 1, text },
+            });
+            let _ = self
+                .notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams { text_document: text_document(path) });
+            cycled += 1;
+        }
+        cycled
+    }
+
     pub(crate) fn queue_sibling_root_changes(&self, changes: &[(PathBuf, lsp_types::FileChangeType)]) {
         let mut queued = self.sibling_root_changes.lock();
         for (path, typ) in changes {

@@ -2128,6 +2128,17 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     // versions, sent next, are published against them.)
     if !group.sibling_changes.is_empty() {
         server.notify_file_events(&group.sibling_changes);
+        // pyright acts on no watched-file event for a module outside its root that it imports
+        // (trial120: a nested example project kept the package's old `__init__.py`, and
+        // reported an error about the renamed name after the write and in every answer after):
+        // the files it does not have open are given to it by an open/close cycle.
+        let changed: Vec<PathBuf> = group
+            .sibling_changes
+            .iter()
+            .filter(|(_, typ)| *typ != lsp_types::FileChangeType::DELETED)
+            .map(|(path, _)| path.clone())
+            .collect();
+        server.cycle_unopened_documents(&changed);
         for (path, typ) in &group.sibling_changes {
             if server.document_text(path).is_some() {
                 if *typ == lsp_types::FileChangeType::DELETED {

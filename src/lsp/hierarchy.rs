@@ -639,6 +639,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         }
         // Constructions of the class call its `__init__` (trial40 F7).
         notes.extend(crate::lsp::tool::python_constructor_calls_note(supervisor, server, &path, &resolved));
+        notes.extend(crate::lsp::tool::python_implicit_dunder_calls_note(supervisor, server, &path, &resolved));
         // Operator and scope-end calls of a trait's method are never listed (trial40 F6).
         notes.extend(crate::lsp::tool::rust_implicit_calls_note(supervisor, &path, &resolved));
         // Callers in doc-test examples: rustdoc compiles them, rust-analyzer does not analyze them

@@ -683,6 +683,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // of the member broke it).
     if op == "references" {
         notes.extend(python_constructor_calls_note(supervisor, server, &path, &resolved));
+        notes.extend(python_implicit_dunder_calls_note(supervisor, server, &path, &resolved));
         notes.extend(rust_implicit_calls_note(supervisor, &path, &resolved));
     }
     if let NavigationAnswer::References(found) = &answer {
@@ -3032,6 +3033,49 @@ pub(crate) fn rust_implicit_calls_note(supervisor: &LspSupervisor, path: &Path, 
 /// `super().__init__(` calls of its subclasses' files, which call it while naming neither —
 /// pyright lists calls of the class, not of `__init__` (trial40 F7: `TOMLDecodeError.__init__`
 /// had "no callers" and 30 constructions). `None` for anything else, or when none is found.
+/// The note for a Python dunder method other than `__init__`/`__new__` (see
+/// [`python_constructor_calls_note`]): the runtime calls it through the syntax it stands for
+/// (`hook(…)` for `__call__`, `x[k]` for `__getitem__`), which pyright lists neither among its
+/// references nor as call sites (trial120 F1: pluggy's `HookCaller.__call__`, "1 reference",
+/// "no callers", while pyright resolves 31 calls of instances to it). `None` for other names,
+/// files and positions outside a class.
+pub(crate) fn python_implicit_dunder_calls_note(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+) -> Option<String> {
+    let name = resolved.cursor_identifier.as_str();
+    let is_dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
+    if !is_dunder || matches!(name, "__init__" | "__new__") || path.extension().is_none_or(|ext| ext != "py") {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let class = crate::lsp::syntax::ParsedSource::parse(path, &text)?.python_class_of_method(resolved.line - 1, name)?;
+    let syntax = match name {
+        "__call__" => "calling an instance (`obj(…)`, `self.hook.name(…)`)",
+        "__getitem__" | "__setitem__" | "__delitem__" => "subscripting an instance (`obj[key]`)",
+        "__iter__" | "__next__" => "iterating an instance (`for … in obj`, `iter(obj)`, `next(obj)`)",
+        "__len__" => "`len(obj)` and truth tests",
+        "__contains__" => "`key in obj`",
+        "__enter__" | "__exit__" | "__aenter__" | "__aexit__" => "a `with obj:` statement",
+        "__eq__" | "__ne__" | "__lt__" | "__le__" | "__gt__" | "__ge__" => "comparing an instance (`==`, `<` …)",
+        "__hash__" => "`hash(obj)`, dict keys and set members",
+        "__str__" | "__repr__" | "__format__" => "`str(obj)`, `repr(obj)`, f-strings and `print`",
+        "__getattr__" | "__getattribute__" | "__setattr__" | "__delattr__" => "attribute access on an instance",
+        "__bool__" => "truth tests (`if obj:`)",
+        _ => "the operator, builtin or statement it stands for",
+    };
+    Some(format!(
+        "note: NOT in this answer: the implicit calls of `{}.{name}` — {syntax} runs it, and {} lists no such use among its references or as a call site; where instances of `{}` are used that way is not searched here: lsp references on the class name at {}:{} lists where its instances come from, and a hover on such a use shows the method it reaches",
+        class.name,
+        server.id(),
+        class.name,
+        supervisor.display_path(path),
+        class.name_line0 + 1
+    ))
+}
+
 pub(crate) fn python_constructor_calls_note(
     supervisor: &LspSupervisor,
     server: &LanguageServer,

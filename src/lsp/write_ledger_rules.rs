@@ -236,6 +236,39 @@ pub(crate) fn half_applied_pre_write_state(
         .filter(|path| path.starts_with(server.root()) && !own_written.contains(path) && path.exists())
         .map(|path| supervisor.display_path(path))
         .collect();
+    // Python: a root of its own that imports the project's package (a `docs/examples/…`
+    // project with the package installed) reads the other servers' written modules from the
+    // disk as imports (trial120 F2: pluggy's `HookimplMarker` rename, where the example root saw
+    // the new `pluggy/__init__.py` with its own old text, and an error that never existed was
+    // "resolved by this write").
+    let python = server.definition().extensions.iter().any(|(extension, _)| extension == "py");
+    let imported: Vec<String> = if python && !own_written.is_empty() {
+        groups
+            .iter()
+            .filter(|(other, _)| !std::ptr::eq(other.as_ref(), server) && other.id() == server.id())
+            .flat_map(|(_, written)| written.iter())
+            .filter(|path| {
+                !path.starts_with(server.root())
+                    && path.extension().is_some_and(|extension| extension == "py" || extension == "pyi")
+                    && path.exists()
+            })
+            .map(|path| supervisor.display_path(path))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if read_from_disk.is_empty() && !imported.is_empty() {
+        let count = imported.len();
+        return Some(format!(
+            "{} of this same write ({}) {} checked by another {} process, and this one imports modules from the disk, where {} already written, so its state before the write may be half-applied (the new text of {} with the old text of the files it checks)",
+            crate::render::plural(count, "file"),
+            imported.iter().take(5).cloned().collect::<Vec<_>>().join(", ") + &if count > 5 { format!(" and {} more", count - 5) } else { String::new() },
+            crate::render::one_or_many(count, "is", "are"),
+            server.id(),
+            crate::render::one_or_many(count, "it is", "they are"),
+            crate::render::one_or_many(count, "that file", "those files"),
+        ));
+    }
     if read_from_disk.is_empty() {
         return None;
     }
