@@ -236,6 +236,11 @@ struct UnlistedCalls {
     /// Go builtins and conversions among them (gopls lists none): (0-based line, call text,
     /// always `None`).
     go_builtins: Vec<(u32, String, Option<String>)>,
+    /// The 0-based line of the item the server prepared when that declaration has no body and
+    /// the body scanned is the function at the queried place (`Effect.prototype._start =
+    /// function () {…}` for `declare class Effect { _start(): void }`).
+    #[serde(default)]
+    prepared_without_body: Option<u32>,
 }
 
 /// The calls in `parent`'s body that `ranges` (the `fromRanges` of its outgoing calls, in the
@@ -244,6 +249,7 @@ struct UnlistedCalls {
 fn unlisted_calls(
     workspace_root: &Path,
     parent: &Node,
+    queried: Option<&(String, u32, u32)>,
     ranges: &[lsp_types::Range],
     encoding: crate::lsp::position::PositionEncoding,
     parsed_files: &mut HashMap<String, Option<std::rc::Rc<crate::lsp::syntax::ParsedSource>>>,
@@ -256,6 +262,7 @@ fn unlisted_calls(
         not_scanned: None,
         sites: Vec::new(),
         go_builtins: Vec::new(),
+        prepared_without_body: None,
     };
     let parsed = parsed_files
         .entry(parent.uri.clone())
@@ -269,9 +276,30 @@ fn unlisted_calls(
         unlisted.not_scanned = Some("its file could not be read or has no bundled grammar".to_owned());
         return unlisted;
     };
-    let Some(sites) = parsed.call_sites_in_function(parent.line0, parent.character0, &parent.name) else {
-        unlisted.not_scanned = Some(format!("no function body named `{}` was found at that line in the syntax tree", parent.name));
-        return unlisted;
+    // A prepared item that is a bodiless declaration (tsserver prepares `declare class Effect`'s
+    // `_start(): void;` for `Effect.prototype._start = function () {…}`, trial121 F1): the body
+    // is the one at the queried place, in the same file.
+    let at_queried = || {
+        let (uri, line0, character0) = queried.filter(|(uri, _, _)| *uri == parent.uri)?;
+        let line_text = parsed.line_text(*line0)?;
+        let byte = encoding.byte_from_column(line_text, *character0);
+        let character = line_text.get(..byte).map_or(0, |before| before.chars().count() as u32);
+        let _ = uri;
+        parsed.call_sites_in_function(*line0, character, &parent.name).map(|sites| (sites, *line0))
+    };
+    let sites = match parsed.call_sites_in_function(parent.line0, parent.character0, &parent.name) {
+        Some(sites) => sites,
+        None => match at_queried() {
+            Some((sites, line0)) => {
+                unlisted.prepared_without_body = Some(parent.line0);
+                unlisted.line0 = line0;
+                sites
+            }
+            None => {
+                unlisted.not_scanned = Some(format!("no function body named `{}` was found at that line in the syntax tree", parent.name));
+                return unlisted;
+            }
+        },
     };
     let offset = |position: &lsp_types::Position| {
         let line_text = parsed.line_text(position.line)?;
@@ -959,7 +987,13 @@ fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[
             format!("the body of depth-{} callee `{}` ({})", calls.depth, calls.name, uri_line_label(supervisor, &calls.uri, calls.line0))
         };
         let in_macros = calls.sites.iter().filter(|site| site.2.is_some()).count();
-        let why = if in_macros == 0 {
+        let why = if let Some(declaration_line0) = calls.prepared_without_body {
+            format!(
+                "(at {}): {server_id} prepared the declaration at {}, which has no body (a `declare class` member, a signature), and listed no call of it — these are read from the function assigned at the queried line",
+                uri_line_label(supervisor, &calls.uri, calls.line0),
+                uri_line_label(supervisor, &calls.uri, declaration_line0)
+            )
+        } else if in_macros == 0 {
             format!("that {server_id} resolves to no function (calls through a variable, attribute or parameter are not followed)")
         } else if in_macros == calls.sites.len() {
             format!("written inside macro arguments (each marked `inside m!(…)`), which {server_id} lists no calls in")
@@ -1043,6 +1077,8 @@ fn walk(
     deadline: Instant,
 ) -> Result<Walk, WalkFailure> {
     let started = Instant::now();
+    // The queried place, where the body is when the prepared item is a bodiless declaration.
+    let queried_place = (position.text_document.uri.as_str().to_owned(), position.position.line, position.position.character);
     let prepared = prepare(server, dir, position, deadline).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
     let mut walk = Walk {
         roots: Vec::new(),
@@ -1093,7 +1129,8 @@ fn walk(
             walk.requests += 1;
             if dir.op == "outgoing_calls" {
                 let ranges: Vec<lsp_types::Range> = answer.iter().flat_map(|(_, ranges)| ranges.iter().copied()).collect();
-                walk.unlisted.push(unlisted_calls(supervisor.workspace_root(), parent, &ranges, encoding, &mut parsed_files));
+                let queried = (parent.depth == 0).then_some(&queried_place);
+                walk.unlisted.push(unlisted_calls(supervisor.workspace_root(), parent, queried, &ranges, encoding, &mut parsed_files));
             }
             let parent_name = parent.name.clone();
             let parent_uri = parent.uri.clone();
@@ -2341,6 +2378,40 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         unlisted_direct_calls_headline(&walk.aliases)
     ));
     let page = Page::new(total, offset, supervisor.config().hierarchy_cap, &format!("{}s", dir.noun))?;
+    // TypeScript/JavaScript: a whole-file caller whose calls sit inside function expressions
+    // assigned to members (`Effect.prototype._callback = function () {…}`), which tsserver's call
+    // hierarchy names by the file: those members, as written, with where their names are
+    // (trial121 M1, F2: "(the file's top-level code) … outside any named function or method", and
+    // "the hierarchy ends here" two levels short).
+    let member_functions: HashMap<usize, Vec<(String, u32, u32)>> = if dir.op == "incoming_calls" {
+        let mut parsed: HashMap<String, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+        walk.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| matches!(node.kind, 1 | 2) && node.item.range.start.line == 0 && node.line0 == 0)
+            .filter_map(|(index, node)| {
+                let source = parsed.entry(node.uri.clone()).or_insert_with(|| {
+                    let path = crate::lsp::uri::uri_to_path(&node.uri)?;
+                    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok()?;
+                    crate::lsp::syntax::ParsedSource::parse(&path, &text)
+                });
+                let source = source.as_ref()?;
+                let mut members: Vec<(String, u32, u32)> = Vec::new();
+                for site in &node.call_sites {
+                    let Some(line) = source.line_text(site.line0) else { continue };
+                    let byte = encoding.byte_from_column(line, site.character0);
+                    if let Some(member) = source.typescript_member_function_at(site.line0, byte) {
+                        if !members.contains(&member) {
+                            members.push(member);
+                        }
+                    }
+                }
+                (!members.is_empty()).then_some((index, members))
+            })
+            .collect()
+    } else {
+        HashMap::new()
+    };
     let mut results = Vec::new();
     let mut current_level: Option<usize> = None;
     let mut current_file: Option<String> = None;
@@ -2405,11 +2476,27 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         // outside any named function, e.g. in a callback passed at top level): its line 1 is
         // no caller's line, and quoting it (`import * as core …`) read as the call (trial31 M7).
         let whole_file = matches!(node.kind, 1 | 2) && node.item.range.start.line == 0 && node.line0 == 0 && node.item.range.end.line > 0;
+        let members = member_functions.get(&index);
         if whole_file && !outside_unknown {
-            annotations[0] = format!("{kind} {name}: its top-level code — the calls below stand outside any named function or method (in callbacks or statements at the top level)");
+            annotations[0] = match members {
+                Some(members) => format!(
+                    "{kind} {name}: {server_id} names the file for calls inside function expressions assigned to members — here {}; ask incoming_calls at the member's name for its callers",
+                    members
+                        .iter()
+                        .map(|(member, line0, _)| format!("`{member}` ({}:{})", place.labeled(), line0 + 1))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => format!("{kind} {name}: its top-level code — the calls below stand outside any named function or method (in callbacks or statements at the top level)"),
+            };
         }
         let source = if whole_file {
-            "(the file's top-level code)".to_owned()
+            match members {
+                Some(members) => {
+                    format!("(inside {})", members.iter().map(|(member, _, _)| format!("`{member}`")).collect::<Vec<_>>().join(", "))
+                }
+                None => "(the file's top-level code)".to_owned(),
+            }
         } else if place.text.is_empty() {
             name.clone()
         } else {
@@ -2540,6 +2627,13 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         && walk.entries.iter().any(|node| matches!(node.followed, Followed::DepthReached | Followed::OtherRootDepthReached))
     {
         out.push_str(&format!("(\"depth\": {} follows one level further)\n", depth + 1));
+    } else if !member_functions.is_empty()
+        && walk.entries.iter().enumerate().any(|(index, node)| node.depth == deepest && member_functions.contains_key(&index))
+    {
+        out.push_str(&format!(
+            "depth {} not reached through {server_id}: the calls at depth {deepest} listed under a whole file sit inside function expressions assigned to members (named above), which its call hierarchy does not follow — ask incoming_calls at each member's name\n",
+            deepest + 1
+        ));
     } else if deepest < depth
         && walk.entries.iter().any(|node| node.depth == deepest && matches!(node.followed, Followed::Yes | Followed::OtherRootWalked))
     {

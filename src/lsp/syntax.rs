@@ -572,6 +572,38 @@ impl ParsedSource {
         Some(found)
     }
 
+    /// TypeScript/JavaScript: the function expression assigned to a member
+    /// (`Effect.prototype._callback = function () {…}`) whose body holds 0-based `line0`, byte
+    /// `byte` of that line: the member as written (`Effect.prototype._callback`) and its name's
+    /// 0-based line and column in characters. tsserver's call hierarchy names no such function:
+    /// a call inside it is given under the file (trial121 M1, F2). `None` elsewhere, or when a
+    /// nearer function encloses the place.
+    pub fn typescript_member_function_at(&self, line0: u32, byte: usize) -> Option<(String, u32, u32)> {
+        if !matches!(
+            self.language,
+            ast_grep_language::SupportLang::TypeScript | ast_grep_language::SupportLang::Tsx | ast_grep_language::SupportLang::JavaScript
+        ) {
+            return None;
+        }
+        let start = *self.line_starts.get(line0 as usize)? + byte;
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(start, start)?;
+        loop {
+            if FUNCTION_KINDS.contains(&node.kind()) {
+                let parent = node.parent()?;
+                if parent.kind() != "assignment_expression" {
+                    return None;
+                }
+                let left = parent.child_by_field_name("left").filter(|left| left.kind() == "member_expression")?;
+                let property = left.child_by_field_name("property")?;
+                let property_line0 = property.start_position().row as u32;
+                let line_start = *self.line_starts.get(property_line0 as usize)?;
+                let character = self.source.get(line_start..property.start_byte())?.chars().count() as u32;
+                return Some((self.node_text(left).to_owned(), property_line0, character));
+            }
+            node = node.parent()?;
+        }
+    }
+
     fn node_text(&self, node: tree_sitter::Node<'_>) -> &str {
         self.source.get(node.start_byte()..node.end_byte()).unwrap_or("")
     }
@@ -636,6 +668,16 @@ impl ParsedSource {
             // packages: @tanstack/form-core writes every method so).
             if matches!(node.kind(), "variable_declarator" | "public_field_definition") && names_identifier {
                 return node.child_by_field_name("value").filter(|value| FUNCTION_KINDS.contains(&value.kind()));
+            }
+            // `Effect.prototype._start = function () {…}` (trial121 F1: @preact/signals-core
+            // writes every method so): the function assigned to the member the name ends.
+            if node.kind() == "assignment_expression" {
+                let names_member = node
+                    .child_by_field_name("left")
+                    .filter(|left| left.kind() == "member_expression")
+                    .and_then(|left| left.child_by_field_name("property"))
+                    .is_some_and(|property| property.start_byte() == identifier.start_byte());
+                return node.child_by_field_name("right").filter(|right| names_member && FUNCTION_KINDS.contains(&right.kind()));
             }
         }
         None
