@@ -700,14 +700,30 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             notes.extend(merged.notes);
             // Asked in a consumer root about the library's symbol: the library's own server
             // lists the library's uses (trial106 F2).
-            let merged = crate::lsp::sibling_roots::references_in_owning_root(
-                supervisor,
-                server,
-                &path,
-                &resolved,
-                merged.locations,
-                request_deadline,
-            );
+            // An embedded Go field (`type FixedClock struct { clock.Clock }`) names the field
+            // and, through its type, the library's type: gopls answers for the field, and the
+            // type's uses are another list (trial119 F3: the field's 4 uses mixed with the
+            // library's uses of the type, the consumer's own uses of it missing).
+            let embedded_field = server.id() == "gopls"
+                && go_embedded_field_line(&resolved.line_text, &resolved.cursor_identifier)
+                && crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
+                    .is_ok_and(|text| go_line_in_struct_type(&text, resolved.line.saturating_sub(1)));
+            let merged = if embedded_field {
+                notes.push(format!(
+                    "note: `{}` here is an embedded field: these are the references of the field (`x.{}`, `{}:` keys) as gopls gives them; the uses of its type are another list — call lsp references at the type's declaration (lsp definition on this line finds it)",
+                    resolved.cursor_identifier, resolved.cursor_identifier, resolved.cursor_identifier
+                ));
+                crate::lsp::sibling_roots::DependentReferences { locations: merged.locations, notes: Vec::new(), not_listed: Vec::new() }
+            } else {
+                crate::lsp::sibling_roots::references_in_owning_root(
+                    supervisor,
+                    server,
+                    &path,
+                    &resolved,
+                    merged.locations,
+                    request_deadline,
+                )
+            };
             notes.extend(merged.notes);
             references_not_listed.extend(merged.not_listed);
             notes.extend(crate::lsp::rename_coverage::references_not_listed_note(
@@ -729,12 +745,13 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     locations_naming(supervisor, merged.locations, &resolved.cursor_identifier, server.position_encoding(), &queried);
                 if !left_out.is_empty() {
                     notes.push(format!(
-                        "note: {} more {} gopls gave {} not name `{}` (the text there is another identifier: {}) — left out of this list",
+                        "note: {} more {} gopls gave {} not name `{}` (the text there is another identifier: {}{}) — left out of this list",
                         left_out.len(),
                         crate::render::one_or_many(left_out.len(), "location", "locations"),
                         crate::render::one_or_many(left_out.len(), "does", "do"),
                         resolved.cursor_identifier,
-                        left_out.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                        left_out.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+                        if left_out.len() > 5 { format!(", and {} more", left_out.len() - 5) } else { String::new() }
                     ));
                 }
                 match kept {
@@ -2225,6 +2242,35 @@ fn implementations_that_are_expressions(
     // list (trial33 F1, M3: table-core's rows come from `return row as Row<TData>` in createRow).
     let casts = if declarations == 0 && declared.is_empty() { cast_constructions(supervisor, server, name) } else { String::new() };
     Some(format!("note: of these locations: {}{rest}{casts}", parts.join("; ")))
+}
+
+/// Whether a Go source line declares an embedded struct field named `name` (`\tclock.Clock`,
+/// `\t*Mock`, with an optional tag or comment): the type name alone, optionally qualified and
+/// behind a `*`. (A struct's named field has a name before its type.)
+fn go_embedded_field_line(line: &str, name: &str) -> bool {
+    let code = line.split("//").next().unwrap_or_default().trim();
+    let code = match code.find('`') {
+        Some(tag) => code[..tag].trim_end(),
+        None => code,
+    };
+    let bare = code.strip_prefix('*').unwrap_or(code);
+    let last = bare.rsplit('.').next().unwrap_or(bare);
+    last == name && bare.split('.').count() <= 2 && bare.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+}
+
+/// Whether 0-based line `line0` of Go `text` lies in a `struct { … }` type (read up to the brace
+/// that opens the block around it), not an `interface { … }` (whose embedded names are types).
+fn go_line_in_struct_type(text: &str, line0: u32) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut depth = 0i32;
+    for above in lines[..(line0 as usize).min(lines.len())].iter().rev() {
+        let code = above.split("//").next().unwrap_or_default();
+        depth += code.matches('}').count() as i32 - code.matches('{').count() as i32;
+        if depth < 0 {
+            return code.contains("struct");
+        }
+    }
+    false
 }
 
 /// The trait of the `impl Trait for Type` block that encloses 0-based line `line0` of Rust
@@ -4408,6 +4454,19 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_embedded_go_field_line_is_told_from_a_named_field() {
+        assert!(super::go_embedded_field_line("\tclock.Clock", "Clock"));
+        assert!(super::go_embedded_field_line("\t*Mock // the mock", "Mock"));
+        assert!(super::go_embedded_field_line("\tsync.Mutex `json:\"-\"`", "Mutex"));
+        assert!(!super::go_embedded_field_line("\tclock clock.Clock", "Clock"));
+        assert!(!super::go_embedded_field_line("func (c Clock) Now() {", "Clock"));
+        assert!(!super::go_embedded_field_line("\treturn c.Clock", "Clock"));
+        let text = "package p\n\ntype A struct {\n\tclock.Clock\n}\n\ntype B interface {\n\tio.Reader\n}\n";
+        assert!(super::go_line_in_struct_type(text, 3));
+        assert!(!super::go_line_in_struct_type(text, 7));
+    }
 
     #[test]
     fn the_trait_of_an_enclosing_rust_impl_is_read_from_its_header() {

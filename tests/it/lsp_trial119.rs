@@ -66,3 +66,33 @@ fn a_deeper_walk_leaves_out_calls_through_an_interface_listed_under_a_concrete_m
     assert!(text.contains("note: left out below depth 1:") && text.contains("tringer.String` ("), "{text}");
     assert!(!text.contains("[go stdlib] (1):"), "a call through a standard library interface is listed as a caller of String:\n{text}");
 }
+
+/// Trial 119 F3: `references` at an embedded field (`type FixedClock struct { clock.Clock }` in
+/// a consumer module) mixed the field's uses with the library's uses of the type `Clock` and
+/// left out the consumer's own uses of the type: it answers for the field now, and says so.
+#[test]
+fn references_at_an_embedded_field_in_a_consumer_are_the_fields() {
+    let test = "lsp_trial119::references_at_an_embedded_field_in_a_consumer_are_the_fields";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/clock\n\ngo 1.19\n"),
+        (
+            "clock.go",
+            "package clock\n\nimport \"time\"\n\n// Clock tells the time.\ntype Clock interface {\n\tNow() time.Time\n}\n\ntype real struct{}\n\nfunc (real) Now() time.Time { return time.Now() }\n\n// New is the real clock.\nfunc New() Clock { return real{} }\n",
+        ),
+        ("consumer/go.mod", "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/clock v0.0.0\n\nreplace example.com/clock => ../\n"),
+        (
+            "consumer/app.go",
+            "package consumer\n\nimport \"example.com/clock\"\n\n// FixedClock embeds a clock.\ntype FixedClock struct {\n\tclock.Clock\n}\n\n// NewFixed makes one.\nfunc NewFixed() *FixedClock { return &FixedClock{Clock: clock.New()} }\n\n// Use takes a clock.\nfunc Use(c clock.Clock) clock.Clock { return c }\n",
+        ),
+    ]);
+    assert!(support::go_offline(&dir.path().join("consumer"), &["vet", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "consumer/app.go", "line": 7, "symbol": "clock.Clock"}));
+    // Ground truth (by construction): the field is declared at 7 and set at 11 (`Clock:`).
+    assert!(text.contains("2 references in 1 file:"), "{text}");
+    assert!(!text.contains("clock.go"), "the library's uses of the type are mixed in:\n{text}");
+    assert!(text.contains("note: `Clock` here is an embedded field"), "{text}");
+}
