@@ -50,6 +50,8 @@ pub(crate) struct MethodUses {
     /// Each location that is a use of another method, with that method described the same way
     /// and what it is (`None`: a declaration runbound could not read as a method).
     pub related: HashMap<LocationKey, (String, Option<AskedMethodKind>)>,
+    /// Each related location's declaration (canonical path, 0-based line of the name).
+    pub related_declarations: HashMap<LocationKey, (PathBuf, u32)>,
     /// How many workspace locations were not classified (no definition answered, the time or
     /// the cap ran out); they stay in the list as gopls gave them.
     pub unclassified: usize,
@@ -108,6 +110,7 @@ pub(crate) fn classify_method_uses(
         kind: described.kind,
         method: format!("`{}` ({}:{})", described.name, supervisor.display_path(&declaration_file), declaration_line + 1),
         related: HashMap::new(),
+        related_declarations: HashMap::new(),
         unclassified: 0,
         outside_workspace: 0,
     };
@@ -228,6 +231,7 @@ pub(crate) fn classify_method_uses(
             }
         }
     }
+    classes.related_declarations = related_targets;
     Some(classes)
 }
 
@@ -402,17 +406,12 @@ fn definition_targets_unopened(
         partial_result_params: Default::default(),
     };
     let Ok(answer) = server.request::<lsp_types::request::GotoDefinition>(params, deadline) else { return Vec::new() };
-    let locations = match answer {
-        None => Vec::new(),
-        Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(location.uri, location.range.start)],
-        Some(lsp_types::GotoDefinitionResponse::Array(list)) => {
-            list.into_iter().map(|location| (location.uri, location.range.start)).collect()
-        }
-        Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
-            links.into_iter().map(|link| (link.target_uri, link.target_selection_range.start)).collect()
-        }
-    };
-    locations.into_iter().filter_map(|(uri, start)| Some((crate::lsp::uri::lsp_uri_to_path(&uri)?, start.line, start.character))).collect()
+    crate::lsp::tool::response_locations(answer)
+        .into_iter()
+        .filter_map(|location| {
+            Some((crate::lsp::uri::lsp_uri_to_path(&location.uri)?, location.range.start.line, location.range.start.character))
+        })
+        .collect()
 }
 
 fn canonical(path: &Path) -> PathBuf {

@@ -1563,25 +1563,9 @@ fn follow_other_root_entries(
                 let Ok(answer) = step(owner, dir, item, deadline) else { continue };
                 for (item, ranges) in answer {
                     let mut node = node_from_item(item, level + 1);
-                    let sites: Vec<CallSite> = ranges
-                        .iter()
-                        .map(|range| CallSite {
-                            uri: node.uri.clone(),
-                            line0: range.start.line,
-                            character0: range.start.character,
-                            callee: name.clone(),
-                        })
-                        .collect();
+                    let sites = call_sites_from_ranges(&node.uri, &ranges, &name);
                     let key = node.key();
-                    if let Some(known) = walk.entries.iter_mut().find(|known| known.key() == key && known.depth == node.depth) {
-                        for site in sites {
-                            if !known.call_sites.contains(&site) {
-                                known.call_sites.push(site);
-                            }
-                        }
-                        if !known.via.contains(&name) {
-                            known.via.push(name.clone());
-                        }
+                    if merge_into_known_entry(walk, &key, node.depth, sites.clone(), &name).is_some() {
                         continue;
                     }
                     // Reached at another depth already (or the queried item itself): listed
@@ -1638,7 +1622,25 @@ fn separate_related_method_calls_below(
             .filter(|entry| entry.depth == level && matches!(entry.followed, Followed::Yes | Followed::OtherRootWalked))
             .map(|entry| (entry.name.clone(), entry.uri.clone(), entry.line0, entry.character0))
             .collect();
-        for (name, uri, line0, character0) in followed {
+        // The sites below carry their callee's name only: every followed entry of that name at
+        // this level counts as the one a site calls (trial123 F1: logr's `Logger.Info` beside
+        // another `Info` at depth 1; the calls of one were taken for calls of "another method").
+        let declarations_named = |name: &str| -> Vec<(PathBuf, u32)> {
+            followed
+                .iter()
+                .filter(|(other, _, _, _)| other == name)
+                .filter_map(|(_, uri, line0, _)| {
+                    let path = crate::lsp::uri::uri_to_path(uri)?;
+                    Some((std::fs::canonicalize(&path).unwrap_or(path), *line0))
+                })
+                .collect()
+        };
+        let mut names_done: HashSet<String> = HashSet::new();
+        for (name, uri, line0, character0) in followed.clone() {
+            if !names_done.insert(name.clone()) {
+                continue;
+            }
+            let same_named = declarations_named(&name);
             if Instant::now() >= deadline {
                 return;
             }
@@ -1686,8 +1688,10 @@ fn separate_related_method_calls_below(
             let kept_related =
                 |kind: Option<AskedMethodKind>| classes.kind == AskedMethodKind::Interface && kind == Some(AskedMethodKind::Concrete);
             let is_left_out = |site: &CallSite| {
+                let key = (site.uri.clone(), site.line0, site.character0);
                 site.callee == name
-                    && classes.related.get(&(site.uri.clone(), site.line0, site.character0)).is_some_and(|(_, kind)| !kept_related(*kind))
+                    && classes.related.get(&key).is_some_and(|(_, kind)| !kept_related(*kind))
+                    && !classes.related_declarations.get(&key).is_some_and(|declaration| same_named.contains(declaration))
             };
             let mut emptied: HashSet<String> = HashSet::new();
             for entry in walk.entries.iter_mut().filter(|entry| entry.depth == level + 1 && entry.via.contains(&name)) {
@@ -1732,6 +1736,44 @@ fn separate_related_method_calls_below(
             named.join("; ")
         ));
     }
+}
+
+/// The call sites of one step's answer entry: each range's start in the entry's file, calling
+/// `callee` (the entry one depth up).
+fn call_sites_from_ranges(uri: &str, ranges: &[lsp_types::Range], callee: &str) -> Vec<CallSite> {
+    ranges
+        .iter()
+        .map(|range| CallSite {
+            uri: uri.to_owned(),
+            line0: range.start.line,
+            character0: range.start.character,
+            callee: callee.to_owned(),
+        })
+        .collect()
+}
+
+/// Merges `sites` (calling `callee`) into the entry already at `depth` with `key`, if there is
+/// one: its new sites added and `callee` among what it relates to. `Some(sites added)` when
+/// merged, `None` when no such entry is in the walk.
+fn merge_into_known_entry(
+    walk: &mut Walk,
+    key: &(String, u32, u32, String),
+    depth: usize,
+    sites: Vec<CallSite>,
+    callee: &str,
+) -> Option<usize> {
+    let known = walk.entries.iter_mut().find(|known| known.depth == depth && known.key() == *key)?;
+    let mut added = 0;
+    for site in sites {
+        if !known.call_sites.contains(&site) {
+            added += 1;
+            known.call_sites.push(site);
+        }
+    }
+    if !known.via.iter().any(|via| via == callee) {
+        known.via.push(callee.to_owned());
+    }
+    Some(added)
 }
 
 /// How many followed entries [`deeper_callers_in_root`] asks another root's server about.
@@ -1787,26 +1829,10 @@ fn deeper_callers_in_root(
                 }
                 node.followed = Followed::OtherRoot;
                 node.via.push(name.clone());
-                node.call_sites = ranges
-                    .iter()
-                    .map(|range| CallSite {
-                        uri: node.uri.clone(),
-                        line0: range.start.line,
-                        character0: range.start.character,
-                        callee: name.clone(),
-                    })
-                    .collect();
+                node.call_sites = call_sites_from_ranges(&node.uri, &ranges, name);
                 let key = node.key();
-                if let Some(known) = walk.entries.iter_mut().find(|known| known.depth == node.depth && known.key() == key) {
-                    for site in node.call_sites {
-                        if !known.call_sites.contains(&site) {
-                            added_sites += 1;
-                            known.call_sites.push(site);
-                        }
-                    }
-                    if !known.via.contains(name) {
-                        known.via.push(name.clone());
-                    }
+                if let Some(added) = merge_into_known_entry(walk, &key, node.depth, node.call_sites.clone(), name) {
+                    added_sites += added;
                     continue;
                 }
                 added_callers += 1;

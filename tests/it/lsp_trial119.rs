@@ -96,3 +96,28 @@ fn references_at_an_embedded_field_in_a_consumer_are_the_fields() {
     assert!(!text.contains("clock.go"), "the library's uses of the type are mixed in:\n{text}");
     assert!(text.contains("note: `Clock` here is an embedded field"), "{text}");
 }
+
+/// Trial 123 F1 (go-logr/logr): below depth 1, the callers of two followed methods of the same
+/// name (`Logger.Info` and another `Info` that call `LogSink.Info`) were classified against one
+/// of them only, and the other's 34 direct calls were left out as calls "of another method".
+#[test]
+fn a_deeper_walk_keeps_the_calls_of_every_followed_method_of_one_name() {
+    let test = "lsp_trial119::a_deeper_walk_keeps_the_calls_of_every_followed_method_of_one_name";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/logr\n\ngo 1.19\n"),
+        (
+            "logr.go",
+            "package logr\n\n// LogSink writes.\ntype LogSink interface {\n\tInfo(level int, msg string)\n}\n\n// Logger logs to a sink.\ntype Logger struct{ sink LogSink }\n\n// Info logs.\nfunc (l Logger) Info(msg string) { l.sink.Info(0, msg) }\n\n// Wrapper wraps a sink.\ntype Wrapper struct{ s LogSink }\n\n// Info logs through the wrapper.\nfunc (w Wrapper) Info(msg string) { w.s.Info(1, msg) }\n\n// Run logs with a logger.\nfunc Run(l Logger) { l.Info(\"run\") }\n\n// Use logs with a wrapper.\nfunc Use(w Wrapper) { w.Info(\"use\") }\n",
+        ),
+    ]);
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "logr.go", "line": 5, "symbol": "Info", "depth": 2}));
+    // Ground truth (by construction): `Run` calls `Logger.Info`, `Use` calls `Wrapper.Info`.
+    assert!(text.contains("func Run(l Logger) { l.Info(\"run\") }   [function Run; calls Info"), "{text}");
+    assert!(text.contains("func Use(w Wrapper) { w.Info(\"use\") }   [function Use; calls Info"), "{text}");
+    assert!(!text.contains("left out below depth 1"), "{text}");
+}
