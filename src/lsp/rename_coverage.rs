@@ -1653,6 +1653,8 @@ pub fn complete_rename(
             crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
         });
     let mut keys_naming_member: Vec<String> = Vec::new();
+    // Those in `Omit<…>`'s key list, which compile stale (trial125 F1).
+    let mut omit_keys_naming_member: Vec<String> = Vec::new();
     // Decorators right above the renamed declaration that name it by a string (`@once_per('n')`).
     let mut decorator_strings: Vec<String> = Vec::new();
     if !in_text.is_empty() {
@@ -1681,6 +1683,10 @@ pub fn complete_rename(
                     // for a rename of `FormValidators.onDynamic`, and the edit broke tsc).
                     let base = base.map(|base| source.typescript_conditional_narrowing(hit.line, hit.byte_start, &base).unwrap_or(base));
                     let label = match (member_owner.as_ref(), base) {
+                        (Some(owner), Some(base)) if *owner == base && role == crate::lsp::syntax::OMIT_KEY_ROLE => {
+                            omit_keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                            format!("   (string key of `{owner}` in `Omit<…>`: it names this member, and `Omit` accepts a key its type lacks — left as is, the type it builds keeps the renamed member; edit it)")
+                        }
                         (Some(owner), Some(base)) if *owner == base => {
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                             format!("   (string key of `{owner}`, the type that declares this member: {role} — it names this member; edit it, or the renamed code does not compile)")
@@ -2679,6 +2685,16 @@ pub fn complete_rename(
             crate::render::one_or_many(keys_naming_member.len(), "is", "are"),
             keys_naming_member.join(", "),
             crate::render::one_or_many(keys_naming_member.len(), "it is", "they are")
+        ));
+    }
+    if !omit_keys_naming_member.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} of `Omit<…>` {} the renamed member and {} left unrenamed ({}): `Omit` accepts a key its type does not have, so this compiles, and the type it builds no longer leaves the member out — it gains `{new_name}` (an option or property that type-checks where it was refused, and may be ignored at run time), with no error anywhere; edit {} to `{new_name}`",
+            crate::render::plural(omit_keys_naming_member.len(), "key"),
+            crate::render::one_or_many(omit_keys_naming_member.len(), "names", "name"),
+            crate::render::one_or_many(omit_keys_naming_member.len(), "is", "are"),
+            omit_keys_naming_member.join(", "),
+            crate::render::one_or_many(omit_keys_naming_member.len(), "it", "them")
         ));
     }
     if !go_examples.is_empty() {

@@ -191,6 +191,9 @@ pub struct TypeScriptScopeFacts {
 }
 
 /// Node kinds of function-like scopes, across the bundled grammars.
+/// [`ParsedSource::string_property_key_role`] of a key in `Omit<T, …>`'s key list.
+pub(crate) const OMIT_KEY_ROLE: &str = "key in the key list of `Omit<…>`";
+
 pub(crate) const FUNCTION_KINDS: &[&str] = &[
     // TypeScript / JavaScript
     "function_declaration",
@@ -2051,6 +2054,13 @@ impl ParsedSource {
             }
         }
         if up.kind() == "type_arguments" {
+            // `Omit<T, K extends keyof any>` accepts a key `T` lacks: a stale key compiles, and
+            // the member is no longer left out (trial125 F1).
+            let generic = up.parent().filter(|generic| generic.kind() == "generic_type");
+            let head = generic.and_then(|generic| generic.child_by_field_name("name")).and_then(|name| self.source.get(name.byte_range()));
+            if head.is_some_and(|head| head == "Omit" || head.ends_with(".Omit")) {
+                return Some(OMIT_KEY_ROLE);
+            }
             return Some("key in a type argument");
         }
         let is_index = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id());
