@@ -812,9 +812,13 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     );
     let implicit_protocol_warning =
         implicit_protocol_member_warning(&path, &resolved.line_text, &resolved.cursor_identifier, &args.new_name);
+    let serialized_name_warning = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok().and_then(|text| {
+        rust_serde_field_warning(&path, &text, resolved.line.saturating_sub(1), &resolved.cursor_identifier, &args.new_name)
+    });
     let top_warnings: Vec<String> = outside_config
         .iter()
         .chain(implicit_protocol_warning.iter())
+        .chain(serialized_name_warning.iter())
         .chain(edited_outside_warning.iter())
         .chain(&test_collection_warnings)
         .chain(&macro_argument_warnings)
@@ -1209,6 +1213,75 @@ mod tests {
     }
 }
 
+/// A WARNING when the renamed declaration is a field of a Rust struct or a variant of an enum that
+/// derives serde's `Serialize` or `Deserialize`, with no `#[serde(rename = …)]` of its own: the
+/// field's name is its serialized key, so data written before reads no more (a missing field)
+/// and data written after has the new key, with no compiler error (trial122 M1: smol_str's
+/// downstream `Tag.name` renamed `title`, and `{"name": …}` then failed to deserialize).
+/// `line0` is the renamed position's 0-based line in `text`; `None` otherwise.
+fn rust_serde_field_warning(path: &std::path::Path, text: &str, line0: u32, old_name: &str, new_name: &str) -> Option<String> {
+    if path.extension().is_none_or(|extension| extension != "rs") {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines.get(line0 as usize)?.trim();
+    let declared = line.strip_prefix("pub(crate) ").or_else(|| line.strip_prefix("pub ")).unwrap_or(line);
+    let is_field = declared.strip_prefix(old_name).is_some_and(|rest| rest.trim_start().starts_with(':'));
+    let is_variant = declared.strip_prefix(old_name).is_some_and(|rest| {
+        rest.is_empty() || rest.starts_with(',') || rest.starts_with('(') || rest.starts_with(" {") || rest.starts_with('{')
+    });
+    if !is_field && !is_variant {
+        return None;
+    }
+    // The field's own attributes, right above it.
+    let own_attributes = lines[..line0 as usize]
+        .iter()
+        .rev()
+        .take_while(|above| above.trim_start().starts_with("#[") || above.trim_start().starts_with("///"));
+    if own_attributes.clone().any(|attribute| attribute.contains("serde(") && attribute.contains("rename")) {
+        return None;
+    }
+    // Up to the `struct`/`enum` line that opens the block, then its attributes.
+    let mut depth = 0i32;
+    let mut opening = None;
+    for (index, above) in lines[..line0 as usize].iter().enumerate().rev() {
+        depth += above.matches('}').count() as i32 - above.matches('{').count() as i32;
+        if depth < 0 {
+            opening = Some(index);
+            break;
+        }
+    }
+    let opening = opening?;
+    let head = lines[opening];
+    let kind = if head.contains("struct ") {
+        "field"
+    } else if head.contains("enum ") {
+        "variant"
+    } else {
+        return None;
+    };
+    if (kind == "field") != is_field {
+        return None;
+    }
+    let container_attributes: Vec<&str> = lines[..opening]
+        .iter()
+        .rev()
+        .take_while(|above| above.trim_start().starts_with("#[") || above.trim_start().starts_with("///") || above.trim().is_empty())
+        .copied()
+        .collect();
+    let derives_serde = container_attributes
+        .iter()
+        .any(|attribute| attribute.contains("derive(") && (attribute.contains("Serialize") || attribute.contains("Deserialize")));
+    let renames_all = container_attributes.iter().any(|attribute| attribute.contains("rename_all"));
+    if !derives_serde {
+        return None;
+    }
+    let how = if renames_all { " (through the container's `rename_all`)" } else { "" };
+    Some(format!(
+        "WARNING: `{old_name}` is a {kind} of a type that derives serde's `Serialize`/`Deserialize`: its name is its serialized name{how}, so data written before this rename (`\"{old_name}\"`) no longer reads as this type and data written after has `\"{new_name}\"` — no compiler error shows it; to keep the format, add `#[serde(rename = \"{old_name}\")]` to the {kind}"
+    ))
+}
+
 /// A WARNING when the renamed declaration is a member the language runtime calls by its name,
 /// with no call in the code for a compiler to check: JavaScript/TypeScript's `toString`,
 /// `valueOf`, `toJSON`, `toLocaleString` (`String(x)`, template literals, `JSON.stringify`),
@@ -1269,6 +1342,16 @@ fn implicit_protocol_member_warning(path: &std::path::Path, line_text: &str, old
 
 #[cfg(test)]
 mod implicit_protocol_tests {
+    #[test]
+    fn renaming_a_field_of_a_serde_derived_struct_is_warned_of() {
+        let text = "#[derive(Debug, Serialize, Deserialize)]\npub struct Tag {\n    pub name: SmolStr,\n    #[serde(rename = \"v\")]\n    pub value: u8,\n}\n\npub struct Plain {\n    pub name: u8,\n}\n";
+        let rs = std::path::Path::new("src/lib.rs");
+        let warning = super::rust_serde_field_warning(rs, text, 2, "name", "title").expect("a serde field");
+        assert!(warning.contains("`#[serde(rename = \"name\")]`"), "{warning}");
+        assert_eq!(super::rust_serde_field_warning(rs, text, 4, "value", "amount"), None);
+        assert_eq!(super::rust_serde_field_warning(rs, text, 8, "name", "title"), None);
+    }
+
     use super::implicit_protocol_member_warning;
     use std::path::Path;
 

@@ -63,6 +63,26 @@ pub struct WordHit {
     pub line_text: String,
 }
 
+/// Whether byte `byte_start` of a Python line lies in an import's module path: between `from`
+/// and `import` in `from a.b import c`, or in the dotted name of `import a.b` (before any `as`).
+fn python_import_module_path(line: &str, byte_start: usize) -> bool {
+    let indent = line.len() - line.trim_start().len();
+    let code = &line[indent..];
+    if let Some(rest) = code.strip_prefix("from ") {
+        let module_end = rest.find(" import").map_or(code.len(), |at| at + "from ".len());
+        return byte_start >= indent + "from ".len() && byte_start < indent + module_end;
+    }
+    if let Some(rest) = code.strip_prefix("import ") {
+        let names_end = rest.find(" as ").map_or(code.len(), |at| at + "import ".len());
+        return byte_start >= indent + "import ".len() && byte_start < indent + names_end;
+    }
+    false
+}
+
+fn path_is_python(path: &Path) -> bool {
+    path.extension().is_some_and(|extension| extension == "py" || extension == "pyi")
+}
+
 /// Whole-word occurrences of `word` in the files `definition` serves under `root`, and how many
 /// files were scanned. The walk honours `.gitignore`, skips hidden directories and the
 /// environment/build directories named in the module docs, keeps to the project's files by its
@@ -1162,6 +1182,14 @@ pub fn complete_rename(
             kept_by_export_alias.push(hit);
             continue;
         }
+        // Python: a name in an import's module path (`from .retry import …`) names a module,
+        // never the renamed binding, whatever the definition there gives (trial124 F1:
+        // tenacity's function `retry` renamed, and 16 `from .retry import …` of the submodule
+        // `retry.py` were renamed too; the package no longer imported).
+        if path_is_python(&hit.path) && python_import_module_path(&hit.line_text, hit.byte_start) {
+            elsewhere.push((hit, None));
+            continue;
+        }
         let (start, _) = columns(&hit);
         let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
         // A missed reference leads to the renamed symbol, or to a binding the edit renames (an
@@ -1308,8 +1336,13 @@ pub fn complete_rename(
             let follow: Vec<WordHit> = elsewhere
                 .iter()
                 .filter(|(hit, first)| {
+                    // An attribute (`wrapped.retry`) or an import's module path (`from .retry
+                    // import …`) is no use of the imported binding (trial124 F1, F2).
+                    let attribute = hit.line_text.get(..hit.byte_start).is_some_and(|before| before.trim_end().ends_with('.'));
                     hit.path == path
                         && first.is_none()
+                        && !attribute
+                        && !python_import_module_path(&hit.line_text, hit.byte_start)
                         && (hit.line as usize == import.import_line || (import.binds_the_name && !import.also_bound_elsewhere))
                 })
                 .map(|(hit, _)| hit.clone())
@@ -4392,6 +4425,16 @@ mod tests {
         assert!(!at(&["type (", "\ttracer interface {", "\t\tStackTrace() StackTrace", "\t}", ")"], 2));
         assert!(!at(&["\treturn f.StackTrace()"], 0));
         assert!(!at(&["func (w *withStack) StackTrace() StackTrace {"], 0));
+    }
+
+    #[test]
+    fn a_python_import_module_path_is_told_from_the_imported_names() {
+        let line = "from .retry import retry_all, retry_any";
+        assert!(python_import_module_path(line, 6));
+        assert!(!python_import_module_path(line, 19));
+        assert!(python_import_module_path("    import tenacity.retry as r", 20));
+        assert!(!python_import_module_path("    import tenacity.retry as retry", 30));
+        assert!(!python_import_module_path("retry = 1", 0));
     }
 
     #[test]

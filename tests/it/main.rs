@@ -59,6 +59,7 @@ mod lsp_trial119;
 mod lsp_trial11_wording;
 mod lsp_trial120;
 mod lsp_trial121;
+mod lsp_trial124;
 mod lsp_trial125;
 mod lsp_trial14;
 mod lsp_trial14_wording;
