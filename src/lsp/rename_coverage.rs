@@ -1685,6 +1685,20 @@ pub fn complete_rename(
             let text = reader.read_to_string(path).ok()?;
             crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
         });
+    // The types whose member declaration of the old name the rename edits too (tsserver renames
+    // the interface member a class method implements): their keys name the renamed member as
+    // well (trial129 F1: `Pick<RouterHistory, 'createHref'>` under a rename asked at
+    // `ServerHistory.createHref` was "another property … leave it", and tsc then failed).
+    let renamed_member_owners: Vec<String> = edits
+        .iter()
+        .filter(|(path, _)| path.extension().is_some_and(|extension| matches!(extension.to_str(), Some("ts" | "tsx" | "mts" | "cts"))))
+        .flat_map(|(path, list)| {
+            let parsed = reader.read_to_string(path).ok().and_then(|text| crate::lsp::syntax::ParsedSource::parse(path, &text));
+            list.iter()
+                .filter_map(|edit| parsed.as_ref().and_then(|parsed| parsed.typescript_member_owner_name(edit.range.start.line, old_name)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let mut keys_naming_member: Vec<String> = Vec::new();
     // Those in `Omit<…>`'s key list, which compile stale (trial125 F1).
     let mut omit_keys_naming_member: Vec<String> = Vec::new();
@@ -1730,6 +1744,14 @@ pub fn complete_rename(
                         (Some(owner), Some(base)) if source.typescript_type_parameter_in_scope(hit.line, hit.byte_start, &base) => {
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                             format!("   (string key of the type parameter `{base}`: {role} — it names this member where `{base}` is constrained to `{owner}` (or a type that has it); edit it, or the renamed code does not compile)")
+                        }
+                        (Some(_), Some(base)) if renamed_member_owners.contains(&base) && role == crate::lsp::syntax::OMIT_KEY_ROLE => {
+                            omit_keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                            format!("   (string key of `{base}` in `Omit<…>`, whose `{old_name}` this rename renames too: `Omit` accepts a key its type lacks — left as is, the type it builds keeps the renamed member; edit it)")
+                        }
+                        (Some(_), Some(base)) if renamed_member_owners.contains(&base) => {
+                            keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                            format!("   (string key of `{base}`, whose `{old_name}` this rename renames too: {role} — it names the renamed member; edit it, or the renamed code does not compile)")
                         }
                         // Another type's key (trial35 F1: the other branch's `T['onBlurAsync']`,
                         // `Pick<FieldMetaBase, "errorMap">` under a rename of `BaseFormState.errorMap`).

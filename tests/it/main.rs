@@ -61,6 +61,7 @@ mod lsp_trial120;
 mod lsp_trial121;
 mod lsp_trial124;
 mod lsp_trial125;
+mod lsp_trial129;
 mod lsp_trial14;
 mod lsp_trial14_wording;
 mod lsp_trial16;

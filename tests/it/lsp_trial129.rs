@@ -1,0 +1,41 @@
+//! Wrong answer from the fresh-user trial 129 (@tanstack/history 1.162.5), against the real
+//! tsserver and tsc, on a fixture of the same shape:
+//! - F1: renaming the class method `ServerHistory.createHref` renames the interface member
+//!   `RouterHistory.createHref` too (tsserver), and the key `'createHref'` in
+//!   `Pick<RouterHistory, …>` was "another property … leave it otherwise"; tsc then failed.
+//!
+//! Ground truth: tsc after the rename (the `Pick` key no longer names a member).
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of() {
+    let test = "lsp_trial129::a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"hist\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/index.ts", "export interface RouterHistory {\n  createHref: (path: string) => string\n  push: (path: string) => void\n}\n\nexport class ServerHistory implements RouterHistory {\n  createHref(path: string): string {\n    return `/base${path}`\n  }\n\n  push(path: string): void {\n    void path\n  }\n}\n"),
+        ("src/helpers.ts", "import type { RouterHistory } from './index'\n\nexport type Hrefs = Pick<RouterHistory, 'createHref'>\n\nexport const plain: Hrefs = { createHref: (path) => path }\n"),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "src/index.ts", "line": 7, "symbol": "createHref", "new_name": "buildHref"}));
+    assert!(
+        text.contains(
+            "WARNING: 1 string that names the renamed member as a key of the type that declares it is left unrenamed (src/helpers.ts:3)"
+        ),
+        "{text}"
+    );
+    // Ground truth: the stale key breaks tsc.
+    let errors = support::tsc_errors(dir.path());
+    assert!(errors.iter().any(|error| error.contains("src/helpers.ts(3,")), "{errors:?}");
+}
