@@ -582,6 +582,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 if server.id() == "gopls" {
                     separate_related_method_calls(supervisor, server, &path, line0, character, &mut walk, deadline);
                 }
+                if server.id() == "typescript-language-server" {
+                    separate_typescript_class_method_calls(supervisor, server, &path, line0, character, &mut walk, deadline);
+                }
                 follow_other_root_entries(supervisor, server, &dir, depth, &mut walk, deadline);
                 if server.id() == "gopls" && depth > 1 {
                     separate_related_method_calls_below(supervisor, server, depth, &mut walk, deadline);
@@ -1774,6 +1777,109 @@ fn merge_into_known_entry(
         known.via.push(callee.to_owned());
     }
     Some(added)
+}
+
+/// tsserver at a class method that implements an interface member lists, as its callers, the
+/// calls of every other implementation of that member and the calls through the interface
+/// (trial129 F2: `f.createHref('/y')` on a `FakeHistory` among the callers of
+/// `ServerHistory.createHref`). Each depth-1 call site, and each reference the hierarchy does not
+/// list, is asked its definition: one that leads elsewhere than the queried class method is taken
+/// out (a caller left with none goes, with the entries only it led to) and named in a note —
+/// a call through the interface may still dispatch to the method at run time. Nothing is taken
+/// out at a function or an interface member, nor where a definition gives no answer.
+fn separate_typescript_class_method_calls(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    character: u32,
+    walk: &mut Walk,
+    deadline: Instant,
+) {
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let Some((declaration_file, declaration_line, _)) =
+        crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline).into_iter().min()
+    else {
+        return;
+    };
+    let Some(root) = walk.roots.first() else { return };
+    let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &declaration_file) else { return };
+    let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(&declaration_file, &text) else { return };
+    let Some(owner) = parsed.typescript_member_owner_name(declaration_line, &root.name) else { return };
+    let is_class = text.lines().any(|line| {
+        let words: Vec<&str> =
+            line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).filter(|word| !word.is_empty()).collect();
+        words.windows(2).any(|pair| pair[0] == "class" && pair[1] == owner)
+    });
+    if !is_class {
+        return;
+    }
+    let declaration = (canonical(&declaration_file), declaration_line);
+    // The definition a place leads to, when it leads somewhere and not to the queried method.
+    let elsewhere = |uri: &str, site_line0: u32, site_character0: u32| -> Option<String> {
+        let file = crate::lsp::uri::uri_to_path(uri)?;
+        let targets = crate::lsp::rename_coverage::definition_targets(server, &file, site_line0, site_character0, deadline);
+        if targets.is_empty() || targets.iter().any(|(target, line, _)| (canonical(target), *line) == declaration) {
+            return None;
+        }
+        let (target, line, _) = targets.into_iter().min()?;
+        Some(crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &target).with_line(line + 1))
+    };
+    let mut left: Vec<String> = Vec::new();
+    let mut removed: HashSet<(String, u32, u32)> = HashSet::new();
+    for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
+        for site in &entry.call_sites {
+            if Instant::now() >= deadline {
+                break;
+            }
+            if let Some(target) = elsewhere(&site.uri, site.line0, site.character0) {
+                left.push(format!("{} in `{}` → {target}", uri_line_label(supervisor, &site.uri, site.line0), entry.name));
+                removed.insert((site.uri.clone(), site.line0, site.character0));
+            }
+        }
+    }
+    let mut unlisted_left = 0;
+    let unlisted: Vec<(String, u32, u32)> =
+        walk.aliases.uses_not_listed.iter().map(|use_| (use_.uri.clone(), use_.line0, use_.character0)).collect();
+    for (uri, use_line0, use_character0) in unlisted {
+        if Instant::now() < deadline && elsewhere(&uri, use_line0, use_character0).is_some() {
+            removed.insert((uri, use_line0, use_character0));
+            unlisted_left += 1;
+        }
+    }
+    if left.is_empty() && unlisted_left == 0 {
+        return;
+    }
+    let mut emptied: HashSet<String> = HashSet::new();
+    for entry in walk.entries.iter_mut().filter(|entry| entry.depth == 1) {
+        let before = entry.call_sites.len();
+        entry.call_sites.retain(|site| !removed.contains(&(site.uri.clone(), site.line0, site.character0)));
+        if before > 0 && entry.call_sites.is_empty() {
+            emptied.insert(entry.name.clone());
+        }
+    }
+    walk.entries.retain(|entry| !(entry.depth == 1 && entry.call_sites.is_empty() && emptied.contains(&entry.name)));
+    let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
+    for below in 2..=deepest {
+        let kept_above: HashSet<String> =
+            walk.entries.iter().filter(|entry| entry.depth == below - 1).map(|entry| entry.name.clone()).collect();
+        walk.entries.retain(|entry| entry.depth != below || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
+    }
+    walk.aliases.uses_not_listed.retain(|use_| !removed.contains(&(use_.uri.clone(), use_.line0, use_.character0)));
+    let count = left.len();
+    let mut named: Vec<String> = left.into_iter().take(8).collect();
+    if count > 8 {
+        named.push(format!("and {} more", count - 8));
+    }
+    walk.notes.push(format!(
+        "note: left out of this answer: {} {} gave for the class method `{owner}.{}` whose definition is another declaration — another implementation of the member, or the interface member itself (a call through the interface may still reach `{owner}.{}` at run time){}{}",
+        plural(count, "call site"),
+        server.id(),
+        root.name,
+        root.name,
+        if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) },
+        if unlisted_left > 0 { format!("; and {} of its references that lead elsewhere are not listed as ways a call may reach it", unlisted_left) } else { String::new() }
+    ));
 }
 
 /// How many followed entries [`deeper_callers_in_root`] asks another root's server about.

@@ -3,8 +3,11 @@
 //! - F1: renaming the class method `ServerHistory.createHref` renames the interface member
 //!   `RouterHistory.createHref` too (tsserver), and the key `'createHref'` in
 //!   `Pick<RouterHistory, …>` was "another property … leave it otherwise"; tsc then failed.
+//! - F2: `incoming_calls` of the class method `ServerHistory.createHref` listed a call on another
+//!   implementation (`FakeHistory`) as a call of it.
 //!
-//! Ground truth: tsc after the rename (the `Pick` key no longer names a member).
+//! Ground truth: tsc after the rename (the `Pick` key no longer names a member); which method
+//! each call reaches is fixed by construction (the receivers' declared classes).
 
 use crate::support;
 
@@ -38,4 +41,28 @@ fn a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of() {
     // Ground truth: the stale key breaks tsc.
     let errors = support::tsc_errors(dir.path());
     assert!(errors.iter().any(|error| error.contains("src/helpers.ts(3,")), "{errors:?}");
+}
+
+#[test]
+fn callers_of_a_class_method_leave_out_calls_of_other_implementations() {
+    let test = "lsp_trial129::callers_of_a_class_method_leave_out_calls_of_other_implementations";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"hist\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/index.ts", "export interface RouterHistory {\n  createHref: (path: string) => string\n  push: (path: string) => void\n}\n\nexport class ServerHistory implements RouterHistory {\n  createHref(path: string): string {\n    return `/base${path}`\n  }\n\n  push(path: string): void {\n    void path\n  }\n}\n"),
+        ("src/fake.ts", "import { ServerHistory, type RouterHistory } from './index'\n\nexport class FakeHistory implements RouterHistory {\n  createHref(path: string): string {\n    return `#${path}`\n  }\n\n  push(path: string): void {\n    void path\n  }\n}\n\nexport function useBoth(h: RouterHistory): string[] {\n  const server = new ServerHistory()\n  const fake = new FakeHistory()\n  return [server.createHref('/x'), fake.createHref('/y'), h.createHref('/z')]\n}\n"),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/index.ts", "line": 7, "symbol": "createHref"}));
+    // By construction: `server.createHref('/x')` calls it; `fake.createHref('/y')` calls
+    // `FakeHistory.createHref`; `h.createHref('/z')` goes through the interface.
+    assert!(text.contains("1 caller, 1 call site"), "{text}");
+    assert!(text.contains("note: left out of this answer: 2 call sites") && text.contains("→ src/fake.ts:4"), "{text}");
 }
