@@ -917,21 +917,7 @@ fn separate_related_method_calls(
     }
     // Taken out: the call sites, the callers left with none, the deeper entries only they led to,
     // and the unlisted references.
-    let mut removed_names: HashSet<String> = HashSet::new();
-    for entry in walk.entries.iter_mut().filter(|entry| entry.depth == 1) {
-        let before = entry.call_sites.len();
-        entry.call_sites.retain(|site| !is_left_out(site));
-        if before > 0 && entry.call_sites.is_empty() {
-            removed_names.insert(entry.name.clone());
-        }
-    }
-    walk.entries.retain(|entry| !(entry.depth == 1 && entry.call_sites.is_empty() && removed_names.contains(&entry.name)));
-    let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
-    for depth in 2..=deepest {
-        let kept_above: HashSet<String> =
-            walk.entries.iter().filter(|entry| entry.depth == depth - 1).map(|entry| entry.name.clone()).collect();
-        walk.entries.retain(|entry| entry.depth != depth || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
-    }
+    let removed_names = take_out_call_sites(walk, 1, |_| true, &is_left_out);
     walk.aliases
         .uses_not_listed
         .retain(|use_| classes.related.get(&(use_.uri.clone(), use_.line0, use_.character0)).is_none_or(|(_, kind)| kept_related(*kind)));
@@ -1696,9 +1682,7 @@ fn separate_related_method_calls_below(
                     && classes.related.get(&key).is_some_and(|(_, kind)| !kept_related(*kind))
                     && !classes.related_declarations.get(&key).is_some_and(|declaration| same_named.contains(declaration))
             };
-            let mut emptied: HashSet<String> = HashSet::new();
-            for entry in walk.entries.iter_mut().filter(|entry| entry.depth == level + 1 && entry.via.contains(&name)) {
-                let before = entry.call_sites.len();
+            for entry in walk.entries.iter().filter(|entry| entry.depth == level + 1 && entry.via.contains(&name)) {
                 for site in entry.call_sites.iter().filter(|site| is_left_out(site)) {
                     if let Some((method, _)) = classes.related.get(&(site.uri.clone(), site.line0, site.character0)) {
                         left_out.push(format!(
@@ -1708,22 +1692,8 @@ fn separate_related_method_calls_below(
                         ));
                     }
                 }
-                entry.call_sites.retain(|site| !is_left_out(site));
-                if before > 0 && entry.call_sites.len() < before {
-                    entry.via.retain(|via| *via != name || entry.call_sites.iter().any(|site| site.callee == name));
-                    if entry.call_sites.is_empty() {
-                        emptied.insert(entry.name.clone());
-                    }
-                }
             }
-            walk.entries.retain(|entry| !(entry.depth == level + 1 && entry.call_sites.is_empty() && emptied.contains(&entry.name)));
-            let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
-            for below in level + 2..=deepest {
-                let kept_above: HashSet<String> =
-                    walk.entries.iter().filter(|entry| entry.depth == below - 1).map(|entry| entry.name.clone()).collect();
-                walk.entries
-                    .retain(|entry| entry.depth != below || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
-            }
+            take_out_call_sites(walk, level + 1, |entry| entry.via.contains(&name), &is_left_out);
         }
     }
     if !left_out.is_empty() {
@@ -1802,10 +1772,10 @@ fn separate_typescript_class_method_calls(
     else {
         return;
     };
-    let Some(root) = walk.roots.first() else { return };
+    let Some(root_name) = walk.roots.first().map(|root| root.name.clone()) else { return };
     let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &declaration_file) else { return };
     let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(&declaration_file, &text) else { return };
-    let Some(owner) = parsed.typescript_member_owner_name(declaration_line, &root.name) else { return };
+    let Some(owner) = parsed.typescript_member_owner_name(declaration_line, &root_name) else { return };
     let is_class = text.lines().any(|line| {
         let words: Vec<&str> =
             line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).filter(|word| !word.is_empty()).collect();
@@ -1850,21 +1820,7 @@ fn separate_typescript_class_method_calls(
     if left.is_empty() && unlisted_left == 0 {
         return;
     }
-    let mut emptied: HashSet<String> = HashSet::new();
-    for entry in walk.entries.iter_mut().filter(|entry| entry.depth == 1) {
-        let before = entry.call_sites.len();
-        entry.call_sites.retain(|site| !removed.contains(&(site.uri.clone(), site.line0, site.character0)));
-        if before > 0 && entry.call_sites.is_empty() {
-            emptied.insert(entry.name.clone());
-        }
-    }
-    walk.entries.retain(|entry| !(entry.depth == 1 && entry.call_sites.is_empty() && emptied.contains(&entry.name)));
-    let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(1);
-    for below in 2..=deepest {
-        let kept_above: HashSet<String> =
-            walk.entries.iter().filter(|entry| entry.depth == below - 1).map(|entry| entry.name.clone()).collect();
-        walk.entries.retain(|entry| entry.depth != below || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
-    }
+    take_out_call_sites(walk, 1, |_| true, &|site: &CallSite| removed.contains(&(site.uri.clone(), site.line0, site.character0)));
     walk.aliases.uses_not_listed.retain(|use_| !removed.contains(&(use_.uri.clone(), use_.line0, use_.character0)));
     let count = left.len();
     let mut named: Vec<String> = left.into_iter().take(8).collect();
@@ -1875,11 +1831,44 @@ fn separate_typescript_class_method_calls(
         "note: left out of this answer: {} {} gave for the class method `{owner}.{}` whose definition is another declaration — another implementation of the member, or the interface member itself (a call through the interface may still reach `{owner}.{}` at run time){}{}",
         plural(count, "call site"),
         server.id(),
-        root.name,
-        root.name,
+        root_name,
+        root_name,
         if named.is_empty() { String::new() } else { format!(": {}", named.join("; ")) },
         if unlisted_left > 0 { format!("; and {} of its references that lead elsewhere are not listed as ways a call may reach it", unlisted_left) } else { String::new() }
     ));
+}
+
+/// Takes the call sites `is_out` says out of the entries at `depth` that `entries` selects: a
+/// caller left with no call site goes, with the deeper entries it alone led to, and an entry that
+/// keeps some no longer relates to a callee whose sites all went. Returns the names of the
+/// callers that went.
+fn take_out_call_sites(
+    walk: &mut Walk,
+    depth: usize,
+    entries: impl Fn(&Node) -> bool,
+    is_out: &dyn Fn(&CallSite) -> bool,
+) -> HashSet<String> {
+    let mut emptied: HashSet<String> = HashSet::new();
+    for entry in walk.entries.iter_mut().filter(|entry| entry.depth == depth && entries(entry)) {
+        let before = entry.call_sites.len();
+        let gone: HashSet<String> = entry.call_sites.iter().filter(|site| is_out(site)).map(|site| site.callee.clone()).collect();
+        entry.call_sites.retain(|site| !is_out(site));
+        if entry.call_sites.len() == before {
+            continue;
+        }
+        entry.via.retain(|via| !gone.contains(via) || entry.call_sites.iter().any(|site| site.callee == *via));
+        if entry.call_sites.is_empty() {
+            emptied.insert(entry.name.clone());
+        }
+    }
+    walk.entries.retain(|entry| !(entry.depth == depth && entry.call_sites.is_empty() && emptied.contains(&entry.name)));
+    let deepest = walk.entries.iter().map(|entry| entry.depth).max().unwrap_or(depth);
+    for below in depth + 1..=deepest {
+        let kept_above: HashSet<String> =
+            walk.entries.iter().filter(|entry| entry.depth == below - 1).map(|entry| entry.name.clone()).collect();
+        walk.entries.retain(|entry| entry.depth != below || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
+    }
+    emptied
 }
 
 /// How many followed entries [`deeper_callers_in_root`] asks another root's server about.

@@ -13,19 +13,28 @@ use crate::support;
 
 use serde_json::json;
 
-#[test]
-fn a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of() {
-    let test = "lsp_trial129::a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of";
-    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
-        return;
-    }
-    let dir = support::workspace_with(&[
+/// A strict TypeScript project whose `src/index.ts` declares `RouterHistory` and the class
+/// `ServerHistory` that implements it (`createHref` at line 7), with `more` files beside it.
+fn history_workspace(more: &[(&str, &str)]) -> tempfile::TempDir {
+    let mut files: Vec<(&str, &str)> = vec![
         ("package.json", "{\"name\": \"hist\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
         (
             "tsconfig.json",
             "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
         ),
         ("src/index.ts", "export interface RouterHistory {\n  createHref: (path: string) => string\n  push: (path: string) => void\n}\n\nexport class ServerHistory implements RouterHistory {\n  createHref(path: string): string {\n    return `/base${path}`\n  }\n\n  push(path: string): void {\n    void path\n  }\n}\n"),
+    ];
+    files.extend_from_slice(more);
+    support::workspace_with(&files)
+}
+
+#[test]
+fn a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of() {
+    let test = "lsp_trial129::a_key_of_an_interface_whose_member_the_rename_renames_too_is_warned_of";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = history_workspace(&[
         ("src/helpers.ts", "import type { RouterHistory } from './index'\n\nexport type Hrefs = Pick<RouterHistory, 'createHref'>\n\nexport const plain: Hrefs = { createHref: (path) => path }\n"),
     ]);
     assert!(support::tsc_errors(dir.path()).is_empty());
@@ -49,13 +58,7 @@ fn callers_of_a_class_method_leave_out_calls_of_other_implementations() {
     if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
         return;
     }
-    let dir = support::workspace_with(&[
-        ("package.json", "{\"name\": \"hist\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
-        (
-            "tsconfig.json",
-            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
-        ),
-        ("src/index.ts", "export interface RouterHistory {\n  createHref: (path: string) => string\n  push: (path: string) => void\n}\n\nexport class ServerHistory implements RouterHistory {\n  createHref(path: string): string {\n    return `/base${path}`\n  }\n\n  push(path: string): void {\n    void path\n  }\n}\n"),
+    let dir = history_workspace(&[
         ("src/fake.ts", "import { ServerHistory, type RouterHistory } from './index'\n\nexport class FakeHistory implements RouterHistory {\n  createHref(path: string): string {\n    return `#${path}`\n  }\n\n  push(path: string): void {\n    void path\n  }\n}\n\nexport function useBoth(h: RouterHistory): string[] {\n  const server = new ServerHistory()\n  const fake = new FakeHistory()\n  return [server.createHref('/x'), fake.createHref('/y'), h.createHref('/z')]\n}\n"),
     ]);
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
