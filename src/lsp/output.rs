@@ -1009,6 +1009,10 @@ pub struct CheckedRenameCoverage {
     /// `monkeypatch.setattr`: live references that fail at run time (not in
     /// `left_in_comments_and_strings`).
     pub left_in_attribute_name_strings: Vec<String>,
+    /// Python: occurrences in an import's module path (`from .retry import …`, `import a.retry`):
+    /// they name a module of the same name, not the renamed symbol, and are left (not in
+    /// `left_unrenamed`) (`path:line`).
+    pub left_in_import_module_paths: Vec<String>,
     /// Go: the occurrences of `left_unrenamed` whose definition is a method tied to the renamed
     /// one by an interface (an implementation of the renamed interface method, or the interface
     /// method the renamed method implements): not another symbol — the build breaks where the

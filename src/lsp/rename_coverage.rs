@@ -1103,6 +1103,8 @@ pub fn complete_rename(
     let mut extra_renames: Vec<String> = Vec::new();
     let mut added: Vec<WordHit> = Vec::new();
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
+    // Python: occurrences in an import's module path (`from .retry import …`): a module's name.
+    let mut import_module_paths: Vec<WordHit> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut kept_by_export_alias: Vec<WordHit> = Vec::new();
     // TypeScript: uses of the property a renamed local was destructured from (the edit wrote
@@ -1186,8 +1188,10 @@ pub fn complete_rename(
         // never the renamed binding, whatever the definition there gives (trial124 F1:
         // tenacity's function `retry` renamed, and 16 `from .retry import …` of the submodule
         // `retry.py` were renamed too; the package no longer imported).
+        // They are listed apart, not among the occurrences to check: ranked first as "no
+        // definition", 15 of them hid every real suspect of the listing (trial124 recheck).
         if path_is_python(&hit.path) && python_import_module_path(&hit.line_text, hit.byte_start) {
-            elsewhere.push((hit, None));
+            import_module_paths.push(hit);
             continue;
         }
         let (start, _) = columns(&hit);
@@ -1358,6 +1362,7 @@ pub fn complete_rename(
     // A later rename (from another missed reference) may have covered an occurrence judged
     // before it: only what the final edit leaves is said as left.
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
+    import_module_paths.retain(|hit| !is_covered(&edits, hit));
     declaration_kept.retain(|hit| !is_covered(&edits, hit));
     kept_by_export_alias.retain(|hit| !is_covered(&edits, hit));
     destructured_property.retain(|hit| !is_covered(&edits, hit));
@@ -2146,6 +2151,14 @@ pub fn complete_rename(
             },
         );
     }
+    if !import_module_paths.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} in import module paths (`from .{old_name} import …`, `import a.{old_name}`) — they name a module `{old_name}`, not this symbol; nothing to do unless that module is renamed too:",
+            crate::render::plural(import_module_paths.len(), "occurrence"),
+        ));
+        let lines = one_per_line(import_module_paths.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| "   (module path)".to_owned());
+    }
     if let (Some(scope), false) = (&local_scope, outside_local_scope.is_empty()) {
         let functions = crate::lsp::rename_local_scope::enclosing_function_count(&reader, &outside_local_scope);
         report.push(crate::lsp::rename_local_scope::other_locals_line(
@@ -2497,6 +2510,7 @@ pub fn complete_rename(
             .chain(doc_tests_renamed.iter())
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
+        left_in_import_module_paths: import_module_paths.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_attribute_name_strings: attribute_names.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_comments_and_strings: in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_doc_tests: doc_tests.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),

@@ -5,6 +5,9 @@
 //!   own added edits): the package no longer imported.
 //! - F2: it renamed `wrapped.retry`, the attribute the decorator sets on what it wraps, in a
 //!   file that imports `retry`: the test reading it failed with AttributeError.
+//! - Recheck: those module paths, left, were listed first among the occurrences "whose
+//!   definition leads elsewhere or nowhere — check them" as `(no definition)`, 15 of them hiding
+//!   every real suspect of the listing; they are listed apart, as module paths.
 //!
 //! Ground truth: CPython imports the package and runs the test module after the rename.
 
@@ -42,6 +45,13 @@ fn renaming_a_function_named_like_a_submodule_leaves_module_paths_and_attributes
     assert!(init.contains("from .retry import retry_all"), "the submodule's path was renamed:\n{init}\n{text}");
     assert!(check.contains("work.retry)"), "the wrapper's attribute was renamed:\n{check}\n{text}");
     assert!(check.contains("@retry_call"), "{check}");
+    let module_paths = text.find("in import module paths").unwrap_or_else(|| panic!("the module path is not listed apart:\n{text}"));
+    let module_path_line = text.find("tenacityish/__init__.py:1: from .retry import").expect(&text);
+    assert!(module_path_line > module_paths, "{text}");
+    assert!(
+        !text.lines().any(|line| line.contains("from .retry import") && line.contains("(no definition)")),
+        "the module path is listed as an occurrence to check:\n{text}"
+    );
     // Ground truth: the package imports and the module runs after the rename.
     assert_eq!(support::python_prints(dir.path(), "import runpy; runpy.run_path('tests/check.py')"), "True policy");
 }
