@@ -1602,23 +1602,49 @@ pub fn complete_rename(
     // …)`) is no member of the renamed class (trial55 M1: it was the one WARNING of renaming
     // `RetryAction.sleep`): the object's hover says `(module)`.
     let mut attribute_names_of_modules: Vec<(WordHit, String)> = Vec::new();
+    // A module-level definition (`def retry` at column 0) is an attribute of its module only: a
+    // string naming the attribute of any other object (`hasattr(_retryable_coroutine, "retry")`,
+    // the attribute tenacity's decorator sets on what it wraps) is another attribute (tenacity
+    // 9.0.0 recheck: it was the one WARNING of renaming the function `retry`, and renaming the
+    // string as told would have failed the test).
+    let renamed_module_level = origin_targets.iter().any(|(path, target_line, _)| {
+        path_is_python(path)
+            && reader.read_to_string(path).is_ok_and(|text| {
+                text.lines().nth(*target_line as usize).is_some_and(|line| python_module_level_definition_line(line, old_name))
+            })
+    });
+    let mut attribute_names_of_other_objects: Vec<(WordHit, String)> = Vec::new();
     attribute_names.retain(|hit| match attribute_call_object(&hit.line_text, hit.byte_start) {
         Some((object, identifier_at)) if Instant::now() < deadline => {
             let character = server.position_encoding().column_from_byte(&hit.line_text, identifier_at);
-            let is_module = hover_text(server, &hit.path, hit.line, character, deadline).is_some_and(|hover| {
-                hover
-                    .lines()
-                    .map(str::trim)
-                    .find(|line| !line.is_empty() && !line.starts_with("```"))
-                    .is_some_and(|line| line.starts_with("(module)"))
-            });
-            if is_module {
+            let Some(hover) = hover_text(server, &hit.path, hit.line, character, deadline) else { return true };
+            let first_line = hover.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with("```")).unwrap_or_default();
+            if first_line.starts_with("(module)") {
                 attribute_names_of_modules.push((hit.clone(), object));
+                return false;
             }
-            !is_module
+            // A variable or parameter holding a module (`mod: Module("tenacity")`) may be the
+            // renamed definition's module: kept.
+            if renamed_module_level && !first_line.contains("Module(") && !first_line.is_empty() {
+                attribute_names_of_other_objects.push((hit.clone(), object));
+                return false;
+            }
+            true
         }
         _ => true,
     });
+    if !attribute_names_of_other_objects.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} in getattr / setattr / hasattr / mock.patch.object calls whose object is not a module ({}): the renamed `{old_name}` is a module-level definition, an attribute of its module only — these name another attribute of that object (one a decorator or setattr put there)",
+            crate::render::plural(attribute_names_of_other_objects.len(), "string"),
+            attribute_names_of_other_objects
+                .iter()
+                .map(|(hit, object)| format!("`{object}` at {}:{}", shown(&hit.path), hit.line + 1))
+                .take(LISTED)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !attribute_names_of_modules.is_empty() {
         report.push(format!(
             "  left unrenamed, rightly: {} in getattr / setattr / mock.patch.object calls whose object is a module ({}): an attribute of that module, not of the renamed member's class",
@@ -3502,6 +3528,20 @@ pub(crate) fn go_dynamic_caller(interface: &str) -> &'static str {
 /// of `line` (`setattr(tenacity.nap.time, "sleep", …)` → `tenacity.nap.time`) and the byte where
 /// its last identifier starts; `None` when the call's `(` or the `,` before the string are not on
 /// the line, or the object does not end with an identifier.
+/// Whether a Python line is a module-level definition of `name`: at column 0, `def name`,
+/// `async def name`, `class name`, or an assignment or annotation of `name` (`name = …`,
+/// `name: T`).
+fn python_module_level_definition_line(line: &str, name: &str) -> bool {
+    let rest = ["async def ", "def ", "class "].iter().find_map(|keyword| line.strip_prefix(keyword)).unwrap_or(line);
+    let Some(after) = rest.strip_prefix(name) else { return false };
+    if rest.len() == line.len() {
+        // No keyword: an assignment or annotation of the name.
+        let after = after.trim_start();
+        return (after.starts_with('=') && !after.starts_with("==")) || after.starts_with(':');
+    }
+    after.starts_with(['(', ':', '[', ' '])
+}
+
 fn attribute_call_object(line: &str, byte_start: usize) -> Option<(String, usize)> {
     let before = line.get(..byte_start.checked_sub(1)?)?;
     let comma = before.trim_end().strip_suffix(',')?.len();
@@ -4461,6 +4501,20 @@ mod tests {
         assert!(!at(&["type (", "\ttracer interface {", "\t\tStackTrace() StackTrace", "\t}", ")"], 2));
         assert!(!at(&["\treturn f.StackTrace()"], 0));
         assert!(!at(&["func (w *withStack) StackTrace() StackTrace {"], 0));
+    }
+
+    #[test]
+    fn a_python_module_level_definition_line_is_told_from_members_and_uses() {
+        assert!(python_module_level_definition_line("def retry(func):", "retry"));
+        assert!(python_module_level_definition_line("async def retry(func):", "retry"));
+        assert!(python_module_level_definition_line("class Retry(Base):", "Retry"));
+        assert!(python_module_level_definition_line("class Retry:", "Retry"));
+        assert!(python_module_level_definition_line("retry = make()", "retry"));
+        assert!(python_module_level_definition_line("retry: Callable = make()", "retry"));
+        assert!(!python_module_level_definition_line("    def retry(self):", "retry"));
+        assert!(!python_module_level_definition_line("def retry_all(func):", "retry"));
+        assert!(!python_module_level_definition_line("retry == 1", "retry"));
+        assert!(!python_module_level_definition_line("retry(1)", "retry"));
     }
 
     #[test]
