@@ -1898,11 +1898,16 @@ pub fn complete_rename(
     // concrete method implements (gopls's `implementation` at the renamed method lists them).
     // gopls may rename only the one method; those left are no other symbol: the types stop
     // implementing the interface, and the build breaks where one is used as it.
-    // Whether the renamed method is an interface's (its declaration line is no `func`).
+    // Whether the renamed symbol is an interface's method: its declaration line is a method
+    // spec `Name(…) …` (a type's line, `type Text struct {`, is no method: trial131 F1, gobwas/
+    // glob's struct `match.Text` renamed, "the build breaks after this rename" for the standard
+    // library interfaces gopls lists as the type's implementations, and it built).
     let declaration_line = origin_targets.iter().next().and_then(|(path, target_line, _)| {
         reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned))
     });
-    let renamed_is_interface_method = declaration_line.as_deref().is_some_and(|text| !text.trim_start().starts_with("func"));
+    let renamed_is_interface_method = declaration_line
+        .as_deref()
+        .is_some_and(|text| text.trim_start().strip_prefix(old_name).is_some_and(|after| after.trim_start().starts_with('(')));
     // Tied types that embed the interface (see the report below): said as warnings.
     let mut embedding_warnings: Vec<String> = Vec::new();
     // Go, an interface method: its implementations outside the workspace (the standard
