@@ -2887,7 +2887,8 @@ fn go_anonymous_interface_method(lines: &[&str], line: usize, byte_start: usize,
 
 /// The two `ast_edit` calls that rename the implementations of the Go interface method declared
 /// on `interface_line` (`\tSize() int`, `Each(f func(int))`) and their calls from `old_name` to
-/// `new_name`: the declarations by a pattern with the method's results, then `$X.old(…)`.
+/// `new_name`: the declarations by a pattern with the method's results (and one naming each
+/// result with a metavariable, for implementations that name them), then `$X.old(…)`.
 /// `None` when the line is no method of an interface.
 fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: &str) -> Option<String> {
     let rest = interface_line.trim().strip_prefix(old_name)?;
@@ -2911,10 +2912,38 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
         }
     }
     let results = results?;
+    // An implementation may name its results (`Len() (l int)`), which the interface's `int`
+    // does not match (trial131 M1: gobwas/glob's AnyOf, EveryOf and Row were left, 22 errors):
+    // a second declaration pattern names each result with a metavariable.
+    let named_results = go_named_results_pattern(results);
     let results = if results.is_empty() { String::new() } else { format!(" {results}") };
+    let named_declarations = named_results
+        .map(|named| {
+            format!(
+                ", then the same with {{\"pattern\": \"func ($$$R) {old_name}($$$P) {named} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P) {named} {{ $$$B }}\", \"language\": \"go\"}} for implementations that name their results"
+            )
+        })
+        .unwrap_or_default();
     Some(format!(
-        "`ast_edit` with {{\"pattern\": \"func ($$$R) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P){results} {{ $$$B }}\", \"language\": \"go\"}} renames the declarations (receivers with or without a name; `gofmt -w` the changed files after, it puts a body's first statement back on its own line), then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too, and check that every declaration listed above was renamed)"
+        "`ast_edit` with {{\"pattern\": \"func ($$$R) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P){results} {{ $$$B }}\", \"language\": \"go\"}} renames the declarations (receivers with or without a name; `gofmt -w` the changed files after, it puts a body's first statement back on its own line){named_declarations}, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too, and check that every declaration listed above was renamed)"
     ))
+}
+
+/// The results of a Go method spec written without names (`int`, `(int, bool)`) as a pattern that
+/// names each with a metavariable (`($N1 int)`, `($N1 int, $N2 bool)`). `None` without results,
+/// for results already named, or for a result type with a space or a comma inside brackets
+/// (`chan int`, `func(a, b int) error`), which the split cannot read.
+fn go_named_results_pattern(results: &str) -> Option<String> {
+    let inner = results.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')).unwrap_or(results).trim();
+    if inner.is_empty() || inner.contains(['(', '{', ' ']) && inner.split(',').any(|part| part.trim().contains([' ', '(', '{'])) {
+        return None;
+    }
+    let types: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if types.iter().any(|type_text| type_text.is_empty() || type_text.contains([' ', '(', '{'])) {
+        return None;
+    }
+    let named: Vec<String> = types.iter().enumerate().map(|(index, type_text)| format!("$N{} {type_text}", index + 1)).collect();
+    Some(format!("({})", named.join(", ")))
 }
 
 /// Whole-word occurrences of `old_name` in Rust files that `edit`'s text edits do not cover
@@ -4544,7 +4573,17 @@ mod tests {
         assert!(size.contains(r#"{"pattern": "$X.Size($$$A)", "rewrite": "$X.Len($$$A)", "language": "go"}"#), "{size}");
         let each = go_interface_method_rewrites("\tEach(f func(index int, value interface{})) // calls f", "Each", "ForEach").unwrap();
         assert!(each.contains(r#""pattern": "func ($$$R) Each($$$P) { $$$B }""#), "{each}");
+        assert!(
+            size.contains(r#"{"pattern": "func ($$$R) Size($$$P) ($N1 int) { $$$B }", "rewrite": "func ($$$R) Len($$$P) ($N1 int) { $$$B }", "language": "go"}"#),
+            "{size}"
+        );
+        assert!(!each.contains("name their results"), "{each}");
         let pair = go_interface_method_rewrites("\tNext() (int, bool)", "Next", "Advance").unwrap();
+        assert!(pair.contains(r#""pattern": "func ($$$R) Next($$$P) ($N1 int, $N2 bool) { $$$B }""#), "{pair}");
+        assert_eq!(go_named_results_pattern("(n int, ok bool)"), None);
+        assert_eq!(go_named_results_pattern("map[string]int"), Some("($N1 map[string]int)".to_owned()));
+        assert_eq!(go_named_results_pattern("chan int"), None);
+        assert_eq!(go_named_results_pattern(""), None);
         assert!(pair.contains(r#""pattern": "func ($$$R) Next($$$P) (int, bool) { $$$B }""#), "{pair}");
         assert_eq!(go_interface_method_rewrites("func (l *List) Size() int {", "Size", "Len"), None);
     }
