@@ -165,6 +165,9 @@ enum Followed {
     OtherRootWalked,
     /// Found by another root's server, at the requested depth.
     OtherRootDepthReached,
+    /// Was [`Followed::Repeated`], but the place where it was followed was taken out of the
+    /// answer (reached only through calls of another declaration): its callers are not in it.
+    RepeatedPlaceLeftOut,
 }
 
 /// One entry of the hierarchy (or a prepared root at depth 0).
@@ -588,6 +591,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 follow_other_root_entries(supervisor, server, &dir, depth, &mut walk, deadline);
                 if server.id() == "gopls" && depth > 1 {
                     separate_related_method_calls_below(supervisor, server, depth, &mut walk, deadline);
+                }
+                if server.id() == "typescript-language-server" && depth > 1 {
+                    separate_typescript_calls_below(supervisor, server, depth, &mut walk, deadline);
                 }
             }
             supervisor.answer_cache().put(key, fingerprint, walk.clone());
@@ -1838,6 +1844,80 @@ fn separate_typescript_class_method_calls(
     ));
 }
 
+/// Below depth 1 of a TypeScript walk (`depth` > 1): tsserver's callers of a class method (an
+/// entry followed at some level) include the calls of every other declaration it relates to the
+/// method — another implementation of an interface member, the built-in `Set.add` / `Map.delete`
+/// a class implementing `Set`/`Map` shares its names with (trial133 F1: mobx's `propagateChanged`
+/// at depth 3 listed `addObserver` for `observers_.add(node)` on a native `Set`, 36 callers in
+/// all). Each call site one level below a followed entry is asked its definition; one that leads
+/// to no followed entry of its callee's name at that level is taken out (a caller left with none
+/// goes, with what only it led to) and counted in a note. Sites whose definition gives no
+/// answer stay; bounded by `deadline`, and what was not asked is said.
+fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &LanguageServer, depth: usize, walk: &mut Walk, deadline: Instant) {
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut left_out: Vec<String> = Vec::new();
+    let mut not_asked = 0usize;
+    for level in 1..depth {
+        let mut declarations: HashMap<String, HashSet<(PathBuf, u32)>> = HashMap::new();
+        for entry in walk.entries.iter().filter(|entry| entry.depth == level && matches!(entry.followed, Followed::Yes)) {
+            if let Some(path) = crate::lsp::uri::uri_to_path(&entry.uri) {
+                declarations.entry(entry.name.clone()).or_default().insert((canonical(&path), entry.line0));
+            }
+        }
+        let mut removed: HashSet<(String, u32, u32, String)> = HashSet::new();
+        for entry in walk.entries.iter().filter(|entry| entry.depth == level + 1) {
+            for site in &entry.call_sites {
+                let Some(known) = declarations.get(&site.callee) else { continue };
+                if Instant::now() >= deadline {
+                    not_asked += 1;
+                    continue;
+                }
+                let Some(file) = crate::lsp::uri::uri_to_path(&site.uri) else { continue };
+                let targets = crate::lsp::rename_coverage::definition_targets(server, &file, site.line0, site.character0, deadline);
+                if targets.is_empty() || targets.iter().any(|(target, line, _)| known.contains(&(canonical(target), *line))) {
+                    continue;
+                }
+                let Some((target, line, _)) = targets.into_iter().min() else { continue };
+                left_out.push(format!(
+                    "{} in `{}` → {}, listed under `{}`",
+                    uri_line_label(supervisor, &site.uri, site.line0),
+                    entry.name,
+                    crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &target).with_line(line + 1),
+                    site.callee
+                ));
+                removed.insert((site.uri.clone(), site.line0, site.character0, site.callee.clone()));
+            }
+        }
+        if !removed.is_empty() {
+            take_out_call_sites(walk, level + 1, |_| true, &|site: &CallSite| {
+                removed.contains(&(site.uri.clone(), site.line0, site.character0, site.callee.clone()))
+            });
+        }
+    }
+    if left_out.is_empty() && not_asked == 0 {
+        return;
+    }
+    let count = left_out.len();
+    let mut named: Vec<String> = left_out.into_iter().take(8).collect();
+    if count > 8 {
+        named.push(format!("and {} more", count - 8));
+    }
+    if count > 0 {
+        walk.notes.push(format!(
+            "note: left out below depth 1: {} {} gave under a method whose definition is another declaration of that name (another implementation of an interface member, a built-in `Set`/`Map` method, the interface member itself — a call through an interface may still reach the method at run time): {}",
+            plural(count, "call site"),
+            server.id(),
+            named.join("; ")
+        ));
+    }
+    if not_asked > 0 {
+        walk.notes.push(format!(
+            "note: {} below depth 1 were not checked against their definition (time ran out): some may call another declaration of their callee's name (a built-in `Set`/`Map` method, another implementation)",
+            plural(not_asked, "call site")
+        ));
+    }
+}
+
 /// Takes the call sites `is_out` says out of the entries at `depth` that `entries` selects: a
 /// caller left with no call site goes, with the deeper entries it alone led to, and an entry that
 /// keeps some no longer relates to a callee whose sites all went. Returns the names of the
@@ -1867,6 +1947,26 @@ fn take_out_call_sites(
         let kept_above: HashSet<String> =
             walk.entries.iter().filter(|entry| entry.depth == below - 1).map(|entry| entry.name.clone()).collect();
         walk.entries.retain(|entry| entry.depth != below || entry.via.is_empty() || entry.via.iter().any(|via| kept_above.contains(via)));
+        // A caller kept for another callee keeps none of the sites of one that went (trial133
+        // F1: mobx's `watch` stayed at depth 2 for `setNewValue_` with its `s.add(1)`, a call of
+        // the `ObservableSet.add` taken out at depth 1).
+        for entry in walk.entries.iter_mut().filter(|entry| entry.depth == below && !entry.via.is_empty()) {
+            entry.via.retain(|via| kept_above.contains(via));
+            entry.call_sites.retain(|site| site.callee.is_empty() || kept_above.contains(&site.callee));
+        }
+    }
+    // An entry "already followed above" whose followed place went is followed nowhere now.
+    let followed_keys: HashSet<(String, u32, u32, String)> = walk
+        .entries
+        .iter()
+        .filter(|entry| matches!(entry.followed, Followed::Yes | Followed::OtherRootWalked))
+        .map(Node::key)
+        .chain(walk.roots.iter().map(Node::key))
+        .collect();
+    for entry in walk.entries.iter_mut().filter(|entry| entry.followed == Followed::Repeated) {
+        if !followed_keys.contains(&entry.key()) {
+            entry.followed = Followed::RepeatedPlaceLeftOut;
+        }
     }
     emptied
 }
@@ -1962,6 +2062,7 @@ fn followed_name(followed: Followed) -> &'static str {
         Followed::OtherRoot => "found by another root's server",
         Followed::OtherRootWalked => "followed by another root's server",
         Followed::OtherRootDepthReached => "depth reached",
+        Followed::RepeatedPlaceLeftOut => "first place left out",
     }
 }
 
@@ -2592,6 +2693,9 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::OtherRoot => annotations.push("in another project root, found by its own server; not followed".to_owned()),
             Followed::OtherRootWalked => annotations.push("in another project root, found and followed by its own server".to_owned()),
             Followed::OtherRootDepthReached => annotations.push("in another project root, found by its own server".to_owned()),
+            Followed::RepeatedPlaceLeftOut => annotations.push(
+                "not followed: it was followed where it first appeared, a place this answer leaves out (see the notes) — its callers are not listed; ask at it".to_owned(),
+            ),
         }
         // A caller that is a whole file (tsserver and pyright name the module for calls made
         // outside any named function, e.g. in a callback passed at top level): its line 1 is

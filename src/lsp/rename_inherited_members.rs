@@ -139,7 +139,26 @@ pub fn inherited_member_warnings(
             continue;
         };
         read += 1;
+        let mut outside_warned = false;
         for (declared_at, members) in interface_members_at_definitions(server, &locations, &interface_name) {
+            // A member the class owes an interface declared outside the workspace (lib.d.ts'
+            // `Set<T>.add`, which `class ObservableSet<T> implements Set<T>` provides): no rename
+            // here renames the interface's member, so the class stops implementing it, and
+            // tsserver's edit renames the calls on plain `Set`s it relates to the member too
+            // (trial133 F2: mobx's `ObservableSet.add`, `ObservableMap.has` and `.forEach`
+            // renamed with no warning; tsc then gave 6, 10 and 4 errors).
+            let outside = !declared_at.0.starts_with(server.workspace_root())
+                || declared_at.0.components().any(|component| component.as_os_str() == "node_modules");
+            if outside && !outside_warned && members.iter().any(|member| member == old_name) {
+                outside_warned = true;
+                findings.warnings.push(format!(
+                    "WARNING: `{}.{old_name}` implements `{old_name}` of the interface `{interface_name}` (declared outside the workspace, {}:{}), which this rename cannot rename: after it `{}` no longer implements `{interface_name}` (tsc: \"incorrectly implements interface\"), code that holds one as a `{interface_name}` calls a `{old_name}` that is gone, and the server's edit may also rename calls of `{old_name}` on other `{interface_name}` values (tsc: \"Property … does not exist\"); keep the name `{old_name}`",
+                    class.name,
+                    display(&declared_at.0),
+                    declared_at.1 + 1,
+                    class.name,
+                ));
+            }
             if members.iter().any(|member| member == new_name) && !members.iter().any(|member| member == old_name) {
                 findings.warnings.push(format!(
                     "WARNING: the interface `{interface_name}` that `{}` implements already has a member `{new_name}` ({}:{}): the renamed member now IMPLEMENTS it — code that uses `{new_name}` on a `{interface_name}` (an optional member called as `x.{new_name}?.()` included) reaches the renamed member, and tsc says nothing when the signatures are compatible; choose another name",
