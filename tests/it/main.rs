@@ -63,6 +63,7 @@ mod lsp_trial124;
 mod lsp_trial125;
 mod lsp_trial129;
 mod lsp_trial131;
+mod lsp_trial132;
 mod lsp_trial133;
 mod lsp_trial14;
 mod lsp_trial14_wording;
