@@ -631,6 +631,18 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     if op == "incoming_calls" {
         notes.extend(walk.dependent_roots_notes.iter().cloned());
     }
+    // Rust: at a method of a trait impl, rust-analyzer lists only the calls it resolves to this
+    // impl; the calls made through the trait (generic code bounded by it, `dyn Trait`) reach it at
+    // run time and are not listed (trial130 F2: anyhow's `ext_context` of `impl<E> StdError for
+    // E`, "no callers", called by every `Result::context` through `E: ext::StdError`).
+    if op == "incoming_calls" && server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
+        if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
+            .ok()
+            .and_then(|text| crate::lsp::tool::rust_trait_of_enclosing_impl(&text, line0))
+        {
+            notes.push(rust_trait_dispatch_note(&trait_name, &resolved.cursor_identifier, server.id()));
+        }
+    }
     // Callers in code the server does not analyze are not in its answer: said, with where they
     // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
     // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").
@@ -1916,6 +1928,14 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
             plural(not_asked, "call site")
         ));
     }
+}
+
+/// The note for a query at a method of `impl Trait for …` (see `incoming_calls`, `references`):
+/// the calls through the trait method are not in the answer, and where to ask for them.
+pub(crate) fn rust_trait_dispatch_note(trait_name: &str, method: &str, server_id: &str) -> String {
+    format!(
+        "note: NOT in this answer: calls through the trait — this `{method}` implements `{trait_name}::{method}`, and calls made through the trait (generic code bounded by `{trait_name}`, `dyn {trait_name}`) reach it at run time, but {server_id} lists at an impl's method only the calls it resolves to this impl; ask at the trait's declaration of `{method}` for those"
+    )
 }
 
 /// Takes the call sites `is_out` says out of the entries at `depth` that `entries` selects: a

@@ -698,6 +698,16 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let merged =
                 crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
             notes.extend(merged.notes);
+            // At a method of a trait impl, the uses through the trait are not rust-analyzer's
+            // references of it (trial130 F2: anyhow's `ext_context`, its definition alone).
+            if server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
+                if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
+                    .ok()
+                    .and_then(|text| rust_trait_of_enclosing_impl(&text, resolved.line.saturating_sub(1)))
+                {
+                    notes.push(crate::lsp::hierarchy::rust_trait_dispatch_note(&trait_name, &resolved.cursor_identifier, server.id()));
+                }
+            }
             // Asked in a consumer root about the library's symbol: the library's own server
             // lists the library's uses (trial106 F2).
             // An embedded Go field (`type FixedClock struct { clock.Clock }`) names the field
@@ -2276,7 +2286,7 @@ fn go_line_in_struct_type(text: &str, line0: u32) -> bool {
 /// The trait of the `impl Trait for Type` block that encloses 0-based line `line0` of Rust
 /// `text` (`Iterator` of `impl<L, R> Iterator for Either<L, R> {`), read up to the nearest
 /// `impl` line indented less than the line; `None` in an inherent impl or outside any impl.
-fn rust_trait_of_enclosing_impl(text: &str, line0: u32) -> Option<String> {
+pub(crate) fn rust_trait_of_enclosing_impl(text: &str, line0: u32) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let line = lines.get(line0 as usize)?;
     let indentation = |line: &str| line.len() - line.trim_start().len();

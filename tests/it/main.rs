@@ -62,6 +62,7 @@ mod lsp_trial121;
 mod lsp_trial124;
 mod lsp_trial125;
 mod lsp_trial129;
+mod lsp_trial130;
 mod lsp_trial131;
 mod lsp_trial132;
 mod lsp_trial133;

@@ -1,0 +1,39 @@
+//! Wrong answers from the fresh-user trial 130 (anyhow 1.0.93 with a downstream crate), against
+//! rust-analyzer and cargo, on a fixture of the same shape:
+//! - F2: `incoming_calls` (and `references`) at the method of a blanket trait impl (`impl<E>
+//!   StdError for E { fn ext_context … }`) said "no callers" with no note: every call goes
+//!   through the trait (`E: ext::StdError`), which rust-analyzer does not list at the impl.
+//!
+//! Ground truth: the fixture's test calls the method only through the trait bound, and passes.
+
+use crate::support;
+
+use serde_json::json;
+
+const LIB: &str = "mod ext {\n    pub trait StdError {\n        fn ext_context(self, context: &str) -> String;\n    }\n\n    impl<E: std::fmt::Display> StdError for E {\n        fn ext_context(self, context: &str) -> String {\n            format!(\"{context}: {self}\")\n        }\n    }\n}\n\npub fn context<E: ext::StdError>(error: E, context: &str) -> String {\n    error.ext_context(context)\n}\n\n#[test]\nfn contexts() {\n    assert_eq!(context(7, \"seven\"), \"seven: 7\");\n}\n";
+
+#[test]
+fn calls_through_the_trait_are_said_missing_at_a_trait_impl_method() {
+    let test = "lsp_trial130::calls_through_the_trait_are_said_missing_at_a_trait_impl_method";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"anyhowish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", LIB),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let calls = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/lib.rs", "line": 7, "symbol": "ext_context"}));
+    assert!(
+        calls.contains("NOT in this answer: calls through the trait — this `ext_context` implements `StdError::ext_context`"),
+        "{calls}"
+    );
+    let references = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 7, "symbol": "ext_context"}));
+    assert!(references.contains("implements `StdError::ext_context`"), "{references}");
+    // At the call site (inside no trait impl) the note is not given.
+    let at_call = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 14, "symbol": "ext_context"}));
+    assert!(!at_call.contains("calls through the trait"), "{at_call}");
+    // Ground truth: the test, which reaches the method only through the trait bound, passes.
+    let tested = std::process::Command::new("cargo").args(["test", "--offline", "-q"]).current_dir(dir.path()).output().unwrap();
+    assert!(tested.status.success(), "{}", String::from_utf8_lossy(&tested.stderr));
+}
