@@ -635,6 +635,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     // impl; the calls made through the trait (generic code bounded by it, `dyn Trait`) reach it at
     // run time and are not listed (trial130 F2: anyhow's `ext_context` of `impl<E> StdError for
     // E`, "no callers", called by every `Result::context` through `E: ext::StdError`).
+    if op == "incoming_calls" {
+        notes.extend(python_name_built_at_run_time_note(supervisor, &path, &resolved.line_text, &resolved.cursor_identifier, server.id()));
+    }
     if op == "incoming_calls" && server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
         if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
             .ok()
@@ -1928,6 +1931,32 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
             plural(not_asked, "call site")
         ));
     }
+}
+
+/// Python, at a `def name` line of `path`: a note when a string in the file builds names starting
+/// like `name` at run time (`getattr(self, f"_process_{…}")`): calls made by that name reach it
+/// and no server lists them (trial132 F3: packaging's `_Validator._process_name`, "no callers",
+/// called through `getattr(self, f"_process_{self.name}")`). `None` otherwise.
+pub(crate) fn python_name_built_at_run_time_note(
+    supervisor: &LspSupervisor,
+    path: &Path,
+    line_text: &str,
+    name: &str,
+    server_id: &str,
+) -> Option<String> {
+    if !path.extension().is_some_and(|extension| extension == "py" || extension == "pyi") || !line_text.contains(&format!("def {name}")) {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let found = crate::lsp::rename::python_strings_building_name(std::iter::once((path, text.as_str())), name, &|path: &Path| {
+        supervisor.display_path(path)
+    });
+    (!found.is_empty()).then(|| {
+        format!(
+            "note: NOT in this answer: calls by a name built at run time — `{name}` matches a name this file builds from a string ({}): a `getattr`, a registry or a dispatch by name may call it that way, and {server_id} lists no such call; read those lines before taking it for unused",
+            found.iter().take(4).cloned().collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// The note for a query at a method of `impl Trait for …` (see `incoming_calls`, `references`):

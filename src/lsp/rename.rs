@@ -994,8 +994,27 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
 /// pyright (trial76 M1: jmespath's `getattr(self, 'visit_%s' % node['type'])` and its
 /// `_func_` registry; 20 tests failed, `abs()` disappeared). Empty when none is found.
 fn python_names_built_at_run_time(plan: &WorkspaceEditPlan, old_name: &str, display: &dyn Fn(&Path) -> String) -> Vec<String> {
+    let texts = plan.python_texts();
+    let found = python_strings_building_name(texts.iter().map(|(path, old_text, _)| (*path, old_text.as_str())), old_name, display);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "WARNING: `{old_name}` matches a name the code builds at run time from a string — {} — so a `getattr`, a registry or a dispatch by name may call or register it by that name: the renamed method is no longer found there (often a fallback runs instead), and pyright reports nothing; read those lines before accepting, and keep the name if they reach it",
+        found.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+    )]
+}
+
+/// The lines of Python `texts` (path, text) with a string that builds names starting like `name`
+/// at run time (see [`python_names_built_at_run_time`]), each as `path:line (`code`)`, the
+/// line 1-based and its code cut to 80 characters.
+pub(crate) fn python_strings_building_name<'a>(
+    texts: impl Iterator<Item = (&'a Path, &'a str)>,
+    old_name: &str,
+    display: &dyn Fn(&Path) -> String,
+) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for (path, old_text, _) in plan.python_texts() {
+    for (path, old_text) in texts {
         for (index, line) in old_text.lines().enumerate() {
             let code = line.trim_start();
             if code.starts_with('#') {
@@ -1028,13 +1047,7 @@ fn python_names_built_at_run_time(plan: &WorkspaceEditPlan, old_name: &str, disp
             }
         }
     }
-    if found.is_empty() {
-        return Vec::new();
-    }
-    vec![format!(
-        "WARNING: `{old_name}` matches a name the code builds at run time from a string — {} — so a `getattr`, a registry or a dispatch by name may call or register it by that name: the renamed method is no longer found there (often a fallback runs instead), and pyright reports nothing; read those lines before accepting, and keep the name if they reach it",
-        found.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
-    )]
+    found
 }
 
 /// For a Python parameter `old_name` (asked at 0-based `line0` of `path`) of a function declared

@@ -698,6 +698,13 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let merged =
                 crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
             notes.extend(merged.notes);
+            notes.extend(crate::lsp::hierarchy::python_name_built_at_run_time_note(
+                supervisor,
+                &path,
+                &resolved.line_text,
+                &resolved.cursor_identifier,
+                server.id(),
+            ));
             // At a method of a trait impl, the uses through the trait are not rust-analyzer's
             // references of it (trial130 F2: anyhow's `ext_context`, its definition alone).
             if server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {

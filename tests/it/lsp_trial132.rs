@@ -4,9 +4,12 @@
 //!   `monkeypatch.setattr(tags, "_cpython_abis", …)` was "left unrenamed, rightly" (an attribute
 //!   of a module, "not of the renamed member's class"): a module's attribute is exactly what a
 //!   module-level function is, and 2 tests failed with AttributeError.
+//! - F3: `incoming_calls` and `references` of `_Validator._process_name` said "no callers" / its
+//!   definition alone, with no note: it is called through `getattr(self, f"_process_{self.name}")`
+//!   (lsp_rename warned of that string).
 //!
-//! Ground truth: CPython runs the check script before the rename; after it, the patch no longer
-//! reaches the function the code calls.
+//! Ground truth: CPython runs the check scripts (before the rename, the patch reaches the
+//! function the code calls; the validator is called by its built name).
 
 use crate::support;
 
@@ -34,4 +37,29 @@ fn a_setattr_string_on_the_module_of_a_renamed_function_is_a_live_reference() {
     assert!(!text.contains("left unrenamed, rightly: 1 string"), "the patched module's attribute is said to be another:\n{text}");
     assert!(text.contains("WARNING: 1 occurrence left unrenamed in strings that name the attribute"), "{text}");
     assert!(text.contains("tests/check.py:3: setattr(tags, \"_cpython_abis\""), "{text}");
+}
+
+#[test]
+fn a_method_called_by_a_name_built_at_run_time_is_said_to_have_unlisted_callers() {
+    let test = "lsp_trial132::a_method_called_by_a_name_built_at_run_time_is_said_to_have_unlisted_callers";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"metaish\"\nversion = \"0.1.0\"\n"),
+        (
+            "metaish.py",
+            "class Validator:\n    def __init__(self, name):\n        self.name = name\n\n    def process(self, value):\n        converter = getattr(self, f\"_process_{self.name}\")\n        return converter(value)\n\n    def _process_name(self, value):\n        return value.lower()\n\n\nprint(Validator(\"name\").process(\"ABC\"))\n",
+        ),
+    ]);
+    assert_eq!(support::python_prints(dir.path(), "import runpy; runpy.run_path('metaish.py')"), "abc");
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let expected = "NOT in this answer: calls by a name built at run time — `_process_name` matches a name this file builds from a string (metaish.py:6";
+    let calls = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "metaish.py", "line": 9, "symbol": "_process_name"}));
+    assert!(calls.contains(expected), "{calls}");
+    let references = support::call_ok(&run, "lsp", json!({"op": "references", "file": "metaish.py", "line": 9, "symbol": "_process_name"}));
+    assert!(references.contains(expected), "{references}");
+    // Not at a method whose name no string builds.
+    let other = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "metaish.py", "line": 5, "symbol": "process"}));
+    assert!(!other.contains("built at run time"), "{other}");
 }
