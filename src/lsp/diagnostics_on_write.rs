@@ -913,6 +913,51 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
                 counted += counted_from.elapsed();
             }
         }
+        // A server that answers pulls (pyright): the importers of a file the write deletes are
+        // pulled now, before the deletion: the post-write half tells the server of it (didClose
+        // of the open file, a Deleted event) before it takes the importers' states, which then
+        // had the unresolved import already (trial132 F2: packaging's `_structures.py` deleted,
+        // the 2 errors it caused "already present before this write").
+        if server.definition().write_check == WriteCheck::OpenImporters && server.supports("textDocument/diagnostic") {
+            let to_delete: Vec<PathBuf> = files.iter().filter(|path| deleting.contains(path)).cloned().collect();
+            if !to_delete.is_empty() {
+                let counted_from = Instant::now();
+                let cap = supervisor.config().write_diagnostics_dependents_cap;
+                let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+                // Every importer of a deleted module breaks (no changed names to rank them by:
+                // the file is unchanged until the write).
+                let mut importers: Vec<PathBuf> = Vec::new();
+                for path in &to_delete {
+                    let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+                        crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap)
+                    } else if crate::lsp::dependents::is_c_header(path) {
+                        crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap)
+                    } else {
+                        continue;
+                    };
+                    for file in found.files {
+                        if !importers.contains(&file) {
+                            importers.push(file);
+                        }
+                    }
+                }
+                importers.truncate(cap);
+                let mut reused = 0;
+                for path in importers.into_iter().filter(|path| !to_delete.contains(path)) {
+                    if Instant::now() >= seed_end {
+                        break;
+                    }
+                    if server.sync_document(&path).is_err() {
+                        continue;
+                    }
+                    server.note_opened_for_check(&path);
+                    if let Ok(state) = pull_state(&server, &path, seed_end, reuse, &mut reused) {
+                        PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().insert(path, state));
+                    }
+                }
+                counted += counted_from.elapsed();
+            }
+        }
         if server.definition().write_check == WriteCheck::TsserverRequests {
             counted += seed_importers_of_created(supervisor, &server, &creating, seed_end);
         }
@@ -2042,6 +2087,11 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
             for path in group.dependents.clone() {
                 if group.before.contains_key(&path) {
+                    continue;
+                }
+                // Taken before a deletion reached the disk (see `seed_files`).
+                if let Some(state) = PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().remove(&path)) {
+                    group.keep_dependent_state_before(path, Instant::now(), Ok(state), "before the write reached the disk", dependents_end);
                     continue;
                 }
                 if Instant::now() >= dependents_end {

@@ -7,6 +7,9 @@
 //! - F3: `incoming_calls` and `references` of `_Validator._process_name` said "no callers" / its
 //!   definition alone, with no note: it is called through `getattr(self, f"_process_{self.name}")`
 //!   (lsp_rename warned of that string).
+//! - F2: deleting the module `_structures.py` with `apply_patch` (on a fresh run, which opens it
+//!   to seed the check) said "no new errors … 2 errors already present before this write": the
+//!   importers' states "before" were pulled after pyright had been told of the deletion.
 //!
 //! Ground truth: CPython runs the check scripts (before the rename, the patch reaches the
 //! function the code calls; the validator is called by its built name).
@@ -62,4 +65,30 @@ fn a_method_called_by_a_name_built_at_run_time_is_said_to_have_unlisted_callers(
     // Not at a method whose name no string builds.
     let other = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "metaish.py", "line": 5, "symbol": "process"}));
     assert!(!other.contains("built at run time"), "{other}");
+}
+
+#[test]
+fn deleting_a_module_reports_its_importers_unresolved_imports_as_new() {
+    let test = "lsp_trial132::deleting_a_module_reports_its_importers_unresolved_imports_as_new";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"structish\"\nversion = \"0.1.0\"\n"),
+        ("structish/__init__.py", ""),
+        ("structish/_structures.py", "class Infinity:\n    def __repr__(self):\n        return \"Infinity\"\n"),
+        ("structish/version.py", "from ._structures import Infinity\n\n\ndef biggest():\n    return Infinity()\n"),
+        ("tests/test_structures.py", "from structish._structures import Infinity\n\n\ndef test_repr():\n    assert repr(Infinity()) == \"Infinity\"\n"),
+    ]);
+    assert_eq!(support::python_prints(dir.path(), "from structish.version import biggest; print(biggest())"), "Infinity");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Delete File: structish/_structures.py\n*** End Patch"}),
+    );
+    // Ground truth: both importers now fail to import the deleted module, and did not before.
+    assert!(text.contains("this write introduced 2 new errors in 2 files"), "{text}");
+    assert!(text.contains("structish/version.py:1: error[reportMissingImports]"), "{text}");
+    assert!(!text.contains("already present before this write"), "{text}");
 }
