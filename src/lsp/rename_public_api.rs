@@ -330,6 +330,18 @@ fn rust_impl_type_name(tree: &RustTree, text: &str, index: usize) -> Option<Stri
     }
 }
 
+/// Whether the library root file `lib_root` defines `owner` at its top level as a plain `pub`
+/// struct, enum, union or type alias: the methods of an inherent impl of it in a private module
+/// are public API (trial130 F3: anyhow's `pub struct Error` in lib.rs, `impl Error { pub fn is … }`
+/// in the private `mod error`, renamed with no note).
+fn root_defines_public_type(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, lib_root) else { return false };
+    text.lines().any(|line| {
+        !line.starts_with(char::is_whitespace)
+            && matches!(rust_pub_definition(line, owner), Some("struct" | "enum" | "union" | "type"))
+    })
+}
+
 /// The `pub use` statement (first and last 0-based line) holding line `index`, if any.
 fn rust_pub_use_statement(lines: &[&str], index: usize) -> Option<(usize, usize)> {
     let mut start = index;
@@ -610,7 +622,9 @@ fn rust_notes(
                 return Some(crate_name.clone());
             }
             let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index))?;
-            public_reexport_of_owner(workspace_root, &lib_root, &crate_name, path, &owner).map(|(module, _)| module)
+            public_reexport_of_owner(workspace_root, &lib_root, &crate_name, path, &owner)
+                .map(|(module, _)| module)
+                .or_else(|| root_defines_public_type(workspace_root, &lib_root, &owner).then(|| crate_name.clone()))
         });
         let Some(module) = &module else { continue };
         let (what, keep) = match (kind, associated) {
@@ -1224,6 +1238,50 @@ pub use self::entry::Entry;
         let notes = public_api_notes(&root, &plan, "global_rng", "global");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].contains("re-exports `global_rng`"), "{notes:#?}");
+    }
+
+    #[test]
+    fn a_method_in_a_private_module_of_a_type_the_crate_root_defines_is_public() {
+        // trial130 F3: anyhow 1.0.93's `pub struct Error` in lib.rs and `impl Error { pub fn is … }`
+        // in the private `mod error;`.
+        let (_dir, root) = rust_crate("anyhow");
+        std::fs::write(root.join("src/lib.rs"), "mod error;
+
+pub struct Error {
+    inner: u8,
+}
+
+struct Private;
+").unwrap();
+        let error = "use crate::{Error, Private};
+
+impl Error {
+    pub fn is(&self) -> bool {
+        self.inner > 0
+    }
+}
+
+impl Private {
+    pub fn is(&self) -> bool {
+        true
+    }
+}
+";
+        std::fs::write(root.join("src/error.rs"), error).unwrap();
+        let renamed = error.replacen("pub fn is(&self) -> bool {\n        self.inner", "pub fn holds(&self) -> bool {\n        self.inner", 1);
+        assert_ne!(renamed, error);
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), error, &renamed)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "is", "holds");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(
+            notes[0].starts_with("note: public API changed: src/error.rs:4 defines the public method or associated function `is`")
+                && notes[0].contains("the crate root"),
+            "{notes:#?}"
+        );
+        // The private type's method is no public API.
+        let renamed = error.replacen("pub fn is(&self) -> bool {\n        true", "pub fn holds(&self) -> bool {\n        true", 1);
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), error, &renamed)], files: Vec::new() };
+        assert!(public_api_notes(&root, &plan, "is", "holds").is_empty());
     }
 
     #[test]
