@@ -244,7 +244,20 @@ struct UnlistedCalls {
     /// function () {…}` for `declare class Effect { _start(): void }`).
     #[serde(default)]
     prepared_without_body: Option<u32>,
+    /// Rust: invocations of macros (not the standard formatting and assertion ones) in the body
+    /// that no listed call covers: the calls their expansions make are not in rust-analyzer's
+    /// answer. (0-based line, `name!`).
+    #[serde(default)]
+    macro_expansions: Vec<(u32, String)>,
 }
+
+/// Standard macros whose expansions call the standard library's formatting, assertion or
+/// allocation code only: their invocations are not said as calls left out of `outgoing_calls`.
+const RUST_STANDARD_MACROS: &[&str] = &[
+    "assert", "assert_eq", "assert_ne", "cfg", "column", "concat", "dbg", "debug_assert", "debug_assert_eq", "debug_assert_ne", "env",
+    "eprint", "eprintln", "file", "format", "format_args", "include", "include_bytes", "include_str", "line", "matches", "module_path",
+    "option_env", "panic", "print", "println", "stringify", "todo", "unimplemented", "unreachable", "vec", "write", "writeln",
+];
 
 /// The calls in `parent`'s body that `ranges` (the `fromRanges` of its outgoing calls, in the
 /// server's position encoding) do not cover. The body is read beneath `workspace_root` (an item
@@ -266,6 +279,7 @@ fn unlisted_calls(
         sites: Vec::new(),
         go_builtins: Vec::new(),
         prepared_without_body: None,
+        macro_expansions: Vec::new(),
     };
     let parsed = parsed_files
         .entry(parent.uri.clone())
@@ -309,6 +323,20 @@ fn unlisted_calls(
         parsed.byte_offset(position.line, encoding.byte_from_column(line_text, position.character))
     };
     let covered: Vec<std::ops::Range<usize>> = ranges.iter().filter_map(|range| Some(offset(&range.start)?..offset(&range.end)?)).collect();
+    // Rust: the calls a macro's expansion makes are not listed (trial130 F2b: downstream's
+    // `make`, whose body is `anyhow!("made: {}", msg)`, expanding to a call of `Error::msg`, had
+    // "no calls" and no note).
+    if unlisted.prepared_without_body.is_none() {
+        for (line0, bytes, macro_name) in
+            parsed.rust_macro_invocations_in_function(parent.line0, parent.character0, &parent.name).unwrap_or_default()
+        {
+            let last = macro_name.rsplit("::").next().unwrap_or(&macro_name);
+            let listed = covered.iter().any(|range| range.start < bytes.end && bytes.start < range.end.max(range.start + 1));
+            if !listed && !RUST_STANDARD_MACROS.contains(&last) {
+                unlisted.macro_expansions.push((line0, format!("{macro_name}!")));
+            }
+        }
+    }
     for site in sites {
         let listed =
             covered.iter().any(|range| range.start < site.callee_bytes.end && site.callee_bytes.start < range.end.max(range.start + 1));
@@ -1025,6 +1053,26 @@ fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[
             plural(rest.iter().map(|calls| calls.sites.len()).sum(), "call site"),
             rest.len(),
             rest.iter().map(|calls| format!("`{}`", calls.name)).collect::<Vec<_>>().join(", "),
+        ));
+    }
+    for calls in unlisted.iter().filter(|calls| !calls.macro_expansions.is_empty()).take(UNLISTED_ITEMS_SHOWN) {
+        let whose = if calls.depth == 0 {
+            format!("the body of `{}`", calls.name)
+        } else {
+            format!("the body of depth-{} callee `{}` ({})", calls.depth, calls.name, uri_line_label(supervisor, &calls.uri, calls.line0))
+        };
+        let shown: Vec<String> = calls
+            .macro_expansions
+            .iter()
+            .take(UNLISTED_SITES_SHOWN)
+            .map(|(line0, name)| format!("`{name}` at {}", uri_line_label(supervisor, &calls.uri, *line0)))
+            .collect();
+        let more = calls.macro_expansions.len().saturating_sub(UNLISTED_SITES_SHOWN);
+        notes.push(format!(
+            "note: NOT in this answer: the calls made by the expansions of {} in {whose} ({}{}) — {server_id} lists no call a macro's expansion makes; read those macros before relying on this list",
+            plural(calls.macro_expansions.len(), "macro invocation"),
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
         ));
     }
     for calls in unlisted.iter().filter(|calls| !calls.go_builtins.is_empty()).take(UNLISTED_ITEMS_SHOWN) {

@@ -575,6 +575,39 @@ impl ParsedSource {
         Some(found)
     }
 
+    /// Rust: the macro invocations in the body of the function named `name` declared on 0-based
+    /// `line0` (see [`ParsedSource::call_sites_in_function`]), each as (0-based line, byte range
+    /// of the invocation in the file, the macro's name as written: `anyhow`, `crate::bail`).
+    /// Invocations nested in another's arguments (token trees) are not separate nodes and are not
+    /// listed. `None` when the language is not Rust or no such function body is found.
+    pub fn rust_macro_invocations_in_function(
+        &self,
+        line0: u32,
+        character_hint: u32,
+        name: &str,
+    ) -> Option<Vec<(u32, std::ops::Range<usize>, String)>> {
+        if CallScan::for_language(self.language)? != CallScan::Rust {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let body = self.function_named_by(identifier)?.child_by_field_name("body")?;
+        let mut found = Vec::new();
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "macro_invocation" {
+                let macro_name = node.child_by_field_name("macro").map_or("", |name| self.node_text(name)).to_owned();
+                found.push((node.start_position().row as u32, node.start_byte()..node.end_byte(), macro_name));
+                continue;
+            }
+            for index in (0..node.child_count()).rev() {
+                if let Some(child) = node.child(index as _) {
+                    stack.push(child);
+                }
+            }
+        }
+        Some(found)
+    }
+
     /// TypeScript/JavaScript: the function expression assigned to a member
     /// (`Effect.prototype._callback = function () {…}`) whose body holds 0-based `line0`, byte
     /// `byte` of that line: the member as written (`Effect.prototype._callback`) and its name's

@@ -3,6 +3,9 @@
 //! - F2: `incoming_calls` (and `references`) at the method of a blanket trait impl (`impl<E>
 //!   StdError for E { fn ext_context … }`) said "no callers" with no note: every call goes
 //!   through the trait (`E: ext::StdError`), which rust-analyzer does not list at the impl.
+//! - F2b: `outgoing_calls` of downstream's `make`, whose body is `anyhow!("made: {}", msg)`,
+//!   said "no calls" with no note: the macro's expansion calls `Error::msg`, and rust-analyzer
+//!   lists no call an expansion makes.
 //!
 //! Ground truth: the fixture's test calls the method only through the trait bound, and passes.
 
@@ -34,6 +37,32 @@ fn calls_through_the_trait_are_said_missing_at_a_trait_impl_method() {
     let at_call = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 14, "symbol": "ext_context"}));
     assert!(!at_call.contains("calls through the trait"), "{at_call}");
     // Ground truth: the test, which reaches the method only through the trait bound, passes.
+    let tested = std::process::Command::new("cargo").args(["test", "--offline", "-q"]).current_dir(dir.path()).output().unwrap();
+    assert!(tested.status.success(), "{}", String::from_utf8_lossy(&tested.stderr));
+}
+
+const MACRO_LIB: &str = "pub struct Error(pub String);\n\nimpl Error {\n    pub fn msg(message: &str) -> Error {\n        Error(message.to_owned())\n    }\n}\n\n#[macro_export]\nmacro_rules! make_error {\n    ($message:expr) => {\n        $crate::Error::msg($message)\n    };\n}\n\npub fn make(message: &str) -> Error {\n    make_error!(message)\n}\n\npub fn shout(message: &str) -> String {\n    format!(\"{message}!\")\n}\n\n#[test]\nfn made() {\n    assert_eq!(make(\"x\").0, \"x\");\n}\n";
+
+#[test]
+fn outgoing_calls_say_the_calls_a_macro_expansion_makes_are_not_listed() {
+    let test = "lsp_trial130::outgoing_calls_say_the_calls_a_macro_expansion_makes_are_not_listed";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"macroish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", MACRO_LIB),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "outgoing_calls", "file": "src/lib.rs", "line": 16, "symbol": "make"}));
+    assert!(
+        text.contains("NOT in this answer: the calls made by the expansions of 1 macro invocation in the body of `make` (`make_error!` at src/lib.rs:17)"),
+        "{text}"
+    );
+    // A standard formatting macro is not said.
+    let shout = support::call_ok(&run, "lsp", json!({"op": "outgoing_calls", "file": "src/lib.rs", "line": 20, "symbol": "shout"}));
+    assert!(!shout.contains("expansions of"), "{shout}");
+    // Ground truth: the expansion calls `Error::msg` (the test passes through it).
     let tested = std::process::Command::new("cargo").args(["test", "--offline", "-q"]).current_dir(dir.path()).output().unwrap();
     assert!(tested.status.success(), "{}", String::from_utf8_lossy(&tested.stderr));
 }
