@@ -103,6 +103,18 @@ fn features_said(message: &str, state: &str) -> Vec<String> {
 pub fn how_to_check(message: &str) -> String {
     let features = disabled_features(message);
     let features_off = features_needed_off(message);
+    // A bare cfg the code needs OFF that is on here (`std_backtrace is enabled`): no feature
+    // turns it off — a build script sets it (anyhow's on every rustc ≥ 1.65), or RUSTFLAGS
+    // (trial130 F1: the step `"features": ["backtrace"]` was given, and its check said "0
+    // errors" without compiling the code).
+    let set_here = bare_cfgs_enabled(message);
+    if !set_here.is_empty() {
+        let cfgs = set_here.iter().map(|cfg| format!("`{cfg}`")).collect::<Vec<_>>().join(", ");
+        return format!(
+            "it is compiled only where {cfgs} is NOT set, and it is set here (by the crate's build script, typically from the compiler's version, or by RUSTFLAGS): no `cargo check` on this toolchain compiles it, whatever its features — read it by hand, or check it where the build script does not set {cfgs} (another toolchain){}",
+            if features.is_empty() { String::new() } else { format!(", with the features {}", features.join(", ")) }
+        );
+    }
     // A gate on a target as well as features (`all(target_arch = "wasm32", target_os = "unknown",
     // feature = "js")`): the features alone compile nothing on this host (trial66 F2: fastrand's
     // wasm seed code was said to be compiled by `"features": ["js"]`).
@@ -125,6 +137,25 @@ pub fn how_to_check(message: &str) -> String {
         return "check it with the cfg enabled (e.g. `cargo check` with the matching `--features`, `--target` or RUSTFLAGS=\"--cfg …\"), or give rust-analyzer that configuration (rust-analyzer.cargo.features / rust-analyzer.cargo.cfgs in its settings)".to_owned();
     }
     how_to_check_features(&features)
+}
+
+/// The bare cfgs (no `= "value"`) an `inactive-code` message names enabled (`std_backtrace is
+/// enabled`), other than the ones cargo and rustc set for a build profile or a platform (`test`,
+/// `doc`, `debug_assertions`, `unix`, `windows`, `miri`): cfgs a build script or RUSTFLAGS set.
+fn bare_cfgs_enabled(message: &str) -> Vec<String> {
+    let Some((_, conditions)) = message.split_once("directives:") else { return Vec::new() };
+    conditions
+        .split(" and ")
+        .flat_map(|part| part.split(", "))
+        .filter_map(|part| part.trim().strip_suffix(" is enabled"))
+        .map(str::trim)
+        .filter(|cfg| {
+            !cfg.is_empty()
+                && cfg.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !matches!(*cfg, "test" | "doc" | "doctest" | "debug_assertions" | "unix" | "windows" | "miri" | "proc_macro")
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// [`how_to_check`] for code compiled only with `features_off` off (`cfg(not(feature = "std"))`)
@@ -353,7 +384,8 @@ pub fn inactive_sentence_at(
             next.push_str(&format!("; for the other ranges, {}", how_to_check_features(&others)));
         }
         next
-    } else if features.is_empty() {
+    } else if features.is_empty() || (merged.len() == 1 && !bare_cfgs_enabled(&message).is_empty()) {
+        // One range gated on a cfg a build script sets here too: no feature compiles it.
         how_to_check(&message)
     } else {
         let mut next = how_to_check_features(&features);
@@ -1962,6 +1994,11 @@ impl std::str::FromStr for Stack {
         }
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"mips\")]"), None);
         assert_eq!(target_for_cfg("#[cfg(feature = \"serde\")]"), None);
+        let build_script = how_to_check("code is inactive due to #[cfg] directives: std_backtrace is enabled and feature = \"backtrace\" is disabled");
+        assert!(build_script.starts_with("it is compiled only where `std_backtrace` is NOT set"), "{build_script}");
+        assert!(!build_script.contains("\"features\""), "{build_script}");
+        assert!(bare_cfgs_enabled("code is inactive due to #[cfg] directives: test is enabled").is_empty());
+        assert!(bare_cfgs_enabled("code is inactive due to #[cfg] directives: feature = \"std\" is enabled").is_empty());
         let next = how_to_check("code is inactive due to #[cfg] directives: target_arch = \"aarch64\" is disabled");
         assert!(next.contains("cargo check --target aarch64-unknown-linux-gnu") && next.contains("rust-analyzer.cargo.target"), "{next}");
     }

@@ -6,6 +6,9 @@
 //! - F2b: `outgoing_calls` of downstream's `make`, whose body is `anyhow!("made: {}", msg)`,
 //!   said "no calls" with no note: the macro's expansion calls `Error::msg`, and rust-analyzer
 //!   lists no call an expansion makes.
+//! - F1: an edit in code behind `#[cfg(all(not(std_backtrace), feature = "backtrace"))]`,
+//!   where the build script sets `std_backtrace`, was "NOT checked — check it with `features:
+//!   ["backtrace"]`": that check compiles none of it (and said "0 errors").
 //!
 //! Ground truth: the fixture's test calls the method only through the trait bound, and passes.
 
@@ -65,4 +68,45 @@ fn outgoing_calls_say_the_calls_a_macro_expansion_makes_are_not_listed() {
     // Ground truth: the expansion calls `Error::msg` (the test passes through it).
     let tested = std::process::Command::new("cargo").args(["test", "--offline", "-q"]).current_dir(dir.path()).output().unwrap();
     assert!(tested.status.success(), "{}", String::from_utf8_lossy(&tested.stderr));
+}
+
+#[test]
+fn code_off_by_a_cfg_the_build_script_sets_is_not_sent_to_a_feature_check() {
+    let test = "lsp_trial130::code_off_by_a_cfg_the_build_script_sets_is_not_sent_to_a_feature_check";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"backtraceish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nbacktrace = []\n\n[workspace]\n",
+        ),
+        ("build.rs", "fn main() {\n    println!(\"cargo:rustc-check-cfg=cfg(std_backtrace)\");\n    println!(\"cargo:rustc-cfg=std_backtrace\");\n}\n"),
+        (
+            "src/lib.rs",
+            "#[cfg(all(not(std_backtrace), feature = \"backtrace\"))]\nmod capture {\n    pub fn enabled() -> bool {\n        true\n    }\n}\n\npub fn works() -> bool {\n    true\n}\n",
+        ),
+    ]);
+    let mut config = runbound::RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(30);
+    let run = runbound::Run::builder(dir.path())
+        .config(config)
+        .workspace_trust(runbound::WorkspaceTrust::Trusted)
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run");
+    // Warm the server so that the write's check sees the build script's cfg.
+    support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "    pub fn enabled() -> bool {\n        true\n", "new_string": "    pub fn enabled() -> bool {\n        true + 1\n"}),
+    );
+    assert!(text.contains("it is compiled only where `std_backtrace` is NOT set"), "{text}");
+    assert!(!text.contains("\"features\": [\"backtrace\"]"), "a feature check that compiles none of it is the next step:\n{text}");
+    // Ground truth: with the feature on, cargo still compiles none of it (the broken line passes).
+    let checked =
+        std::process::Command::new("cargo").args(["check", "--offline", "-q", "--features", "backtrace"]).current_dir(dir.path()).output().unwrap();
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
 }
