@@ -168,6 +168,11 @@ const INTERPRETER_RECHECK: Duration = Duration::from_secs(3);
 /// A server that lives at least this long before crashing does not count towards the backoff.
 const HEALTHY_UPTIME: Duration = Duration::from_secs(30);
 
+/// The most project roots below the workspace root (none at its top) that a cold workspace-wide
+/// query (`symbols` with a `query` and no `file`) starts a server for; with more, it asks for a
+/// `file` and lists them.
+pub const WORKSPACE_QUERY_ROOTS_STARTED: usize = 4;
+
 impl LspSupervisor {
     /// A supervisor for `workspace_root` (absolute, canonical). Starts nothing.
     pub fn new(workspace_root: &Path, config: LspConfig) -> LspSupervisor {
@@ -605,15 +610,15 @@ impl LspSupervisor {
 
     /// The servers a workspace-wide query (`workspace/symbol` without a file) asks: every running
     /// server, plus — started now if needed — the servers whose root marker sits at the
-    /// workspace root, or, when no marker sits there, those of the one project root the
-    /// workspace has. Per root and language only the first installed server of the table counts
+    /// workspace root, or, when no marker sits there, those of the project roots below it when
+    /// nothing runs yet and there are at most [`WORKSPACE_QUERY_ROOTS_STARTED`]. Per root and language only the first installed server of the table counts
     /// (pyright, not also basedpyright and pylsp), unless `server_id` names one. Returns the
     /// leases and notes (servers skipped, start failures).
     ///
     /// # Errors
     /// `unavailable` when nothing runs and no server can start: the workspace has no root marker
-    /// at its top and several project roots below (they are listed), or none at all, or every
-    /// start failed.
+    /// at its top and more project roots below than [`WORKSPACE_QUERY_ROOTS_STARTED`] (they are
+    /// listed), or none at all, or every start failed.
     pub(crate) fn workspace_query_servers(
         &self,
         server_id: Option<&str>,
@@ -662,7 +667,10 @@ impl LspSupervisor {
                 }
             }
             roots_below.sort();
-            if roots_below.len() == 1 {
+            // A few roots below and no server running yet (a library beside its downstream
+            // crate): each is started, rather than asking for a `file` (trial130 M9: a cold
+            // `symbols` query failed, the same query after any other call worked).
+            if roots_below.len() == 1 || (roots_below.len() <= WORKSPACE_QUERY_ROOTS_STARTED && leases.is_empty()) {
                 at_top = pairs;
             }
         }

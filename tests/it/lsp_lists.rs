@@ -543,16 +543,26 @@ fn workspace_symbols_on_a_cold_run_start_the_root_server_and_page() {
     assert_eq!(names[0], "Widget", "the exact name match first");
     assert!(results.iter().all(|r| r["path"] == "app/widgets.py" && r["kind"] == "class"));
 
-    // A workspace without a marker at its top but with several roots below: the error lists them.
+    // A workspace without a marker at its top but with a few roots below, nothing running: each
+    // root's server starts (trial130 M9: a cold query failed, asking for `file`).
     let split = support::workspace_with(&[
         ("one/pyproject.toml", "[project]\nname = \"a\"\n"),
-        ("one/a.py", "x = 1\n"),
+        ("one/a.py", "xylophone = 1\n"),
         ("two/package.json", "{}\n"),
-        ("two/b.ts", "let y = 1;\n"),
+        ("two/b.ts", "export const yodel = 1;\n"),
     ]);
-    let run = lsp_run(split.path(), |_| ());
+    let run = lsp_run(split.path(), |config| config.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()]);
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "xylophone"}));
+    assert!(text.contains("note: started pyright for one to answer a workspace-wide query"), "{text}");
+    assert!(text.contains("one/a.py"), "{text}");
+    // More roots than are started for one query: the error lists them.
+    let files: Vec<(String, String)> =
+        (1..=5).flat_map(|n| [(format!("p{n}/pyproject.toml"), format!("[project]\nname = \"p{n}\"\n")), (format!("p{n}/m.py"), "x = 1\n".to_owned())]).collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
+    let many = support::workspace_with(&files);
+    let run = lsp_run(many.path(), |_| ());
     let text = err(&run, json!({"op": "symbols", "query": "x"}));
-    assert!(text.contains("no project root at its top but 2 below it (one, two)") && text.contains("pass `file`"), "{text}");
+    assert!(text.contains("no project root at its top but 5 below it (p1, p2, p3, p4, p5)") && text.contains("pass `file`"), "{text}");
 }
 
 #[test]
