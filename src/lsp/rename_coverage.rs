@@ -2624,12 +2624,16 @@ pub fn complete_rename(
             }
         });
         if !lookups.is_empty() {
-            let old_suffix = &old_name[matched_prefix.len()..];
+            // A dunder built as `f"__{op}__"`: the value is `lt` of `__lt__`, not `lt__` (trial132
+            // M4), and an inherited method of that name (object's) may answer the lookup.
+            let dunder = matched_prefix == "__" && old_name.ends_with("__") && old_name.len() > 4;
+            let old_suffix = if dunder { &old_name[2..old_name.len() - 2] } else { &old_name[matched_prefix.len()..] };
             let new_suffix = new_name.strip_prefix(matched_prefix.as_str());
             warnings.push(format!(
-                "WARNING: {} {} `{matched_prefix}…` up by a name built at run time, which `{old_name}` matches for the value `{old_suffix}`: after this rename that value finds no `{old_name}` (the lookup's fallback or AttributeError){} — no server or type checker sees it; check which values reach the lookup (grammar rules, event or command names) before accepting",
+                "WARNING: {} {} `{matched_prefix}…` up by a name built at run time, which `{old_name}` matches for the value `{old_suffix}`: after this rename that value finds no `{old_name}` (the lookup's fallback{}, or AttributeError){} — no server or type checker sees it; check which values reach the lookup (grammar rules, event or command names) before accepting",
                 lookups.join(", "),
                 crate::render::one_or_many(lookups.len(), "looks", "look"),
+                if dunder { ", an inherited one such as object's" } else { "" },
                 match new_suffix {
                     Some(suffix) if !suffix.is_empty() => format!(", and `{new_name}` is reached only by the value `{suffix}`"),
                     _ => format!(", and `{new_name}` is not reached by it at all"),

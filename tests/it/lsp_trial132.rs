@@ -10,6 +10,8 @@
 //! - F2: deleting the module `_structures.py` with `apply_patch` (on a fresh run, which opens it
 //!   to seed the check) said "no new errors … 2 errors already present before this write": the
 //!   importers' states "before" were pulled after pyright had been told of the deletion.
+//! - M4: renaming `__lt__`, looked up as `getattr(Version, f"__{op}__")`, said the value
+//!   `lt__` (it is `lt`).
 //!
 //! Ground truth: CPython runs the check scripts (before the rename, the patch reaches the
 //! function the code calls; the validator is called by its built name).
@@ -91,4 +93,27 @@ fn deleting_a_module_reports_its_importers_unresolved_imports_as_new() {
     assert!(text.contains("this write introduced 2 new errors in 2 files"), "{text}");
     assert!(text.contains("structish/version.py:1: error[reportMissingImports]"), "{text}");
     assert!(!text.contains("already present before this write"), "{text}");
+}
+
+#[test]
+fn a_dunder_looked_up_by_a_built_name_is_said_with_its_value() {
+    let test = "lsp_trial132::a_dunder_looked_up_by_a_built_name_is_said_with_its_value";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"versionish\"\nversion = \"0.1.0\"\n"),
+        (
+            "versionish.py",
+            "class Version:\n    def __init__(self, key):\n        self.key = key\n\n    def __lt__(self, other):\n        return self.key < other.key\n\n\ndef compare(op, a, b):\n    return getattr(Version, f\"__{op}__\")(a, b)\n\n\nprint(compare(\"lt\", Version(1), Version(2)))\n",
+        ),
+    ]);
+    assert_eq!(support::python_prints(dir.path(), "import runpy; runpy.run_path('versionish.py')"), "True");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "versionish.py", "line": 5, "symbol": "__lt__", "new_name": "less_than", "preview": true}),
+    );
+    assert!(text.contains("which `__lt__` matches for the value `lt`:"), "{text}");
 }
