@@ -3272,7 +3272,24 @@ fn workspace_symbols(
             let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
             notes.extend(lease.notes);
             lease.server.sync_document(&path)?;
-            vec![lease.server]
+            // The same server running for the workspace's other project roots is asked too: a
+            // symbol of another root (a library's test types, seen from its consumer) is in none
+            // of this root's answers (trial135 F2: "no workspace symbols match" from the
+            // consumer, 9 from the library's root in the same run).
+            let others: Vec<Arc<LanguageServer>> = supervisor
+                .running_servers()
+                .into_iter()
+                .filter(|other| other.id() == lease.server.id() && other.root() != lease.server.root())
+                .collect();
+            if !others.is_empty() {
+                notes.push(format!(
+                    "note: also asked the {} already running for the workspace's other project {} ({}); a root whose server is not running is not searched — call without `file` to start them",
+                    lease.server.id(),
+                    if others.len() == 1 { "root" } else { "roots" },
+                    others.iter().map(|other| supervisor.display_path(other.root())).collect::<Vec<_>>().join(", ")
+                ));
+            }
+            std::iter::once(lease.server).chain(others).collect()
         }
         None => {
             let (leases, started_notes) = supervisor.workspace_query_servers(args.server.as_deref(), deadline)?;

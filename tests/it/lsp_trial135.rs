@@ -1,0 +1,34 @@
+//! Wrong answers from the fresh-user trial 135 (mitchellh/reflectwalk 1.0.1 from Debian, with a
+//! consumer module), against gopls and the Go toolchain, on a fixture of the same shape:
+//! - F2: `symbols` with a `file` of the consumer said "no workspace symbols match" for a test
+//!   type of the library, which the library root's gopls (running in the same run) lists.
+//!
+//! Ground truth: the fixture's packages build; where each symbol is declared is fixed by
+//! construction.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn symbols_from_a_consumer_file_also_ask_the_library_roots_running_server() {
+    let test = "lsp_trial135::symbols_from_a_consumer_file_also_ask_the_library_roots_running_server";
+    if support::require_binary(test, "go").is_none() || support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("walk/go.mod", "module example.com/walk\n\ngo 1.19\n"),
+        ("walk/walk.go", "package walk\n\n// Walker visits values.\ntype Walker interface {\n\tVisit(v int) error\n}\n\n// Walk visits v.\nfunc Walk(v int, w Walker) error { return w.Visit(v) }\n"),
+        ("walk/walk_test.go", "package walk\n\nimport \"testing\"\n\ntype TestCountingWalker struct{ n int }\n\nfunc (t *TestCountingWalker) Visit(v int) error { t.n += v; return nil }\n\nfunc TestWalk(t *testing.T) {\n\tw := &TestCountingWalker{}\n\t_ = Walk(2, w)\n\tif w.n != 2 {\n\t\tt.Fatal(w.n)\n\t}\n}\n"),
+        ("consumer/go.mod", "module example.com/consumer\n\ngo 1.19\n\nrequire example.com/walk v0.0.0\n\nreplace example.com/walk => ../walk\n"),
+        ("consumer/app.go", "package consumer\n\nimport \"example.com/walk\"\n\ntype printer struct{}\n\nfunc (printer) Visit(v int) error { return nil }\n\n// Run walks 1.\nfunc Run() error { return walk.Walk(1, printer{}) }\n"),
+    ]);
+    assert!(support::go_offline(&dir.path().join("walk"), &["test", "./..."]).status.success());
+    assert!(support::go_offline(&dir.path().join("consumer"), &["build", "./..."]).status.success());
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    // The library root's server runs (any lsp call on a file there starts it).
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "walk/walk.go", "line": 4, "symbol": "Walker"}));
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "TestCountingWalker", "file": "consumer/app.go"}));
+    assert!(text.contains("walk/walk_test.go:5"), "the library's test type is missing:\n{text}");
+    assert!(text.contains("note: also asked the gopls already running for the workspace's other project root (walk)"), "{text}");
+}
