@@ -665,6 +665,15 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     // E`, "no callers", called by every `Result::context` through `E: ext::StdError`).
     if op == "incoming_calls" {
         notes.extend(python_name_built_at_run_time_note(supervisor, &path, &resolved.line_text, &resolved.cursor_identifier, server.id()));
+        notes.extend(python_override_dispatch_note(
+            supervisor,
+            server,
+            &path,
+            line0,
+            &resolved.line_text,
+            &resolved.cursor_identifier,
+            deadline,
+        ));
     }
     if op == "incoming_calls" && server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
         if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
@@ -2005,6 +2014,59 @@ pub(crate) fn python_name_built_at_run_time_note(
             found.iter().take(4).cloned().collect::<Vec<_>>().join(", ")
         )
     })
+}
+
+/// Python, at a `def name` line of a class method that overrides a method of its direct base
+/// (a workspace class found by definition on the base's name): a note that the calls of the base
+/// method on this class's instances (`self.name(…)` in the base's own methods, a template method)
+/// reach it and are not in the answer (trial136 F1: sqlparse's `OutputPythonFilter._process`,
+/// "no callers", called by `OutputFilter.process` as `self._process(…)`). `None` otherwise;
+/// bounded by `deadline`.
+pub(crate) fn python_override_dispatch_note(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    line_text: &str,
+    name: &str,
+    deadline: Instant,
+) -> Option<String> {
+    if !path.extension().is_some_and(|extension| extension == "py" || extension == "pyi") || !line_text.contains(&format!("def {name}")) {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let parsed = crate::lsp::syntax::ParsedSource::parse(path, &text)?;
+    let class = parsed.python_class_of_method(line0, name)?;
+    let encoding = server.position_encoding();
+    for base in &class.bases {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        let base_line = parsed.line_text(base.line0)?;
+        let character = encoding.column_from_byte(base_line, base.byte_column);
+        for (target_path, target_line, _) in crate::lsp::rename_coverage::definition_targets(server, path, base.line0, character, deadline) {
+            if !target_path.starts_with(supervisor.workspace_root()) {
+                continue;
+            }
+            let Ok(base_text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &target_path) else { continue };
+            let Some(base_parsed) = crate::lsp::syntax::ParsedSource::parse(&target_path, &base_text) else { continue };
+            let Some(base_class) = base_parsed.python_class_named_at(target_line) else { continue };
+            let Some(member_line0) = base_class.methods.iter().find(|(member, _)| member == name).map(|(_, line0)| *line0) else {
+                continue;
+            };
+            return Some(format!(
+                "note: NOT in this answer: calls through the base — `{}.{name}` overrides `{}.{name}` ({}:{}), and the calls of `{}.{name}` on instances of `{}` (`self.{name}(…)` in the base's own methods included) reach it at run time, but {} lists only the calls it resolves to this override; ask at the base method for those",
+                class.name,
+                base_class.name,
+                supervisor.display_path(&target_path),
+                member_line0 + 1,
+                base_class.name,
+                class.name,
+                server.id()
+            ));
+        }
+    }
+    None
 }
 
 /// The note for a query at a method of `impl Trait for …` (see `incoming_calls`, `references`):

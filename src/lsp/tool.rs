@@ -705,6 +705,15 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 &resolved.cursor_identifier,
                 server.id(),
             ));
+            notes.extend(crate::lsp::hierarchy::python_override_dispatch_note(
+                supervisor,
+                server,
+                &path,
+                resolved.line.saturating_sub(1),
+                &resolved.line_text,
+                &resolved.cursor_identifier,
+                request_deadline,
+            ));
             // At a method of a trait impl, the uses through the trait are not rust-analyzer's
             // references of it (trial130 F2: anyhow's `ext_context`, its definition alone).
             if server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
