@@ -1939,6 +1939,23 @@ pub fn complete_rename(
             // (trial44 F2: uuid's `MarshalText` renamed, UUIDs marshal as byte arrays; F6: the
             // calls of `fmt.Stringer.String` on other types were said to break the build).
             implemented_interfaces = tied.iter().filter(|target| !renamed_by(&edits, target)).cloned().collect();
+            // The interfaces of the project roots this root depends on by path, which the
+            // type satisfies by its methods' names: gopls in a consumer root does not report
+            // every one (trial135 F1: reflectwalk's `EnterExitWalker`, whose methods take the
+            // library's `Location`, was not among `Counter`'s implementations; renaming
+            // `Counter.Enter` had no warning, and `Walk` silently stopped calling it).
+            if let Some(receiver) = declaration_line.as_deref().and_then(go_receiver_type_name) {
+                let methods = go_method_names_of_type(&reader, origin, &receiver);
+                let dependency_dirs = crate::lsp::sibling_roots::dependency_dirs_scan(workspace_root, server.id(), server.root()).found.roots;
+                for found in go_interfaces_satisfied_by_names(&reader, &dependency_dirs, &methods, old_name) {
+                    let known = implemented_interfaces.iter().chain(tied.iter()).any(|(path, target_line, _)| {
+                        std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()) == found.0 && *target_line == found.1
+                    });
+                    if !known && !renamed_by(&edits, &found) {
+                        implemented_interfaces.push(found);
+                    }
+                }
+            }
             implemented_interfaces.sort();
             elsewhere.retain(|(hit, target)| match target {
                 Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
@@ -2937,6 +2954,92 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
     Some(format!(
         "`ast_edit` with {{\"pattern\": \"func ($$$R) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P){results} {{ $$$B }}\", \"language\": \"go\"}} renames the declarations (receivers with or without a name; `gofmt -w` the changed files after, it puts a body's first statement back on its own line){named_declarations}, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too, and check that every declaration listed above was renamed)"
     ))
+}
+
+/// The receiver's type name of a Go method declaration line (`func (c *Counter) Enter(` →
+/// `Counter`, `func (Counter) Exit(` → `Counter`, type parameters dropped).
+fn go_receiver_type_name(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix("func")?.trim_start().strip_prefix('(')?;
+    let receiver = &rest[..rest.find(')')?];
+    let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
+    let name: String = type_text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The names of the methods declared on the Go type `type_name` (value or pointer receiver) in
+/// the package of `file`: the `.go` files of its directory.
+fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &str) -> HashSet<String> {
+    let mut names = HashSet::new();
+    let Some(dir) = file.parent() else { return names };
+    let Ok(entries) = std::fs::read_dir(dir) else { return names };
+    for entry in entries.flatten().take(500) {
+        let path = entry.path();
+        if path.extension().is_none_or(|extension| extension != "go") {
+            continue;
+        }
+        let Ok(text) = reader.read_to_string(&path) else { continue };
+        for line in text.lines().filter(|line| line.starts_with("func (")) {
+            if go_receiver_type_name(line).as_deref() != Some(type_name) {
+                continue;
+            }
+            let Some(after) = line.find(')').map(|end| line[end + 1..].trim_start()) else { continue };
+            let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                names.insert(name);
+            }
+        }
+    }
+    names
+}
+
+/// The method specs named `old_name` of the Go interfaces declared in the `.go` files (tests
+/// left out) beneath `dirs` whose every method name is in `methods` (a type with those methods
+/// satisfies them by name; an interface that embeds another is left out): each as (canonical
+/// path, 0-based line of the method spec, 0). At most 2,000 files are read.
+fn go_interfaces_satisfied_by_names(reader: &WorkspaceReader, dirs: &[PathBuf], methods: &HashSet<String>, old_name: &str) -> Vec<Target> {
+    let mut found = Vec::new();
+    let mut read = 0usize;
+    for dir in dirs {
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), dir) else { continue };
+        for entry in walk.hidden(true).skip_names(&["vendor", "testdata", ".git", "node_modules"]).iter().flatten() {
+            let path = entry.path();
+            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+            if !entry.is_file() || !name.ends_with(".go") || name.ends_with("_test.go") || read >= 2000 {
+                continue;
+            }
+            read += 1;
+            let Ok(text) = reader.read_to_string(path) else { continue };
+            let lines: Vec<&str> = text.lines().collect();
+            let mut index = 0;
+            while index < lines.len() {
+                let line = lines[index].trim();
+                let opens = line.starts_with("type ") && line.ends_with("interface {");
+                index += 1;
+                if !opens {
+                    continue;
+                }
+                let mut specs: Vec<(String, usize)> = Vec::new();
+                let mut embeds = false;
+                while index < lines.len() && lines[index].trim() != "}" {
+                    let spec = lines[index].split("//").next().unwrap_or("").trim();
+                    if !spec.is_empty() {
+                        let name: String = spec.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                        if spec[name.len()..].trim_start().starts_with('(') {
+                            specs.push((name, index));
+                        } else {
+                            embeds = true;
+                        }
+                    }
+                    index += 1;
+                }
+                let satisfied = !embeds && !specs.is_empty() && specs.iter().all(|(name, _)| methods.contains(name));
+                if let Some((_, line0)) = specs.iter().find(|(name, _)| name == old_name).filter(|_| satisfied) {
+                    found.push((std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()), *line0 as u32, 0));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The results of a Go method spec written without names (`int`, `(int, bool)`) as a pattern that
@@ -4545,6 +4648,14 @@ mod tests {
         assert!(!at(&["type (", "\ttracer interface {", "\t\tStackTrace() StackTrace", "\t}", ")"], 2));
         assert!(!at(&["\treturn f.StackTrace()"], 0));
         assert!(!at(&["func (w *withStack) StackTrace() StackTrace {"], 0));
+    }
+
+    #[test]
+    fn a_go_receiver_type_name_is_read_from_the_declaration() {
+        assert_eq!(go_receiver_type_name("func (c *Counter) Enter(l walk.Location) error {").as_deref(), Some("Counter"));
+        assert_eq!(go_receiver_type_name("func (Counter) Exit(l walk.Location) error {").as_deref(), Some("Counter"));
+        assert_eq!(go_receiver_type_name("func (s *Set[T]) Add(v T) {").as_deref(), Some("Set"));
+        assert_eq!(go_receiver_type_name("func Walk(v int) error {"), None);
     }
 
     #[test]
