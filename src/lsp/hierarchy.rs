@@ -2307,7 +2307,17 @@ fn site_usage(
         .as_ref()?;
     let line = lines.get(line0 as usize)?;
     let byte = encoding.byte_from_column(line, character0);
-    let usage = usage_on_line(line, byte);
+    let mut usage = usage_on_line(line, byte);
+    // Type arguments that go on over the next lines (`createAction<\n  Array<…>\n>(…)`): the
+    // `(` is read after them (trial137 F1: @reduxjs/toolkit's multi-line call "referenced as a
+    // value, not called").
+    if usage == Some(SiteUsage::Value) {
+        let after_name = line.get(byte..).map(|rest| rest.trim_start_matches(crate::lsp::position::is_identifier_char).trim_start());
+        if after_name.is_some_and(|after| after.starts_with('<') || after.starts_with("::<")) {
+            let joined: String = lines[line0 as usize..].iter().take(TYPE_ARGUMENT_LINES).map(String::as_str).collect::<Vec<_>>().join(" ");
+            usage = usage_on_line(&joined, byte);
+        }
+    }
     // `assert_write!(wtr, terminator, …)`: what reads as a value may be called in the expansion.
     if usage == Some(SiteUsage::Value) && uri.ends_with(".rs") {
         if let Some(name) = enclosing_macro_invocation(lines, line0 as usize, byte) {
@@ -2316,6 +2326,10 @@ fn site_usage(
     }
     usage
 }
+
+/// How many lines (the call site's included) [`site_usage`] reads for type arguments that span
+/// several lines before the call's `(`.
+const TYPE_ARGUMENT_LINES: usize = 12;
 
 /// How many lines above a call site [`enclosing_macro_invocation`] looks for the invocation's
 /// opening bracket.

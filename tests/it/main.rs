@@ -68,6 +68,7 @@ mod lsp_trial132;
 mod lsp_trial133;
 mod lsp_trial135;
 mod lsp_trial136;
+mod lsp_trial137;
 mod lsp_trial14;
 mod lsp_trial14_wording;
 mod lsp_trial16;
