@@ -254,9 +254,39 @@ struct UnlistedCalls {
 /// Standard macros whose expansions call the standard library's formatting, assertion or
 /// allocation code only: their invocations are not said as calls left out of `outgoing_calls`.
 const RUST_STANDARD_MACROS: &[&str] = &[
-    "assert", "assert_eq", "assert_ne", "cfg", "column", "concat", "dbg", "debug_assert", "debug_assert_eq", "debug_assert_ne", "env",
-    "eprint", "eprintln", "file", "format", "format_args", "include", "include_bytes", "include_str", "line", "matches", "module_path",
-    "option_env", "panic", "print", "println", "stringify", "todo", "unimplemented", "unreachable", "vec", "write", "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "cfg",
+    "column",
+    "concat",
+    "dbg",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "env",
+    "eprint",
+    "eprintln",
+    "file",
+    "format",
+    "format_args",
+    "include",
+    "include_bytes",
+    "include_str",
+    "line",
+    "matches",
+    "module_path",
+    "option_env",
+    "panic",
+    "print",
+    "println",
+    "stringify",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "write",
+    "writeln",
 ];
 
 /// The calls in `parent`'s body that `ranges` (the `fromRanges` of its outgoing calls, in the
@@ -675,7 +705,10 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             deadline,
         ));
     }
-    if op == "incoming_calls" && server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
+    if op == "incoming_calls"
+        && server.id() == "rust-analyzer"
+        && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier))
+    {
         if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
             .ok()
             .and_then(|text| crate::lsp::tool::rust_trait_of_enclosing_impl(&text, line0))
@@ -2044,7 +2077,8 @@ pub(crate) fn python_override_dispatch_note(
         }
         let base_line = parsed.line_text(base.line0)?;
         let character = encoding.column_from_byte(base_line, base.byte_column);
-        for (target_path, target_line, _) in crate::lsp::rename_coverage::definition_targets(server, path, base.line0, character, deadline) {
+        for (target_path, target_line, _) in crate::lsp::rename_coverage::definition_targets(server, path, base.line0, character, deadline)
+        {
             if !target_path.starts_with(supervisor.workspace_root()) {
                 continue;
             }

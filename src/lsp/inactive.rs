@@ -1994,7 +1994,8 @@ impl std::str::FromStr for Stack {
         }
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"mips\")]"), None);
         assert_eq!(target_for_cfg("#[cfg(feature = \"serde\")]"), None);
-        let build_script = how_to_check("code is inactive due to #[cfg] directives: std_backtrace is enabled and feature = \"backtrace\" is disabled");
+        let build_script =
+            how_to_check("code is inactive due to #[cfg] directives: std_backtrace is enabled and feature = \"backtrace\" is disabled");
         assert!(build_script.starts_with("it is compiled only where `std_backtrace` is NOT set"), "{build_script}");
         assert!(!build_script.contains("\"features\""), "{build_script}");
         assert!(bare_cfgs_enabled("code is inactive due to #[cfg] directives: test is enabled").is_empty());

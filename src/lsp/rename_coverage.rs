@@ -1946,7 +1946,8 @@ pub fn complete_rename(
             // `Counter.Enter` had no warning, and `Walk` silently stopped calling it).
             if let Some(receiver) = declaration_line.as_deref().and_then(go_receiver_type_name) {
                 let methods = go_method_names_of_type(&reader, origin, &receiver);
-                let dependency_dirs = crate::lsp::sibling_roots::dependency_dirs_scan(workspace_root, server.id(), server.root()).found.roots;
+                let dependency_dirs =
+                    crate::lsp::sibling_roots::dependency_dirs_scan(workspace_root, server.id(), server.root()).found.roots;
                 for found in go_interfaces_satisfied_by_names(&reader, &dependency_dirs, &methods, old_name) {
                     let known = implemented_interfaces.iter().chain(tied.iter()).any(|(path, target_line, _)| {
                         std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()) == found.0 && *target_line == found.1

@@ -337,8 +337,7 @@ fn rust_impl_type_name(tree: &RustTree, text: &str, index: usize) -> Option<Stri
 fn root_defines_public_type(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
     let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, lib_root) else { return false };
     text.lines().any(|line| {
-        !line.starts_with(char::is_whitespace)
-            && matches!(rust_pub_definition(line, owner), Some("struct" | "enum" | "union" | "type"))
+        !line.starts_with(char::is_whitespace) && matches!(rust_pub_definition(line, owner), Some("struct" | "enum" | "union" | "type"))
     })
 }
 
@@ -1245,14 +1244,18 @@ pub use self::entry::Entry;
         // trial130 F3: anyhow 1.0.93's `pub struct Error` in lib.rs and `impl Error { pub fn is … }`
         // in the private `mod error;`.
         let (_dir, root) = rust_crate("anyhow");
-        std::fs::write(root.join("src/lib.rs"), "mod error;
+        std::fs::write(
+            root.join("src/lib.rs"),
+            "mod error;
 
 pub struct Error {
     inner: u8,
 }
 
 struct Private;
-").unwrap();
+",
+        )
+        .unwrap();
         let error = "use crate::{Error, Private};
 
 impl Error {
@@ -1268,7 +1271,8 @@ impl Private {
 }
 ";
         std::fs::write(root.join("src/error.rs"), error).unwrap();
-        let renamed = error.replacen("pub fn is(&self) -> bool {\n        self.inner", "pub fn holds(&self) -> bool {\n        self.inner", 1);
+        let renamed =
+            error.replacen("pub fn is(&self) -> bool {\n        self.inner", "pub fn holds(&self) -> bool {\n        self.inner", 1);
         assert_ne!(renamed, error);
         let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), error, &renamed)], files: Vec::new() };
         let notes = public_api_notes(&root, &plan, "is", "holds");

@@ -556,8 +556,11 @@ fn workspace_symbols_on_a_cold_run_start_the_root_server_and_page() {
     assert!(text.contains("note: started pyright for one to answer a workspace-wide query"), "{text}");
     assert!(text.contains("one/a.py"), "{text}");
     // More roots than are started for one query: the error lists them.
-    let files: Vec<(String, String)> =
-        (1..=5).flat_map(|n| [(format!("p{n}/pyproject.toml"), format!("[project]\nname = \"p{n}\"\n")), (format!("p{n}/m.py"), "x = 1\n".to_owned())]).collect();
+    let files: Vec<(String, String)> = (1..=5)
+        .flat_map(|n| {
+            [(format!("p{n}/pyproject.toml"), format!("[project]\nname = \"p{n}\"\n")), (format!("p{n}/m.py"), "x = 1\n".to_owned())]
+        })
+        .collect();
     let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
     let many = support::workspace_with(&files);
     let run = lsp_run(many.path(), |_| ());

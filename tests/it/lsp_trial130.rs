@@ -106,7 +106,10 @@ fn code_off_by_a_cfg_the_build_script_sets_is_not_sent_to_a_feature_check() {
     assert!(text.contains("it is compiled only where `std_backtrace` is NOT set"), "{text}");
     assert!(!text.contains("\"features\": [\"backtrace\"]"), "a feature check that compiles none of it is the next step:\n{text}");
     // Ground truth: with the feature on, cargo still compiles none of it (the broken line passes).
-    let checked =
-        std::process::Command::new("cargo").args(["check", "--offline", "-q", "--features", "backtrace"]).current_dir(dir.path()).output().unwrap();
+    let checked = std::process::Command::new("cargo")
+        .args(["check", "--offline", "-q", "--features", "backtrace"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
 }

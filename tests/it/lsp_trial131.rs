@@ -36,7 +36,10 @@ fn renaming_a_struct_type_is_no_interface_method_rename() {
     assert!(support::go_offline(dir.path(), &["test", "./..."]).status.success());
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "match/text.go", "line": 6, "symbol": "Text", "new_name": "Literal"}));
-    assert!(!text.contains("interface method is implemented outside the workspace"), "a struct type taken for an interface method:\n{text}");
+    assert!(
+        !text.contains("interface method is implemented outside the workspace"),
+        "a struct type taken for an interface method:\n{text}"
+    );
     assert!(!text.contains("the build breaks after this rename"), "{text}");
     let renamed = std::fs::read_to_string(dir.path().join("match/text.go")).unwrap();
     assert!(renamed.contains("type Literal struct") && renamed.contains("func NewText(s string) Literal {"), "{renamed}");

@@ -37,8 +37,11 @@ fn a_setattr_string_on_the_module_of_a_renamed_function_is_a_live_reference() {
     ]);
     assert_eq!(support::python_prints(dir.path(), "import runpy; runpy.run_path('tests/check.py')"), "patched");
     let run = support::lsp_run_allowing_writes(dir.path());
-    let text =
-        support::call_ok(&run, "lsp_rename", json!({"file": "tagsish/tags.py", "line": 1, "symbol": "_cpython_abis", "new_name": "cpython_abis"}));
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "tagsish/tags.py", "line": 1, "symbol": "_cpython_abis", "new_name": "cpython_abis"}),
+    );
     assert!(!text.contains("left unrenamed, rightly: 1 string"), "the patched module's attribute is said to be another:\n{text}");
     assert!(text.contains("WARNING: 1 occurrence left unrenamed in strings that name the attribute"), "{text}");
     assert!(text.contains("tests/check.py:3: setattr(tags, \"_cpython_abis\""), "{text}");
@@ -80,7 +83,10 @@ fn deleting_a_module_reports_its_importers_unresolved_imports_as_new() {
         ("structish/__init__.py", ""),
         ("structish/_structures.py", "class Infinity:\n    def __repr__(self):\n        return \"Infinity\"\n"),
         ("structish/version.py", "from ._structures import Infinity\n\n\ndef biggest():\n    return Infinity()\n"),
-        ("tests/test_structures.py", "from structish._structures import Infinity\n\n\ndef test_repr():\n    assert repr(Infinity()) == \"Infinity\"\n"),
+        (
+            "tests/test_structures.py",
+            "from structish._structures import Infinity\n\n\ndef test_repr():\n    assert repr(Infinity()) == \"Infinity\"\n",
+        ),
     ]);
     assert_eq!(support::python_prints(dir.path(), "from structish.version import biggest; print(biggest())"), "Infinity");
     let run = support::lsp_run_allowing_writes(dir.path());

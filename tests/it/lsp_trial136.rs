@@ -24,7 +24,8 @@ fn an_override_says_the_calls_through_its_base_method_are_not_listed() {
     ]);
     assert_eq!(support::python_prints(dir.path(), "import runpy; runpy.run_path('outputish.py')"), "py:x");
     let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
-    let expected = "NOT in this answer: calls through the base — `OutputPythonFilter._process` overrides `OutputFilter._process` (outputish.py:2)";
+    let expected =
+        "NOT in this answer: calls through the base — `OutputPythonFilter._process` overrides `OutputFilter._process` (outputish.py:2)";
     let calls = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "outputish.py", "line": 10, "symbol": "_process"}));
     assert!(calls.contains(expected), "{calls}");
     let references = support::call_ok(&run, "lsp", json!({"op": "references", "file": "outputish.py", "line": 10, "symbol": "_process"}));

@@ -29,7 +29,8 @@ fn a_call_with_type_arguments_over_several_lines_is_a_call() {
     ]);
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
     let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
-    let text = support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/createAction.ts", "line": 1, "symbol": "createAction"}));
+    let text =
+        support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/createAction.ts", "line": 1, "symbol": "createAction"}));
     assert!(text.contains("export function buildMiddleware("), "{text}");
     assert!(!text.contains("referenced as a value"), "the multi-line call is taken for a value:\n{text}");
 }
