@@ -249,6 +249,11 @@ struct UnlistedCalls {
     /// answer. (0-based line, `name!`).
     #[serde(default)]
     macro_expansions: Vec<(u32, String)>,
+    /// Rust: operator uses in the body (`a < b`, `x += y`, `-x`), which call a trait impl when
+    /// the operand's type has one, and which rust-analyzer lists no call for. (0-based line,
+    /// the expression.)
+    #[serde(default)]
+    operator_uses: Vec<(u32, String)>,
 }
 
 /// Standard macros whose expansions call the standard library's formatting, assertion or
@@ -310,6 +315,7 @@ fn unlisted_calls(
         go_builtins: Vec::new(),
         prepared_without_body: None,
         macro_expansions: Vec::new(),
+        operator_uses: Vec::new(),
     };
     let parsed = parsed_files
         .entry(parent.uri.clone())
@@ -366,6 +372,9 @@ fn unlisted_calls(
                 unlisted.macro_expansions.push((line0, format!("{macro_name}!")));
             }
         }
+        // Operators call trait impls (trial134 F2: ordered-float's `Ord::cmp`, whose `<`/`>`
+        // call the crate's `lt`/`gt`, had "no calls" and no note).
+        unlisted.operator_uses = parsed.rust_operator_uses_in_function(parent.line0, parent.character0, &parent.name).unwrap_or_default();
     }
     for site in sites {
         let listed =
@@ -1113,6 +1122,22 @@ fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[
         notes.push(format!(
             "note: NOT in this answer: the calls made by the expansions of {} in {whose} ({}{}) — {server_id} lists no call a macro's expansion makes; read those macros before relying on this list",
             plural(calls.macro_expansions.len(), "macro invocation"),
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
+        ));
+    }
+    for calls in unlisted.iter().filter(|calls| calls.depth == 0 && !calls.operator_uses.is_empty()) {
+        let shown: Vec<String> = calls
+            .operator_uses
+            .iter()
+            .take(3)
+            .map(|(line0, text)| format!("`{text}` at {}", uri_line_label(supervisor, &calls.uri, *line0)))
+            .collect();
+        let more = calls.operator_uses.len().saturating_sub(shown.len());
+        notes.push(format!(
+            "note: NOT in this answer: {} in the body of `{}` ({}{}) — on a type that implements the operator's trait (`PartialOrd::lt` for `<`, `Add::add` for `+`, `Neg::neg` for unary `-`) each calls that impl, which {server_id} does not list as a call; on primitive types they call nothing",
+            plural(calls.operator_uses.len(), "operator use"),
+            calls.name,
             shown.join(", "),
             if more > 0 { format!(" and {more} more") } else { String::new() },
         ));

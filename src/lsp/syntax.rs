@@ -608,6 +608,40 @@ impl ParsedSource {
         Some(found)
     }
 
+    /// Rust: the operator uses in the body of the function named `name` declared on 0-based
+    /// `line0` that call a trait method when their operand's type implements it (`a < b` →
+    /// `PartialOrd::lt`, `x += y` → `AddAssign::add_assign`, `-x` → `Neg::neg`): binary
+    /// arithmetic, bitwise and comparison operators, compound assignments and unary `-`/`!`;
+    /// each as (0-based line, the expression's text cut to 40 characters). `&&`/`||` are left
+    /// out (no trait). `None` when the language is not Rust or no such function body is found.
+    pub fn rust_operator_uses_in_function(&self, line0: u32, character_hint: u32, name: &str) -> Option<Vec<(u32, String)>> {
+        if CallScan::for_language(self.language)? != CallScan::Rust {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let body = self.function_named_by(identifier)?.child_by_field_name("body")?;
+        let mut found = Vec::new();
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            let operator = match node.kind() {
+                "binary_expression" | "compound_assignment_expr" => node.child_by_field_name("operator").map(|op| self.node_text(op)),
+                "unary_expression" => node.child(0).map(|op| self.node_text(op)).filter(|op| matches!(*op, "-" | "!")),
+                _ => None,
+            };
+            if operator.is_some_and(|op| !matches!(op, "&&" | "||")) {
+                let text: String = self.node_text(node).split_whitespace().collect::<Vec<_>>().join(" ");
+                found.push((node.start_position().row as u32, crate::render::cut_chars(&text, 40)));
+            }
+            for index in (0..node.child_count()).rev() {
+                if let Some(child) = node.child(index as _) {
+                    stack.push(child);
+                }
+            }
+        }
+        found.sort();
+        Some(found)
+    }
+
     /// TypeScript/JavaScript: the function expression assigned to a member
     /// (`Effect.prototype._callback = function () {…}`) whose body holds 0-based `line0`, byte
     /// `byte` of that line: the member as written (`Effect.prototype._callback`) and its name's

@@ -66,6 +66,7 @@ mod lsp_trial130;
 mod lsp_trial131;
 mod lsp_trial132;
 mod lsp_trial133;
+mod lsp_trial134;
 mod lsp_trial135;
 mod lsp_trial136;
 mod lsp_trial137;
