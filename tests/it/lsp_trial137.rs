@@ -2,8 +2,11 @@
 //! tsserver and tsc, on a fixture of the same shape:
 //! - F1: `incoming_calls` of `createAction` said a call whose type arguments span several lines
 //!   (`createAction<\n  Array<…>\n>(…)`) was "referenced as a value, not called".
+//! - F2: the file outline with `locals: true` (which promises imports) listed none of the file's
+//!   imports (tsserver gives none) and read as complete.
 //!
-//! Ground truth: tsc compiles the fixture; the call is a call by construction.
+//! Ground truth: tsc compiles the fixture; the call is a call by construction; the imports are
+//! the file's `import` lines.
 
 use crate::support;
 
@@ -33,4 +36,26 @@ fn a_call_with_type_arguments_over_several_lines_is_a_call() {
         support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/createAction.ts", "line": 1, "symbol": "createAction"}));
     assert!(text.contains("export function buildMiddleware("), "{text}");
     assert!(!text.contains("referenced as a value"), "the multi-line call is taken for a value:\n{text}");
+}
+
+#[test]
+fn an_outline_with_locals_says_the_imports_tsserver_does_not_list() {
+    let test = "lsp_trial137::an_outline_with_locals_says_the_imports_tsserver_does_not_list";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"rtk\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/a.ts", "export const a = 1\n"),
+        ("src/b.ts", "export const b = 2\n"),
+        ("src/main.ts", "import { a } from './a'\nimport { b } from './b'\n\nexport function sum(): number {\n  const local = a + b\n  return local\n}\n"),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "file": "src/main.ts", "locals": true}));
+    assert!(
+        text.contains("not listed: 2 import statements (`import …` statements: typescript-language-server gives no outline entry"),
+        "{text}"
+    );
+    assert!(text.contains("local"), "{text}");
 }
