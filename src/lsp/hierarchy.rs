@@ -3094,7 +3094,17 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     } else if deepest < depth
         && walk.entries.iter().any(|node| node.depth == deepest && matches!(node.followed, Followed::Yes | Followed::OtherRootWalked))
     {
-        out.push_str(&format!("depth {} found nothing more: the hierarchy ends here\n", deepest + 1));
+        // The uses a server does not list (references as values, unresolved calls, dispatch by
+        // name or through a base) are checked at the queried item only (trial136 F3: sqlparse's
+        // `imt` at depth 2 "ends here", where `group_over` is used as a value).
+        if dir.op == "incoming_calls" && deepest >= 1 {
+            out.push_str(&format!(
+                "depth {} found nothing more as {server_id} lists callers: the hierarchy ends here for calls it resolves — the uses it does not list (references as values, unresolved calls, dispatch by name or through a base) are checked for the queried item only, not for the entries above; ask incoming_calls at an entry for its own\n",
+                deepest + 1
+            ));
+        } else {
+            out.push_str(&format!("depth {} found nothing more: the hierarchy ends here\n", deepest + 1));
+        }
     }
     if walk.roots.len() > 1 {
         out.push_str(&format!("{server_id} prepared {} items at this position: {of}\n", walk.roots.len()));
