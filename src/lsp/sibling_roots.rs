@@ -347,6 +347,27 @@ pub fn references_in_dependent_roots(
                     root_deadline,
                 )
                 .locations;
+                // The uses that root's server does not analyze (code behind a cfg that is off
+                // there) are named as for the queried root (trial134 F1: downstream's
+                // `into_inner()` under `#[cfg(feature = "extra")]` was in no note, asked from the
+                // library's definition).
+                let answer = if consumer.definition().cross_check_references {
+                    let checked = crate::lsp::rename_coverage::complete_references(
+                        consumer,
+                        supervisor.workspace_root(),
+                        path,
+                        line0,
+                        character,
+                        &resolved.cursor_identifier,
+                        Some(answer),
+                        root_deadline,
+                    );
+                    result.notes.extend(checked.notes);
+                    result.not_listed.extend(checked.not_listed.into_iter().filter(|(file, _)| file.starts_with(root)));
+                    checked.answer
+                } else {
+                    answer
+                };
                 let merged = result.locations.get_or_insert_with(Vec::new);
                 let before = merged.len();
                 for location in answer {
