@@ -798,7 +798,16 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         });
     let path_attribute_warnings =
         moved_files_named_by_path_attributes(supervisor.workspace_root(), &plan, &|path| supervisor.display_path(path));
-    let built_name_warnings = python_names_built_at_run_time(&plan, &resolved.cursor_identifier, &|path| supervisor.display_path(path));
+    let mut built_name_warnings = python_names_built_at_run_time(&plan, &resolved.cursor_identifier, &|path| supervisor.display_path(path));
+    if resolved.line_text.trim_start().starts_with(&format!("class {}", resolved.cursor_identifier)) {
+        built_name_warnings.extend(python_class_name_dispatch_warning(
+            supervisor.workspace_root(),
+            server.root(),
+            &resolved.cursor_identifier,
+            &args.new_name,
+            &|path| supervisor.display_path(path),
+        ));
+    }
     let overload_warnings = python_overload_parameter_warnings(&plan, &path, line0, &resolved.cursor_identifier, &args.new_name, &|path| {
         supervisor.display_path(path)
     });
@@ -1002,6 +1011,59 @@ fn python_names_built_at_run_time(plan: &WorkspaceEditPlan, old_name: &str, disp
     vec![format!(
         "WARNING: `{old_name}` matches a name the code builds at run time from a string — {} — so a `getattr`, a registry or a dispatch by name may call or register it by that name: the renamed method is no longer found there (often a fallback runs instead), and pyright reports nothing; read those lines before accepting, and keep the name if they reach it",
         found.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+    )]
+}
+
+/// For a Python class renamed from `old_name`: a `WARNING: …` when a file under `root` builds a
+/// method name from a class's `__name__` (`'_process_{cls}'.format(cls=type(tlist).__name__)`)
+/// and declares the method of this class's name (`def _process_where`, for `Where`, its name
+/// lowered or not): the lookup stops finding it after the rename and its fallback runs, with no
+/// error (trial136 F2: sqlparse's `Where` → `WhereClause`, 11 tests failed after "no new errors").
+/// Empty otherwise.
+fn python_class_name_dispatch_warning(
+    workspace_root: &Path,
+    root: &Path,
+    old_name: &str,
+    new_name: &str,
+    display: &dyn Fn(&Path) -> String,
+) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let lowered = old_name.to_lowercase();
+    let is_python = |path: &Path| path.extension().is_some_and(|extension| extension == "py");
+    crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, root, is_python, |path, text| {
+        for (index, line) in text.lines().enumerate() {
+            if !line.contains("__name__") || found.len() >= 4 {
+                continue;
+            }
+            for quote in ['\'', '"'] {
+                let mut parts = line.split(quote);
+                parts.next();
+                while let Some(literal) = parts.next() {
+                    let prefix = literal.split(['{', '%']).next().unwrap_or(literal);
+                    let builds =
+                        prefix.len() < literal.len() && !prefix.is_empty() && prefix.chars().all(|c| c.is_alphanumeric() || c == '_');
+                    let method = [format!("def {prefix}{lowered}("), format!("def {prefix}{old_name}(")]
+                        .into_iter()
+                        .find(|definition| text.contains(definition.as_str()));
+                    if let (true, Some(method)) = (builds, method) {
+                        found.push(format!(
+                            "{}:{} builds `{prefix}…` from a class's `__name__` and declares `{}`",
+                            display(path),
+                            index + 1,
+                            method.trim_start_matches("def ").trim_end_matches('(')
+                        ));
+                    }
+                    parts.next();
+                }
+            }
+        }
+    });
+    if found.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "WARNING: the class name `{old_name}` is looked up at run time: {} — after the rename a `{new_name}` builds another name, the lookup no longer finds that method and its fallback runs instead, with no error from any checker; rename the method to the name built from `{new_name}` (lowered where the lookup lowers it), or keep the class name",
+        found.join("; "),
     )]
 }
 

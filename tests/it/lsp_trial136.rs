@@ -5,6 +5,9 @@
 //! - F3: `incoming_calls` at depth 2 of `imt` said "depth 2 found nothing more: the hierarchy ends
 //!   here", where its caller `group_over` is used as a value (called through a list of
 //!   groupings), which a depth-1 query at `group_over` notes.
+//! - F2: renaming the class `Where` to `WhereClause` gave no warning, and 11 tests failed:
+//!   `ReindentFilter` builds `'_process_{cls}'.format(cls=type(tlist).__name__)` and looks up
+//!   `_process_where`, so the renamed class fell back to `_process_default`.
 //!
 //! Ground truth: CPython runs the filter, which reaches the override through the base method.
 
@@ -58,4 +61,38 @@ fn a_deeper_walk_that_ends_says_the_entries_unlisted_uses_were_not_checked() {
     assert!(text.contains("def group_over(tokens):"), "{text}");
     assert!(!text.contains("the hierarchy ends here\n"), "{text}");
     assert!(text.contains("are checked for the queried item only, not for the entries above"), "{text}");
+}
+
+#[test]
+fn renaming_a_class_whose_name_a_dispatch_builds_is_warned_of() {
+    let test = "lsp_trial136::renaming_a_class_whose_name_a_dispatch_builds_is_warned_of";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"reindentish\"\nversion = \"0.1.0\"\n"),
+        ("reindentish/__init__.py", ""),
+        ("reindentish/sql.py", "class Where:\n    pass\n"),
+        (
+            "reindentish/reindent.py",
+            "class ReindentFilter:\n    def process(self, tlist):\n        func_name = '_process_{cls}'.format(cls=type(tlist).__name__)\n        func = getattr(self, func_name.lower(), self._process_default)\n        return func(tlist)\n\n    def _process_where(self, tlist):\n        return \"where\"\n\n    def _process_default(self, tlist):\n        return \"default\"\n",
+        ),
+    ]);
+    assert_eq!(
+        support::python_prints(
+            dir.path(),
+            "from reindentish.sql import Where; from reindentish.reindent import ReindentFilter; print(ReindentFilter().process(Where()))"
+        ),
+        "where"
+    );
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "reindentish/sql.py", "line": 1, "symbol": "Where", "new_name": "WhereClause", "preview": true}),
+    );
+    assert!(
+        text.contains("WARNING: the class name `Where` is looked up at run time: reindentish/reindent.py:3 builds `_process_…` from a class's `__name__` and declares `_process_where`"),
+        "{text}"
+    );
 }
