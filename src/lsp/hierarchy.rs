@@ -1048,6 +1048,16 @@ fn uri_line_label(supervisor: &LspSupervisor, uri: &str, line0: u32) -> String {
     format!("{file}:{}", line0 + 1)
 }
 
+/// How a note names the body `calls` were read from: the queried item's, or a deeper callee's
+/// with its place.
+fn body_label(supervisor: &LspSupervisor, calls: &UnlistedCalls) -> String {
+    if calls.depth == 0 {
+        format!("the body of `{}`", calls.name)
+    } else {
+        format!("the body of depth-{} callee `{}` ({})", calls.depth, calls.name, uri_line_label(supervisor, &calls.uri, calls.line0))
+    }
+}
+
 /// The notes saying which calls of the followed items' bodies the `outgoing_calls` answer
 /// leaves out (see [`UnlistedCalls`]), and a queried item whose body was not scanned.
 fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[UnlistedCalls]) -> Vec<String> {
@@ -1070,11 +1080,7 @@ fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[
     };
     let with_sites: Vec<&UnlistedCalls> = unlisted.iter().filter(|calls| !calls.sites.is_empty()).collect();
     for calls in with_sites.iter().take(UNLISTED_ITEMS_SHOWN) {
-        let whose = if calls.depth == 0 {
-            format!("the body of `{}`", calls.name)
-        } else {
-            format!("the body of depth-{} callee `{}` ({})", calls.depth, calls.name, uri_line_label(supervisor, &calls.uri, calls.line0))
-        };
+        let whose = body_label(supervisor, calls);
         let in_macros = calls.sites.iter().filter(|site| site.2.is_some()).count();
         let why = if let Some(declaration_line0) = calls.prepared_without_body {
             format!(
@@ -1107,11 +1113,7 @@ fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[
         ));
     }
     for calls in unlisted.iter().filter(|calls| !calls.macro_expansions.is_empty()).take(UNLISTED_ITEMS_SHOWN) {
-        let whose = if calls.depth == 0 {
-            format!("the body of `{}`", calls.name)
-        } else {
-            format!("the body of depth-{} callee `{}` ({})", calls.depth, calls.name, uri_line_label(supervisor, &calls.uri, calls.line0))
-        };
+        let whose = body_label(supervisor, calls);
         let shown: Vec<String> = calls
             .macro_expansions
             .iter()

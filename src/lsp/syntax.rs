@@ -575,6 +575,16 @@ impl ParsedSource {
         Some(found)
     }
 
+    /// Rust: the body of the function named `name` declared on 0-based `line0`; `None` in another
+    /// language or where no such function is found.
+    fn rust_function_body(&self, line0: u32, character_hint: u32, name: &str) -> Option<tree_sitter::Node<'_>> {
+        if CallScan::for_language(self.language)? != CallScan::Rust {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        self.function_named_by(identifier)?.child_by_field_name("body")
+    }
+
     /// Rust: the macro invocations in the body of the function named `name` declared on 0-based
     /// `line0` (see [`ParsedSource::call_sites_in_function`]), each as (0-based line, byte range
     /// of the invocation in the file, the macro's name as written: `anyhow`, `crate::bail`).
@@ -586,11 +596,7 @@ impl ParsedSource {
         character_hint: u32,
         name: &str,
     ) -> Option<Vec<(u32, std::ops::Range<usize>, String)>> {
-        if CallScan::for_language(self.language)? != CallScan::Rust {
-            return None;
-        }
-        let identifier = self.identifier_at(line0, character_hint, name)?;
-        let body = self.function_named_by(identifier)?.child_by_field_name("body")?;
+        let body = self.rust_function_body(line0, character_hint, name)?;
         let mut found = Vec::new();
         let mut stack = vec![body];
         while let Some(node) = stack.pop() {
@@ -615,11 +621,7 @@ impl ParsedSource {
     /// each as (0-based line, the expression's text cut to 40 characters). `&&`/`||` are left
     /// out (no trait). `None` when the language is not Rust or no such function body is found.
     pub fn rust_operator_uses_in_function(&self, line0: u32, character_hint: u32, name: &str) -> Option<Vec<(u32, String)>> {
-        if CallScan::for_language(self.language)? != CallScan::Rust {
-            return None;
-        }
-        let identifier = self.identifier_at(line0, character_hint, name)?;
-        let body = self.function_named_by(identifier)?.child_by_field_name("body")?;
+        let body = self.rust_function_body(line0, character_hint, name)?;
         let mut found = Vec::new();
         let mut stack = vec![body];
         while let Some(node) = stack.pop() {
