@@ -714,10 +714,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             deadline,
         ));
     }
-    if op == "incoming_calls"
-        && server.id() == "rust-analyzer"
-        && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier))
-    {
+    if op == "incoming_calls" && server.id() == "rust-analyzer" && declares_fn(&resolved.line_text, &resolved.cursor_identifier) {
         if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
             .ok()
             .and_then(|text| crate::lsp::tool::rust_trait_of_enclosing_impl(&text, line0))
@@ -2006,7 +2003,25 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
                 }
                 let Some(file) = crate::lsp::uri::uri_to_path(&site.uri) else { continue };
                 let targets = crate::lsp::rename_coverage::definition_targets(server, &file, site.line0, site.character0, deadline);
-                if targets.is_empty() || targets.iter().any(|(target, line, _)| known.contains(&(canonical(target), *line))) {
+                // An overload signature of a known declaration (tsserver's definition gives the
+                // signature a call resolves to, its hierarchy item the implementation): the same
+                // file, a declaration of the same name on the target line.
+                let overload_of_known = |target: &Path, line: u32| {
+                    let target = canonical(target);
+                    known.iter().any(|(known_file, _)| *known_file == target)
+                        && crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &target).ok().is_some_and(|text| {
+                            text.lines().nth(line as usize).is_some_and(|declaration| {
+                                crate::lsp::rename_coverage::word_positions(declaration, &site.callee)
+                                    .iter()
+                                    .any(|at| declaration[at + site.callee.len()..].trim_start().starts_with(['(', '<']))
+                            })
+                        })
+                };
+                if targets.is_empty()
+                    || targets
+                        .iter()
+                        .any(|(target, line, _)| known.contains(&(canonical(target), *line)) || overload_of_known(target, *line))
+                {
                     continue;
                 }
                 let Some((target, line, _)) = targets.into_iter().min() else { continue };
@@ -2130,6 +2145,13 @@ pub(crate) fn python_override_dispatch_note(
     None
 }
 
+/// Whether a Rust line declares a function named `name` (`fn name(`, `fn name<`): the whole
+/// name, not a longer one it begins (`fn values` for `v`).
+pub(crate) fn declares_fn(line: &str, name: &str) -> bool {
+    line.match_indices(&format!("fn {name}"))
+        .any(|(at, found)| line[at + found.len()..].chars().next().is_none_or(|next| !crate::lsp::position::is_identifier_char(next)))
+}
+
 /// The note for a query at a method of `impl Trait for …` (see `incoming_calls`, `references`):
 /// the calls through the trait method are not in the answer, and where to ask for them.
 pub(crate) fn rust_trait_dispatch_note(trait_name: &str, method: &str, server_id: &str) -> String {
@@ -2148,6 +2170,8 @@ fn take_out_call_sites(
     entries: impl Fn(&Node) -> bool,
     is_out: &dyn Fn(&CallSite) -> bool,
 ) -> HashSet<String> {
+    let followed_before: HashSet<(String, u32, u32, String)> =
+        walk.entries.iter().filter(|entry| matches!(entry.followed, Followed::Yes | Followed::OtherRootWalked)).map(Node::key).collect();
     let mut emptied: HashSet<String> = HashSet::new();
     for entry in walk.entries.iter_mut().filter(|entry| entry.depth == depth && entries(entry)) {
         let before = entry.call_sites.len();
@@ -2184,7 +2208,7 @@ fn take_out_call_sites(
         .chain(walk.roots.iter().map(Node::key))
         .collect();
     for entry in walk.entries.iter_mut().filter(|entry| entry.followed == Followed::Repeated) {
-        if !followed_keys.contains(&entry.key()) {
+        if followed_before.contains(&entry.key()) && !followed_keys.contains(&entry.key()) {
             entry.followed = Followed::RepeatedPlaceLeftOut;
         }
     }

@@ -111,7 +111,12 @@ pub fn how_to_check(message: &str) -> String {
     if !set_here.is_empty() {
         let cfgs = set_here.iter().map(|cfg| format!("`{cfg}`")).collect::<Vec<_>>().join(", ");
         return format!(
-            "it is compiled only where {cfgs} is NOT set, and it is set here (by the crate's build script, typically from the compiler's version, or by RUSTFLAGS): no `cargo check` on this toolchain compiles it, whatever its features — read it by hand, or check it where the build script does not set {cfgs} (another toolchain){}",
+            "it is compiled only where {cfgs} is NOT set, and it is set here (by the crate's build script, typically from the compiler's version, or by RUSTFLAGS): no `cargo check` on this toolchain compiles it{} — read it by hand, or check it where the build script does not set {cfgs} (another toolchain){}",
+            if features.is_empty() {
+                String::new()
+            } else {
+                format!(" unless its cfg is an `any(…)` that the features {} also satisfy (read the attribute)", features.join(", "))
+            },
             if features.is_empty() { String::new() } else { format!(", with the features {}", features.join(", ")) }
         );
     }
@@ -152,7 +157,19 @@ fn bare_cfgs_enabled(message: &str) -> Vec<String> {
         .filter(|cfg| {
             !cfg.is_empty()
                 && cfg.chars().all(|c| c.is_alphanumeric() || c == '_')
-                && !matches!(*cfg, "test" | "doc" | "doctest" | "debug_assertions" | "unix" | "windows" | "miri" | "proc_macro")
+                && !matches!(
+                    *cfg,
+                    "test"
+                        | "doc"
+                        | "doctest"
+                        | "debug_assertions"
+                        | "unix"
+                        | "windows"
+                        | "miri"
+                        | "proc_macro"
+                        | "rust_analyzer"
+                        | "clippy"
+                )
         })
         .map(str::to_owned)
         .collect()

@@ -1613,6 +1613,20 @@ pub fn complete_rename(
                 text.lines().nth(*target_line as usize).is_some_and(|line| python_module_level_definition_line(line, old_name))
             })
     });
+    // The names the renamed definition's module goes by (`nap` of nap.py, `tenacity` of
+    // tenacity/__init__.py): a string on another module names that module's attribute.
+    let renamed_module_names: HashSet<String> = origin_targets
+        .iter()
+        .filter(|(path, _, _)| path_is_python(path))
+        .filter_map(|(path, _, _)| {
+            let stem = path.file_stem()?.to_str()?;
+            if stem == "__init__" {
+                path.parent()?.file_name()?.to_str().map(str::to_owned)
+            } else {
+                Some(stem.to_owned())
+            }
+        })
+        .collect();
     let mut attribute_names_of_other_objects: Vec<(WordHit, String)> = Vec::new();
     attribute_names.retain(|hit| match attribute_call_object(&hit.line_text, hit.byte_start) {
         Some((object, identifier_at)) if Instant::now() < deadline => {
@@ -1623,15 +1637,18 @@ pub fn complete_rename(
             // the renamed function itself (trial132 F1: packaging's `monkeypatch.setattr(tags,
             // "_cpython_abis", …)` was "left rightly", and 2 tests failed with AttributeError).
             if first_line.starts_with("(module)") {
-                if renamed_module_level {
+                let module = first_line.trim_start_matches("(module)").trim();
+                let module = module.rsplit('.').next().unwrap_or(module);
+                if renamed_module_level && renamed_module_names.contains(module) {
                     return true;
                 }
                 attribute_names_of_modules.push((hit.clone(), object));
                 return false;
             }
-            // A variable or parameter holding a module (`mod: Module("tenacity")`) may be the
-            // renamed definition's module: kept.
-            if renamed_module_level && !first_line.contains("Module(") && !first_line.is_empty() {
+            // A variable or parameter holding a module (`mod: Module("tenacity")`, a
+            // `ModuleType` from `importlib.import_module`) may be the renamed definition's
+            // module: kept.
+            if renamed_module_level && !first_line.contains("Module(") && !first_line.contains("ModuleType") && !first_line.is_empty() {
                 attribute_names_of_other_objects.push((hit.clone(), object));
                 return false;
             }
@@ -1653,7 +1670,7 @@ pub fn complete_rename(
     }
     if !attribute_names_of_modules.is_empty() {
         report.push(format!(
-            "  left unrenamed, rightly: {} in getattr / setattr / mock.patch.object calls whose object is a module ({}): an attribute of that module, not of the renamed member's class",
+            "  left unrenamed, rightly: {} in getattr / setattr / mock.patch.object calls whose object is a module ({}): an attribute of that module, not the renamed `{old_name}` (a member of a class, or a definition of another module)",
             crate::render::plural(attribute_names_of_modules.len(), "string"),
             attribute_names_of_modules.iter().map(|(hit, object)| format!("`{object}` at {}:{}", shown(&hit.path), hit.line + 1)).take(LISTED).collect::<Vec<_>>().join(", ")
         ));
@@ -1924,6 +1941,9 @@ pub fn complete_rename(
     // Go, a concrete method: the interface methods it implements that the edit leaves (a
     // standard library interface cannot be renamed), and the calls through them.
     let mut implemented_interfaces: Vec<Target> = Vec::new();
+    // Go, a concrete method: interfaces of the roots this one depends on that its type
+    // satisfies by method names, which gopls did not list.
+    let mut implemented_by_names: Vec<Target> = Vec::new();
     let mut interface_calls: Vec<(WordHit, Target)> = Vec::new();
     // Go, a concrete method: anonymous interface types that name a method of the old name.
     let mut anonymous_interfaces: Vec<String> = Vec::new();
@@ -1944,16 +1964,18 @@ pub fn complete_rename(
             // every one (trial135 F1: reflectwalk's `EnterExitWalker`, whose methods take the
             // library's `Location`, was not among `Counter`'s implementations; renaming
             // `Counter.Enter` had no warning, and `Walk` silently stopped calling it).
+            // The declaration's package is read (the rename may be asked at a call elsewhere).
+            let declaration_file = origin_targets.iter().next().map_or(origin, |(path, _, _)| path.as_path());
             if let Some(receiver) = declaration_line.as_deref().and_then(go_receiver_type_name) {
-                let methods = go_method_names_of_type(&reader, origin, &receiver);
+                let methods = go_method_names_of_type(&reader, declaration_file, &receiver);
                 let dependency_dirs =
                     crate::lsp::sibling_roots::dependency_dirs_scan(workspace_root, server.id(), server.root()).found.roots;
-                for found in go_interfaces_satisfied_by_names(&reader, &dependency_dirs, &methods, old_name) {
+                for found in go_interfaces_satisfied_by_names(&reader, &dependency_dirs, &methods, old_name, deadline) {
                     let known = implemented_interfaces.iter().chain(tied.iter()).any(|(path, target_line, _)| {
                         std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()) == found.0 && *target_line == found.1
                     });
                     if !known && !renamed_by(&edits, &found) {
-                        implemented_interfaces.push(found);
+                        implemented_by_names.push(found);
                     }
                 }
             }
@@ -2646,7 +2668,13 @@ pub fn complete_rename(
             // M4), and an inherited method of that name (object's) may answer the lookup.
             let dunder = matched_prefix == "__" && old_name.ends_with("__") && old_name.len() > 4;
             let old_suffix = if dunder { &old_name[2..old_name.len() - 2] } else { &old_name[matched_prefix.len()..] };
-            let new_suffix = new_name.strip_prefix(matched_prefix.as_str());
+            let new_suffix = new_name.strip_prefix(matched_prefix.as_str()).map(|suffix| {
+                if dunder {
+                    suffix.strip_suffix("__").unwrap_or(suffix)
+                } else {
+                    suffix
+                }
+            });
             warnings.push(format!(
                 "WARNING: {} {} `{matched_prefix}…` up by a name built at run time, which `{old_name}` matches for the value `{old_suffix}`: after this rename that value finds no `{old_name}` (the lookup's fallback{}, or AttributeError){} — no server or type checker sees it; check which values reach the lookup (grammar rules, event or command names) before accepting",
                 lookups.join(", "),
@@ -2712,6 +2740,23 @@ pub fn complete_rename(
             named.join(", "),
             if named.len() == 1 { "that interface" } else { "those interfaces" },
             if named.len() == 1 { "it" } else { "one" },
+        ));
+    }
+    if !implemented_by_names.is_empty() {
+        let named: Vec<String> = implemented_by_names
+            .iter()
+            .map(|(path, target_line, _)| {
+                let place = format!("{}:{}", shown(path), target_line + 1);
+                match go_interface_method_name(workspace_root, path, *target_line) {
+                    Some(name) => format!("`{name}` ({place})"),
+                    None => format!("the interface method at {place}"),
+                }
+            })
+            .collect();
+        warnings.push(format!(
+            "WARNING: by its method names, the renamed method's type appears to implement {} of a project root this one depends on, which {} does not list here (check the signatures): after this rename it no longer would — where a value of it is used as that interface in code the build breaks, and where it is checked dynamically (a type assertion `x.(Iface)`, a type switch) the behaviour changes with NO compile error; keep a `// Deprecated:` method `{old_name}` that calls `{new_name}` if those uses matter",
+            named.join(", "),
+            server.id()
         ));
     }
     if renamed_is_go_method && !anonymous_interfaces.is_empty() {
@@ -2972,9 +3017,7 @@ fn go_receiver_type_name(line: &str) -> Option<String> {
 fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &str) -> HashSet<String> {
     let mut names = HashSet::new();
     let Some(dir) = file.parent() else { return names };
-    let Ok(entries) = std::fs::read_dir(dir) else { return names };
-    for entry in entries.flatten().take(500) {
-        let path = entry.path();
+    for (path, _) in crate::files::walk_beneath::list_directory(reader.root(), dir).into_iter().take(500) {
         if path.extension().is_none_or(|extension| extension != "go") {
             continue;
         }
@@ -2996,16 +3039,28 @@ fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &st
 /// The method specs named `old_name` of the Go interfaces declared in the `.go` files (tests
 /// left out) beneath `dirs` whose every method name is in `methods` (a type with those methods
 /// satisfies them by name; an interface that embeds another is left out): each as (canonical
-/// path, 0-based line of the method spec, 0). At most 2,000 files are read.
-fn go_interfaces_satisfied_by_names(reader: &WorkspaceReader, dirs: &[PathBuf], methods: &HashSet<String>, old_name: &str) -> Vec<Target> {
+/// path, 0-based line of the method spec, 0). At most 2,000 files are read, until `deadline`.
+fn go_interfaces_satisfied_by_names(
+    reader: &WorkspaceReader,
+    dirs: &[PathBuf],
+    methods: &HashSet<String>,
+    old_name: &str,
+    deadline: Instant,
+) -> Vec<Target> {
     let mut found = Vec::new();
     let mut read = 0usize;
     for dir in dirs {
+        if read >= 2000 || Instant::now() >= deadline {
+            break;
+        }
         let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), dir) else { continue };
         for entry in walk.hidden(true).skip_names(&["vendor", "testdata", ".git", "node_modules"]).iter().flatten() {
             let path = entry.path();
             let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-            if !entry.is_file() || !name.ends_with(".go") || name.ends_with("_test.go") || read >= 2000 {
+            if read >= 2000 || Instant::now() >= deadline {
+                break;
+            }
+            if !entry.is_file() || !name.ends_with(".go") || name.ends_with("_test.go") {
                 continue;
             }
             read += 1;

@@ -621,9 +621,20 @@ fn rust_notes(
                 return Some(crate_name.clone());
             }
             let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index))?;
-            public_reexport_of_owner(workspace_root, &lib_root, &crate_name, path, &owner)
-                .map(|(module, _)| module)
-                .or_else(|| root_defines_public_type(workspace_root, &lib_root, &owner).then(|| crate_name.clone()))
+            public_reexport_of_owner(workspace_root, &lib_root, &crate_name, path, &owner).map(|(module, _)| module).or_else(|| {
+                // The file's own type of that name (a private module's `Error`) is not the root's.
+                let own = old_lines.iter().any(|line| {
+                    let item = line.trim_start();
+                    let item = item.strip_prefix("pub(crate) ").or_else(|| item.strip_prefix("pub ")).unwrap_or(item);
+                    ["struct ", "enum ", "union ", "type "].iter().any(|keyword| {
+                        item.strip_prefix(keyword).is_some_and(|rest| {
+                            rest.strip_prefix(owner.as_str())
+                                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+                        })
+                    })
+                });
+                (!own && root_defines_public_type(workspace_root, &lib_root, &owner)).then(|| crate_name.clone())
+            })
         });
         let Some(module) = &module else { continue };
         let (what, keep) = match (kind, associated) {
@@ -1282,6 +1293,11 @@ impl Private {
                 && notes[0].contains("the crate root"),
             "{notes:#?}"
         );
+        // A private module's own type named like the root's is not the root's.
+        let own = "pub struct Error;\n\nimpl Error {\n    pub fn is(&self) -> bool {\n        true\n    }\n}\n";
+        let renamed_own = own.replace("pub fn is(", "pub fn holds(");
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), own, &renamed_own)], files: Vec::new() };
+        assert!(public_api_notes(&root, &plan, "is", "holds").is_empty(), "{:#?}", public_api_notes(&root, &plan, "is", "holds"));
         // The private type's method is no public API.
         let renamed = error.replacen("pub fn is(&self) -> bool {\n        true", "pub fn holds(&self) -> bool {\n        true", 1);
         let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), error, &renamed)], files: Vec::new() };

@@ -587,7 +587,7 @@ impl ParsedSource {
 
     /// Rust: the macro invocations in the body of the function named `name` declared on 0-based
     /// `line0` (see [`ParsedSource::call_sites_in_function`]), each as (0-based line, byte range
-    /// of the invocation in the file, the macro's name as written: `anyhow`, `crate::bail`).
+    /// of the macro's name in the file, the macro's name as written: `anyhow`, `crate::bail`).
     /// Invocations nested in another's arguments (token trees) are not separate nodes and are not
     /// listed. `None` when the language is not Rust or no such function body is found.
     pub fn rust_macro_invocations_in_function(
@@ -601,8 +601,14 @@ impl ParsedSource {
         let mut stack = vec![body];
         while let Some(node) = stack.pop() {
             if node.kind() == "macro_invocation" {
-                let macro_name = node.child_by_field_name("macro").map_or("", |name| self.node_text(name)).to_owned();
-                found.push((node.start_position().row as u32, node.start_byte()..node.end_byte(), macro_name));
+                // The macro's name is what a listed call must cover to stand for the invocation:
+                // a call listed in its arguments (`bail!("{}", describe(x))`) does not.
+                let Some(name_node) = node.child_by_field_name("macro") else { continue };
+                found.push((
+                    node.start_position().row as u32,
+                    name_node.start_byte()..name_node.end_byte(),
+                    self.node_text(name_node).to_owned(),
+                ));
                 continue;
             }
             for index in (0..node.child_count()).rev() {

@@ -717,7 +717,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             ));
             // At a method of a trait impl, the uses through the trait are not rust-analyzer's
             // references of it (trial130 F2: anyhow's `ext_context`, its definition alone).
-            if server.id() == "rust-analyzer" && resolved.line_text.contains(&format!("fn {}", resolved.cursor_identifier)) {
+            if server.id() == "rust-analyzer" && crate::lsp::hierarchy::declares_fn(&resolved.line_text, &resolved.cursor_identifier) {
                 if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
                     .ok()
                     .and_then(|text| rust_trait_of_enclosing_impl(&text, resolved.line.saturating_sub(1)))

@@ -58,7 +58,9 @@ fn renaming_a_consumer_method_that_satisfies_a_library_interface_is_warned_of() 
         json!({"file": "consumer/counter.go", "line": 8, "symbol": "Enter", "new_name": "Visit", "preview": true}),
     );
     assert!(
-        text.contains("WARNING: the renamed method implements `walk.EnterExitWalker.Enter` (walk/walk.go:5)"),
+        text.contains(
+            "WARNING: by its method names, the renamed method's type appears to implement `walk.EnterExitWalker.Enter` (walk/walk.go:5)"
+        ),
         "the library interface the type satisfies is not said:\n{text}"
     );
 }
