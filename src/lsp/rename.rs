@@ -799,7 +799,14 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let path_attribute_warnings =
         moved_files_named_by_path_attributes(supervisor.workspace_root(), &plan, &|path| supervisor.display_path(path));
     let mut built_name_warnings = python_names_built_at_run_time(&plan, &resolved.cursor_identifier, &|path| supervisor.display_path(path));
-    if resolved.line_text.trim_start().starts_with(&format!("class {}", resolved.cursor_identifier)) {
+    // A class renamed (asked at its `class` line or at a use): the plan changes a `class OLD` line.
+    let renames_a_class = plan.python_texts().iter().any(|(_, old_text, new_text)| {
+        old_text.lines().zip(new_text.lines()).any(|(old_line, new_line)| {
+            old_line.trim_start().starts_with(&format!("class {}", resolved.cursor_identifier))
+                && new_line.trim_start().starts_with(&format!("class {}", args.new_name))
+        })
+    });
+    if renames_a_class {
         built_name_warnings.extend(python_class_name_dispatch_warning(
             supervisor.workspace_root(),
             server.root(),

@@ -95,4 +95,12 @@ fn renaming_a_class_whose_name_a_dispatch_builds_is_warned_of() {
         text.contains("WARNING: the class name `Where` is looked up at run time: reindentish/reindent.py:3 builds `_process_…` from a class's `__name__` and declares `_process_where`"),
         "{text}"
     );
+    // Asked at a use of the class, the same.
+    std::fs::write(dir.path().join("reindentish/use.py"), "from .sql import Where\n\nWHERE = Where()\n").unwrap();
+    let at_use = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "reindentish/use.py", "line": 3, "symbol": "Where", "new_name": "WhereClause", "preview": true}),
+    );
+    assert!(at_use.contains("WARNING: the class name `Where` is looked up at run time"), "{at_use}");
 }
