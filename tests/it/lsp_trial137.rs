@@ -3,7 +3,8 @@
 //! - F1: `incoming_calls` of `createAction` said a call whose type arguments span several lines
 //!   (`createAction<\n  Array<…>\n>(…)`) was "referenced as a value, not called".
 //! - F2: the file outline with `locals: true` (which promises imports) listed none of the file's
-//!   imports (tsserver gives none) and read as complete.
+//!   imports (tsserver gives none) and read as complete; the recheck found parameters and 6
+//!   function expressions missing the same way.
 //!
 //! Ground truth: tsc compiles the fixture; the call is a call by construction; the imports are
 //! the file's `import` lines.
@@ -58,4 +59,6 @@ fn an_outline_with_locals_says_the_imports_tsserver_does_not_list() {
         "{text}"
     );
     assert!(text.contains("local"), "{text}");
+    // Nor parameters or every function expression (the recheck: 6 `<function>` nodes missing).
+    assert!(text.contains("parameters, and function expressions typescript-language-server gives no entry for"), "{text}");
 }
