@@ -928,13 +928,7 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
                 // the file is unchanged until the write).
                 let mut importers: Vec<PathBuf> = Vec::new();
                 for path in &to_delete {
-                    let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
-                        crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap)
-                    } else if crate::lsp::dependents::is_c_header(path) {
-                        crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap)
-                    } else {
-                        continue;
-                    };
+                    let Some((found, _, _)) = importers_of(supervisor, &server, path, cap) else { continue };
                     for file in found.files {
                         if !importers.contains(&file) {
                             importers.push(file);
@@ -3396,6 +3390,26 @@ fn in_another_root(supervisor: &LspSupervisor, server: &LanguageServer, path: &P
             .is_some_and(|root| root != server.root())
 }
 
+/// The files under `server`'s root that import (include) `path`, at most `cap`, found by
+/// [`crate::lsp::dependents`] for a Python module or a C/C++ header, with how they were found
+/// and how a file reaches it only indirectly (for the scope line); `None` for other files.
+fn importers_of(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    cap: usize,
+) -> Option<(crate::lsp::dependents::Dependents, &'static str, &'static str)> {
+    if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+        let found = crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap);
+        Some((found, "import statements", "import it only through a package whose `__init__.py` imports it"))
+    } else if crate::lsp::dependents::is_c_header(path) {
+        let found = crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap);
+        Some((found, "#include directives", "include it only through another header"))
+    } else {
+        None
+    }
+}
+
 /// The files under the server's root that import (include) the written ones, found by
 /// [`crate::lsp::dependents`] (Python imports, C/C++ `#include`s of a header), at most `cap`,
 /// with the scope line; no scan for other files.
@@ -3411,17 +3425,9 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     // the cap is applied: a cap taken in scan order kept the first 40 of cattrs 24.1.2's
     // importers of converters.py, whatever they use, and only those were ranked.
     for path in written {
-        let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
-            how = "import statements";
-            through = "import it only through a package whose `__init__.py` imports it";
-            crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, usize::MAX)
-        } else if crate::lsp::dependents::is_c_header(path) {
-            how = "#include directives";
-            through = "include it only through another header";
-            crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, usize::MAX)
-        } else {
-            continue;
-        };
+        let Some((found, found_how, found_through)) = importers_of(supervisor, server, path, usize::MAX) else { continue };
+        how = found_how;
+        through = found_through;
         incomplete |= found.scan_incomplete;
         let through: HashSet<&PathBuf> = found.found_through_another_file.iter().collect();
         found_directly.extend(found.files.iter().filter(|file| !through.contains(file)).cloned());

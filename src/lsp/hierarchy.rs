@@ -703,24 +703,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     // run time and are not listed (trial130 F2: anyhow's `ext_context` of `impl<E> StdError for
     // E`, "no callers", called by every `Result::context` through `E: ext::StdError`).
     if op == "incoming_calls" {
-        notes.extend(python_name_built_at_run_time_note(supervisor, &path, &resolved.line_text, &resolved.cursor_identifier, server.id()));
-        notes.extend(python_override_dispatch_note(
-            supervisor,
-            server,
-            &path,
-            line0,
-            &resolved.line_text,
-            &resolved.cursor_identifier,
-            deadline,
-        ));
-    }
-    if op == "incoming_calls" && server.id() == "rust-analyzer" && declares_fn(&resolved.line_text, &resolved.cursor_identifier) {
-        if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
-            .ok()
-            .and_then(|text| crate::lsp::tool::rust_trait_of_enclosing_impl(&text, line0))
-        {
-            notes.push(rust_trait_dispatch_note(&trait_name, &resolved.cursor_identifier, server.id()));
-        }
+        notes.extend(unlisted_dispatch_notes(supervisor, server, &path, line0, &resolved.line_text, &resolved.cursor_identifier, deadline));
     }
     // Callers in code the server does not analyze are not in its answer: said, with where they
     // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
@@ -1833,10 +1816,7 @@ fn separate_related_method_calls_below(
     }
     if !left_out.is_empty() {
         let count = left_out.len();
-        let mut named: Vec<String> = left_out.into_iter().take(8).collect();
-        if count > 8 {
-            named.push(format!("and {} more", count - 8));
-        }
+        let named = first_places(left_out);
         walk.notes.push(format!(
             "note: left out below depth 1: {} gopls gave under a Go method that {} another method (through an interface the method implements, or one gopls relates to it through another interface — such a call may dispatch to it at run time, as to every other implementation): {}",
             plural(count, "call site"),
@@ -1958,10 +1938,7 @@ fn separate_typescript_class_method_calls(
     take_out_call_sites(walk, 1, |_| true, &|site: &CallSite| removed.contains(&(site.uri.clone(), site.line0, site.character0)));
     walk.aliases.uses_not_listed.retain(|use_| !removed.contains(&(use_.uri.clone(), use_.line0, use_.character0)));
     let count = left.len();
-    let mut named: Vec<String> = left.into_iter().take(8).collect();
-    if count > 8 {
-        named.push(format!("and {} more", count - 8));
-    }
+    let named = first_places(left);
     walk.notes.push(format!(
         "note: left out of this answer: {} {} gave for the class method `{owner}.{}` whose definition is another declaration — another implementation of the member, or the interface member itself (a call through the interface may still reach `{owner}.{}` at run time){}{}",
         plural(count, "call site"),
@@ -2045,10 +2022,7 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
         return;
     }
     let count = left_out.len();
-    let mut named: Vec<String> = left_out.into_iter().take(8).collect();
-    if count > 8 {
-        named.push(format!("and {} more", count - 8));
-    }
+    let named = first_places(left_out);
     if count > 0 {
         walk.notes.push(format!(
             "note: left out below depth 1: {} {} gave under a method whose definition is another declaration of that name (another implementation of an interface member, a built-in `Set`/`Map` method, the interface member itself — a call through an interface may still reach the method at run time): {}",
@@ -2065,24 +2039,46 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
     }
 }
 
+/// The notes for `incoming_calls` and `references` asked at a function's declaration (0-based
+/// `line0` of `path`, its text `line_text`, named `name`) about the calls no server lists there:
+/// a Python function's calls by a name its file builds and, at an override, the calls of the base
+/// method; a Rust trait impl's method's calls through the trait. The file is read once; empty
+/// elsewhere (a use, not a declaration; another language).
+pub(crate) fn unlisted_dispatch_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    line_text: &str,
+    name: &str,
+    deadline: Instant,
+) -> Vec<String> {
+    let extension = path.extension().and_then(|extension| extension.to_str()).unwrap_or("");
+    let python = matches!(extension, "py" | "pyi") && line_text.contains(&format!("def {name}"));
+    let rust = extension == "rs" && server.id() == "rust-analyzer" && declares_fn(line_text, name);
+    if !python && !rust {
+        return Vec::new();
+    }
+    let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { return Vec::new() };
+    if rust {
+        return crate::lsp::tool::rust_trait_of_enclosing_impl(&text, line0)
+            .map(|trait_name| rust_trait_dispatch_note(&trait_name, name, server.id()))
+            .into_iter()
+            .collect();
+    }
+    python_name_built_at_run_time_note(supervisor, path, &text, name, server.id())
+        .into_iter()
+        .chain(python_override_dispatch_note(supervisor, server, path, &text, line0, name, deadline))
+        .collect()
+}
+
 /// Python, at a `def name` line of `path`: a note when a string in the file builds names starting
 /// like `name` at run time (`getattr(self, f"_process_{…}")`): calls made by that name reach it
 /// and no server lists them (trial132 F3: packaging's `_Validator._process_name`, "no callers",
 /// called through `getattr(self, f"_process_{self.name}")`). `None` otherwise.
-pub(crate) fn python_name_built_at_run_time_note(
-    supervisor: &LspSupervisor,
-    path: &Path,
-    line_text: &str,
-    name: &str,
-    server_id: &str,
-) -> Option<String> {
-    if !path.extension().is_some_and(|extension| extension == "py" || extension == "pyi") || !line_text.contains(&format!("def {name}")) {
-        return None;
-    }
-    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
-    let found = crate::lsp::rename::python_strings_building_name(std::iter::once((path, text.as_str())), name, &|path: &Path| {
-        supervisor.display_path(path)
-    });
+fn python_name_built_at_run_time_note(supervisor: &LspSupervisor, path: &Path, text: &str, name: &str, server_id: &str) -> Option<String> {
+    let found =
+        crate::lsp::rename::python_strings_building_name(std::iter::once((path, text)), name, &|path: &Path| supervisor.display_path(path));
     (!found.is_empty()).then(|| {
         format!(
             "note: NOT in this answer: calls by a name built at run time — `{name}` matches a name this file builds from a string ({}): a `getattr`, a registry or a dispatch by name may call it that way, and {server_id} lists no such call; read those lines before taking it for unused",
@@ -2097,20 +2093,16 @@ pub(crate) fn python_name_built_at_run_time_note(
 /// reach it and are not in the answer (trial136 F1: sqlparse's `OutputPythonFilter._process`,
 /// "no callers", called by `OutputFilter.process` as `self._process(…)`). `None` otherwise;
 /// bounded by `deadline`.
-pub(crate) fn python_override_dispatch_note(
+fn python_override_dispatch_note(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     path: &Path,
+    text: &str,
     line0: u32,
-    line_text: &str,
     name: &str,
     deadline: Instant,
 ) -> Option<String> {
-    if !path.extension().is_some_and(|extension| extension == "py" || extension == "pyi") || !line_text.contains(&format!("def {name}")) {
-        return None;
-    }
-    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
-    let parsed = crate::lsp::syntax::ParsedSource::parse(path, &text)?;
+    let parsed = crate::lsp::syntax::ParsedSource::parse(path, text)?;
     let class = parsed.python_class_of_method(line0, name)?;
     let encoding = server.position_encoding();
     for base in &class.bases {
@@ -2148,16 +2140,26 @@ pub(crate) fn python_override_dispatch_note(
 /// Whether a Rust line declares a function named `name` (`fn name(`, `fn name<`): the whole
 /// name, not a longer one it begins (`fn values` for `v`).
 pub(crate) fn declares_fn(line: &str, name: &str) -> bool {
-    line.match_indices(&format!("fn {name}"))
-        .any(|(at, found)| line[at + found.len()..].chars().next().is_none_or(|next| !crate::lsp::position::is_identifier_char(next)))
+    crate::lsp::rename_coverage::word_positions(line, name).into_iter().any(|at| line[..at].ends_with("fn "))
 }
 
 /// The note for a query at a method of `impl Trait for …` (see `incoming_calls`, `references`):
 /// the calls through the trait method are not in the answer, and where to ask for them.
-pub(crate) fn rust_trait_dispatch_note(trait_name: &str, method: &str, server_id: &str) -> String {
+fn rust_trait_dispatch_note(trait_name: &str, method: &str, server_id: &str) -> String {
     format!(
         "note: NOT in this answer: calls through the trait — this `{method}` implements `{trait_name}::{method}`, and calls made through the trait (generic code bounded by `{trait_name}`, `dyn {trait_name}`) reach it at run time, but {server_id} lists at an impl's method only the calls it resolves to this impl; ask at the trait's declaration of `{method}` for those"
     )
+}
+
+/// Up to 8 of `places`, then `and N more` for the rest: the list a note of left-out call sites
+/// names.
+fn first_places(places: Vec<String>) -> Vec<String> {
+    let count = places.len();
+    let mut named: Vec<String> = places.into_iter().take(8).collect();
+    if count > 8 {
+        named.push(format!("and {} more", count - 8));
+    }
+    named
 }
 
 /// Takes the call sites `is_out` says out of the entries at `depth` that `entries` selects: a

@@ -1042,25 +1042,17 @@ fn python_class_name_dispatch_warning(
             if !line.contains("__name__") || found.len() >= 4 {
                 continue;
             }
-            for quote in ['\'', '"'] {
-                let mut parts = line.split(quote);
-                parts.next();
-                while let Some(literal) = parts.next() {
-                    let prefix = literal.split(['{', '%']).next().unwrap_or(literal);
-                    let builds =
-                        prefix.len() < literal.len() && !prefix.is_empty() && prefix.chars().all(|c| c.is_alphanumeric() || c == '_');
-                    let method = [format!("def {prefix}{lowered}("), format!("def {prefix}{old_name}(")]
-                        .into_iter()
-                        .find(|definition| text.contains(definition.as_str()));
-                    if let (true, Some(method)) = (builds, method) {
-                        found.push(format!(
-                            "{}:{} builds `{prefix}…` from a class's `__name__` and declares `{}`",
-                            display(path),
-                            index + 1,
-                            method.trim_start_matches("def ").trim_end_matches('(')
-                        ));
-                    }
-                    parts.next();
+            for prefix in python_name_building_prefixes(line) {
+                let method = [format!("def {prefix}{lowered}("), format!("def {prefix}{old_name}(")]
+                    .into_iter()
+                    .find(|definition| text.contains(definition.as_str()));
+                if let Some(method) = method {
+                    found.push(format!(
+                        "{}:{} builds `{prefix}…` from a class's `__name__` and declares `{}`",
+                        display(path),
+                        index + 1,
+                        method.trim_start_matches("def ").trim_end_matches('(')
+                    ));
                 }
             }
         }
@@ -1089,34 +1081,43 @@ pub(crate) fn python_strings_building_name<'a>(
             if code.starts_with('#') {
                 continue;
             }
-            for quote in ['\'', '"'] {
-                let mut rest = line;
-                while let Some(open) = rest.find(quote) {
-                    let after = &rest[open + 1..];
-                    let Some(close) = after.find(quote) else { break };
-                    let literal = &after[..close];
-                    let tail = after[close + 1..].trim_start();
-                    let before = rest[..open].trim_end();
-                    // The literal part before a placeholder: `visit_` of `visit_%s` / `visit_{…}`.
-                    let prefix = literal.split(['%', '{']).next().unwrap_or(literal);
-                    let builds = (literal.len() > prefix.len()
-                        && (literal[prefix.len()..].starts_with("%s") || literal[prefix.len()..].starts_with('{')))
-                        || tail.starts_with('+')
-                        || before.ends_with("startswith(");
-                    if builds
-                        && prefix.len() >= 2
-                        && prefix.len() < old_name.len()
-                        && old_name.starts_with(prefix)
-                        && prefix.chars().all(|c| c.is_alphanumeric() || c == '_')
-                    {
-                        found.push(format!("{}:{} (`{}`)", display(path), index + 1, crate::render::cut_chars(code, 80)));
-                    }
-                    rest = &after[close + 1..];
-                }
+            let matches = python_name_building_prefixes(line)
+                .into_iter()
+                .filter(|prefix| prefix.len() >= 2 && prefix.len() < old_name.len() && old_name.starts_with(prefix.as_str()));
+            for _ in matches {
+                found.push(format!("{}:{} (`{}`)", display(path), index + 1, crate::render::cut_chars(code, 80)));
             }
         }
     }
     found
+}
+
+/// The literal prefixes of the strings on a Python `line` that build names at run time: the part
+/// before a placeholder (`visit_` of `'visit_%s'` / `f'visit_{…}'` / `'visit_{}'.format(…)`), a
+/// literal concatenated with `+`, or the argument of a `startswith(…)` test; identifier
+/// characters only, one per such string, in order.
+fn python_name_building_prefixes(line: &str) -> Vec<String> {
+    let mut prefixes = Vec::new();
+    for quote in ['\'', '"'] {
+        let mut rest = line;
+        while let Some(open) = rest.find(quote) {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(quote) else { break };
+            let literal = &after[..close];
+            let tail = after[close + 1..].trim_start();
+            let before = rest[..open].trim_end();
+            let prefix = literal.split(['%', '{']).next().unwrap_or(literal);
+            let builds = (literal.len() > prefix.len()
+                && (literal[prefix.len()..].starts_with("%s") || literal[prefix.len()..].starts_with('{')))
+                || tail.starts_with('+')
+                || before.ends_with("startswith(");
+            if builds && !prefix.is_empty() && prefix.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                prefixes.push(prefix.to_owned());
+            }
+            rest = &after[close + 1..];
+        }
+    }
+    prefixes
 }
 
 /// For a Python parameter `old_name` (asked at 0-based `line0` of `path`) of a function declared

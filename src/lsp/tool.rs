@@ -699,14 +699,8 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let merged =
                 crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
             notes.extend(merged.notes);
-            notes.extend(crate::lsp::hierarchy::python_name_built_at_run_time_note(
-                supervisor,
-                &path,
-                &resolved.line_text,
-                &resolved.cursor_identifier,
-                server.id(),
-            ));
-            notes.extend(crate::lsp::hierarchy::python_override_dispatch_note(
+            // The uses no server lists at a declaration (trial130 F2, trial132 F3, trial136 F1).
+            notes.extend(crate::lsp::hierarchy::unlisted_dispatch_notes(
                 supervisor,
                 server,
                 &path,
@@ -715,16 +709,6 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 &resolved.cursor_identifier,
                 request_deadline,
             ));
-            // At a method of a trait impl, the uses through the trait are not rust-analyzer's
-            // references of it (trial130 F2: anyhow's `ext_context`, its definition alone).
-            if server.id() == "rust-analyzer" && crate::lsp::hierarchy::declares_fn(&resolved.line_text, &resolved.cursor_identifier) {
-                if let Some(trait_name) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
-                    .ok()
-                    .and_then(|text| rust_trait_of_enclosing_impl(&text, resolved.line.saturating_sub(1)))
-                {
-                    notes.push(crate::lsp::hierarchy::rust_trait_dispatch_note(&trait_name, &resolved.cursor_identifier, server.id()));
-                }
-            }
             // Asked in a consumer root about the library's symbol: the library's own server
             // lists the library's uses (trial106 F2).
             // An embedded Go field (`type FixedClock struct { clock.Clock }`) names the field
