@@ -402,6 +402,11 @@ pub(crate) struct ServerState {
     check_run_last_began: Option<Instant>,
     /// See `check_run_last_began`.
     check_run_last_duration: Option<Duration>,
+    /// Per path, `check_runs_started` when its stored set arrived: within one check run a
+    /// file's check diagnostics only grow after the run clears them, so a smaller set that
+    /// arrives later in the same run was sent out of order (see
+    /// [`publish_arrived_out_of_order`]).
+    check_run_of_stored_publish: HashMap<PathBuf, u64>,
     /// Files changed on disk outside the tools (seen by [`LanguageServer::resync_from_disk`]):
     /// path → (publish generation, check runs started, lowest document version that counts)
     /// when the change was seen, recorded *before* the server is sent the change (a fast publish
@@ -3387,13 +3392,27 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
             };
             let Some(path) = lsp_uri_to_path(&uri) else { return };
             state.publish_generation += 1;
-            let set = PublishedDiagnostics {
+            let mut set = PublishedDiagnostics {
                 generation: state.publish_generation,
                 version: version.map(i64::from),
                 diagnostics,
                 received_at: Instant::now(),
             };
             let key = std::fs::canonicalize(&path).unwrap_or(path);
+            let same_run = state.check_run_of_stored_publish.get(&key) == Some(&state.check_runs_started);
+            if let Some(stored) = state.diagnostics.get(&key).filter(|stored| same_run && publish_arrived_out_of_order(stored, &set)) {
+                let kept = format!(
+                    "runbound: kept the {} diagnostics published for {} over a publish of {} of them that arrived after it in the same check run (sent out of order)",
+                    stored.diagnostics.len(),
+                    uri.as_str(),
+                    set.diagnostics.len()
+                );
+                set.diagnostics = stored.diagnostics.clone();
+                push_log(state, kept);
+            }
+            if state.check_runs_started > 0 {
+                state.check_run_of_stored_publish.insert(key.clone(), state.check_runs_started);
+            }
             // A publish for a document version older than the one the change was sent as is
             // the server's answer about the old text (it was on the wire before the change).
             let current = match (state.stale.get(&key), version) {
@@ -3526,6 +3545,44 @@ fn check_run_restart_window(state: &ServerState) -> Duration {
     } else {
         CHECK_RUN_RESTART_WINDOW
     }
+}
+
+/// Whether `incoming`, published for the same path as `stored` within the same check run, is an
+/// earlier state of that run that arrived late: its document version is not newer and its
+/// diagnostics are a strict sub-multiset of the stored ones.
+///
+/// rust-analyzer sends each `textDocument/publishDiagnostics` from a task of its thread pool
+/// (`GlobalState::publish_diagnostics`), so two publishes for one file sent in close succession
+/// can reach the client in either order. Within one flycheck run a file's check diagnostics are
+/// cleared once (at the first message of its package) and then only added to, so of two sets of
+/// one run the larger is the later. Seen: a cold start whose second run published lines 2, 6 and
+/// 10, then lines 2 and 6 — which then stood as the answer until the next save.
+fn publish_arrived_out_of_order(stored: &PublishedDiagnostics, incoming: &PublishedDiagnostics) -> bool {
+    if incoming.diagnostics.len() >= stored.diagnostics.len() {
+        return false;
+    }
+    if matches!((incoming.version, stored.version), (Some(incoming), Some(stored)) if incoming > stored) {
+        return false;
+    }
+    let key = |d: &lsp_types::Diagnostic| {
+        let code = match &d.code {
+            Some(NumberOrString::String(code)) => code.clone(),
+            Some(NumberOrString::Number(code)) => code.to_string(),
+            None => String::new(),
+        };
+        (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character, code, d.message.clone())
+    };
+    let mut stored_counts: HashMap<_, usize> = HashMap::new();
+    for diagnostic in &stored.diagnostics {
+        *stored_counts.entry(key(diagnostic)).or_default() += 1;
+    }
+    incoming.diagnostics.iter().all(|diagnostic| match stored_counts.get_mut(&key(diagnostic)) {
+        Some(count) if *count > 0 => {
+            *count -= 1;
+            true
+        }
+        _ => false,
+    })
 }
 
 fn is_check_run_token(token: &str) -> bool {
@@ -3780,6 +3837,61 @@ mod tests {
         state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started, None));
         progress(&mut state, "end");
         assert!(state.stale.contains_key(&b));
+    }
+
+    #[test]
+    fn a_smaller_set_arriving_late_in_the_same_check_run_does_not_replace_the_larger_one() {
+        // The cold start of lsp_diagnostics_cross_file's duplicate-errors case: rust-analyzer's
+        // second run published b.rs with lines 2, 6 and 10, then (a task of its pool sent late)
+        // with lines 2 and 6 only.
+        let mut state = ServerState::default();
+        let at = |line: u32| json!({"message": "E0061", "code": "E0061", "source": "rustc", "range": {"start": {"line": line, "character": 4}, "end": {"line": line, "character": 19}}});
+        let publish = |state: &mut ServerState, lines: &[u32]| {
+            let diagnostics: Vec<Value> = lines.iter().map(|line| at(*line)).collect();
+            apply_notification(
+                state,
+                "textDocument/publishDiagnostics",
+                &json!({"uri": "file:///nonexistent/b.rs", "version": 1, "diagnostics": diagnostics}),
+            );
+        };
+        let progress = |state: &mut ServerState, kind: &str| {
+            apply_notification(
+                state,
+                "$/progress",
+                &json!({"token": "rust-analyzer/flycheck/0", "value": {"kind": kind, "title": "cargo check"}}),
+            );
+        };
+        let lines = |state: &ServerState| -> Vec<u32> {
+            state.diagnostics[Path::new("/nonexistent/b.rs")].diagnostics.iter().map(|d| d.range.start.line).collect()
+        };
+        progress(&mut state, "begin");
+        publish(&mut state, &[]);
+        publish(&mut state, &[1, 1, 5, 5, 9, 9]);
+        publish(&mut state, &[1, 1, 5, 5]);
+        progress(&mut state, "end");
+        assert_eq!(lines(&state), vec![1, 1, 5, 5, 9, 9]);
+        assert!(state.log_tail.back().is_some_and(|line| line.contains("out of order")), "{:?}", state.log_tail);
+        // A late clear of the run's start is out of order too.
+        progress(&mut state, "begin");
+        publish(&mut state, &[1]);
+        publish(&mut state, &[]);
+        assert_eq!(lines(&state), vec![1]);
+        // A set that is not contained in the stored one is a new state: taken.
+        publish(&mut state, &[5]);
+        assert_eq!(lines(&state), vec![5]);
+        // The next run's clear (after its `begin`) and its smaller sets are taken.
+        progress(&mut state, "end");
+        progress(&mut state, "begin");
+        publish(&mut state, &[]);
+        assert_eq!(lines(&state), Vec::<u32>::new());
+        // A later document version is never taken for an old state.
+        publish(&mut state, &[1, 5]);
+        apply_notification(
+            &mut state,
+            "textDocument/publishDiagnostics",
+            &json!({"uri": "file:///nonexistent/b.rs", "version": 2, "diagnostics": [at(1)]}),
+        );
+        assert_eq!(lines(&state), vec![1]);
     }
 
     #[test]
