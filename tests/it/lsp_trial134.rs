@@ -5,6 +5,8 @@
 //! - F1: `references` at the library's definition of `into_inner` said the downstream crate was
 //!   searched, and named none of its uses behind a `#[cfg(feature = "extra")]` that is off
 //!   (`cargo check --features extra` broke on one after a rename).
+//! - F3: renaming `into_inner` broke tests/test.rs, whose macro calls an inner macro that calls
+//!   `.into_inner()`, and the write read "no new errors … elsewhere in the checked project".
 //!
 //! Ground truth: the fixture's test reaches `lt` through `<` (it counts the calls).
 
@@ -58,4 +60,36 @@ fn references_from_the_library_name_the_downstream_uses_behind_an_off_cfg() {
         text.contains("NOT in this answer") && text.contains("downstream/src/lib.rs:9"),
         "the downstream use behind the off cfg is not named:\n{text}"
     );
+}
+
+#[test]
+fn a_write_that_breaks_a_nested_macros_expansion_names_the_outermost_call() {
+    let test = "lsp_trial134::a_write_that_breaks_a_nested_macros_expansion_names_the_outermost_call";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let lib = "pub struct Ordered(pub f64);\n\nimpl Ordered {\n    pub fn into_inner(self) -> f64 {\n        self.0\n    }\n\n    pub fn pi() -> Self {\n        Ordered(std::f64::consts::PI)\n    }\n\n    pub fn e() -> Self {\n        Ordered(std::f64::consts::E)\n    }\n}\n";
+    // `check_consts!` (line 18) calls `check_const!` twice (lines 11, 12), whose body (line 5)
+    // calls `.into_inner()`: rust-analyzer lists the inner calls' hints before the outer one's.
+    let consts = "use floatish::Ordered;\n\nmacro_rules! check_const {\n    ($method:ident, $value:expr) => {\n        assert_eq!(Ordered::$method().into_inner(), $value)\n    };\n}\n\nmacro_rules! check_consts {\n    () => {\n        check_const!(pi, std::f64::consts::PI);\n        check_const!(e, std::f64::consts::E);\n    };\n}\n\n#[test]\nfn consts_equal() {\n    check_consts!();\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"floatish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", lib),
+        ("tests/consts.rs", consts),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "src/lib.rs", "line": 4, "symbol": "into_inner"}));
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn into_inner(self)", "new_string": "pub fn into_value(self)"}),
+    );
+    assert!(text.contains("tests/consts.rs: new diagnostics introduced by this write ("), "the broken test target read clean:\n{text}");
+    assert!(text.contains("tests/consts.rs:18: error[E0599] no method named `into_inner`"), "{text}");
+    assert!(!text.contains("tests/consts.rs:11:") && !text.contains("tests/consts.rs:12:"), "an inner step was counted:\n{text}");
+    // Ground truth: cargo's test target no longer compiles, on `into_inner`.
+    let checked =
+        std::process::Command::new("cargo").args(["check", "--offline", "--all-targets"]).current_dir(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&checked.stderr);
+    assert!(!checked.status.success() && stderr.contains("no method named `into_inner`"), "{stderr}");
 }
