@@ -554,6 +554,11 @@ pub fn project_diagnostics(
                         &supervisor.project_outside_roots(),
                     );
                     run.selection_left_out = left_out;
+                    // A finished check built the root's dependencies: a write's check of it (as a
+                    // root that depends on a written one) fits its budget again.
+                    if !run.timed_out && (*checker == "cargo" || *checker == "go") {
+                        supervisor.note_dependent_root_check(dir, false);
+                    }
                     run
                 })
                 .collect();
@@ -3002,6 +3007,38 @@ pub fn parse_clang(output: &str, root: &Path, file: &str) -> Result<Vec<Diagnost
         }
     }
     Ok(records)
+}
+
+/// Runs the project checker of a root that depends by path on a root a write changes (a
+/// `downstream/` crate's `cargo check --workspace --all-targets`, a consumer module's `go build`
+/// and `go vet`), as `diagnostics "*"` runs it there, with the default features, until `end`: the
+/// write check takes this root's state before and after the write with it (trial134 M5: a
+/// library write read clean while it broke `downstream/`). `checker` is `cargo` or `go`.
+///
+/// The records are those of files under `root` only (cargo also reports a path dependency's
+/// own diagnostics: they are the written root's, checked by its server).
+pub(crate) fn check_dependent_root(supervisor: &LspSupervisor, checker: &str, root: &Path, end: Instant) -> CheckerRun {
+    let config = supervisor.config();
+    let budget = CheckerBudget::new(config.checker_timeout, end.saturating_duration_since(Instant::now()), end);
+    let trust = supervisor.workspace_trust();
+    let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
+    let path_env = match trust {
+        WorkspaceTrust::Trusted => path_env,
+        WorkspaceTrust::Restricted => restricted_search_path(path_env.as_deref(), supervisor.workspace_root()).value,
+    };
+    let mut run = run_checker(
+        checker,
+        root,
+        supervisor.workspace_root(),
+        path_env.as_deref(),
+        &budget,
+        trust,
+        &FeatureSelection::default(),
+        supervisor.confines_file_access(),
+        &supervisor.project_outside_roots(),
+    );
+    run.records.retain(|record| record.path.starts_with(root));
+    run
 }
 
 /// The target directory rust-analyzer's own cargo check uses with `cargo.targetDir: true` (the

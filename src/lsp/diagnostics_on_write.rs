@@ -675,6 +675,10 @@ pub struct ServerCheck {
     /// `files` whose latest published set holds errors, with those error records (the check
     /// covered them and they did not change), sorted by path.
     pub errors_elsewhere: Vec<(PathBuf, Vec<DiagnosticRecord>)>,
+    /// The roots whose files this check compared by a project checker's runs before and after
+    /// the write (a dependent root's `cargo check`, see [`compare_dependent_roots_after_write`]),
+    /// each with the checker's name, which the answer names for their files instead of the server.
+    pub project_checked_roots: Vec<(PathBuf, String)>,
 }
 
 /// One file's state wait in a write check (see [`ServerCheck::state_waits`]).
@@ -777,6 +781,10 @@ struct Pending {
     /// pre-write states are taken (trial27b F6: the consumer's gopls, never told of the library's
     /// rename, reported phantom errors in the consumer's renamed calls).
     sibling_changes: Vec<(PathBuf, lsp_types::FileChangeType)>,
+    /// The roots that depend on this server's root by path whose project check ran before the
+    /// write ([`check_dependent_roots_before_write`]): each is checked again after it and
+    /// compared (see [`compare_dependent_roots_after_write`]).
+    dependent_root_runs: Vec<(PathBuf, crate::lsp::checker::CheckerRun)>,
     /// Every file this write changed, whichever server checks it: a file of another group under
     /// this server's root (a `downstream/` crate's, checked by its own rust-analyzer) is this
     /// write's own change, never one "changed outside the tools" (trial95 M1, trial99 M1).
@@ -981,6 +989,7 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
             }
             counted += counted_from.elapsed();
         }
+        counted += check_dependent_roots_before_write(supervisor, &server, deadline);
     }
     counted
 }
@@ -1279,6 +1288,7 @@ pub fn check_write(
                     out_of_time_before_write: 0,
                     out_of_time_not_asked: 0,
                     errors_elsewhere: Vec::new(),
+                    project_checked_roots: Vec::new(),
                 });
                 continue;
             }
@@ -1324,11 +1334,39 @@ pub fn check_write(
     for group in pending.iter_mut() {
         let id = group.server.id().to_owned();
         let dependents = supervisor.dependent_roots(&id, group.server.root());
-        let unchecked: Vec<&PathBuf> = dependents
+        let mut unchecked: Vec<&PathBuf> = dependents
             .roots
             .iter()
             .filter(|root| !checking.iter().any(|(checking_id, checking_root)| *checking_id == id && checking_root == *root))
             .collect();
+        // Those whose project check ran before the write are checked again after it (see
+        // `compare_dependent_roots_after_write`); the others are said not checked, with why.
+        unchecked.retain(|root| {
+            let Some(run) = PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().remove(*root)) else { return true };
+            match &run.problem {
+                None => {
+                    group.dependent_root_runs.push(((*root).clone(), run));
+                    false
+                }
+                Some(problem) => {
+                    let why = if run.timed_out {
+                        format!(
+                            "did not finish within {:.0} s (a first build of its dependencies takes longer; it is not run again before this run's writes until a `lsp diagnostics \"*\"` check of it finishes, which also builds them)",
+                            run.elapsed.as_secs_f64()
+                        )
+                    } else {
+                        format!("failed: {problem}")
+                    };
+                    group.notes.push(format!(
+                        "NOT checked: {}/ — a project root that depends on {} by path; its `{}` before this write {why}",
+                        supervisor.display_path(root),
+                        supervisor.display_path(group.server.root()),
+                        run.command
+                    ));
+                    false
+                }
+            }
+        });
         if !unchecked.is_empty() {
             let all_running =
                 unchecked.iter().all(|root| running.iter().any(|(running_id, running_root)| *running_id == id && running_root == *root));
@@ -1370,9 +1408,79 @@ pub fn check_write(
             group.before.clear();
         }
     }
-    let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
+    let mut checks: Vec<ServerCheck> = pending
+        .into_iter()
+        .map(|mut group| {
+            let dependent_root_runs = std::mem::take(&mut group.dependent_root_runs);
+            let mut check = collect_after(supervisor, group);
+            compare_dependent_roots_after_write(supervisor, &mut check, dependent_root_runs, deadline);
+            check
+        })
+        .collect();
+    PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().clear());
     checks.extend(failed_leases);
     (checks, not_served, deleted_unchecked)
+}
+
+/// After a write: runs the project checker of each root of `before` (the roots that depend on
+/// `check`'s root by path, with their runs from before the write) again and adds its files to
+/// `check` as dependents, their records before and after compared as any file's are; what could
+/// not be compared is said in `check`'s notes. Each run ends by [`DEPENDENT_ROOT_CHECK_BUDGET`]
+/// and `deadline`.
+fn compare_dependent_roots_after_write(
+    supervisor: &LspSupervisor,
+    check: &mut ServerCheck,
+    before: Vec<(PathBuf, crate::lsp::checker::CheckerRun)>,
+    deadline: Instant,
+) {
+    for (root, run_before) in before {
+        let shown = format!("{}/", supervisor.display_path(&root));
+        let depends_on = supervisor.display_path(&check.server_root);
+        let started = Instant::now();
+        let Some(checker) = dependent_root_checker(&check.server_id) else { continue };
+        let run_after =
+            crate::lsp::checker::check_dependent_root(supervisor, checker, &root, (started + DEPENDENT_ROOT_CHECK_BUDGET).min(deadline));
+        check.phases_ms.push((format!("{shown} project check after the write"), started.elapsed().as_millis() as u64));
+        if let Some(problem) = &run_after.problem {
+            let why = if run_after.timed_out {
+                format!("did not finish within {:.0} s", run_after.elapsed.as_secs_f64())
+            } else {
+                format!("failed: {problem}")
+            };
+            check.notes.push(format!(
+                "NOT checked: {shown} — a project root that depends on {depends_on} by path; its `{}` after this write {why}; `lsp diagnostics \"*\"` checks it",
+                run_after.command
+            ));
+            continue;
+        }
+        let mut paths: Vec<PathBuf> = run_before.records.iter().chain(&run_after.records).map(|record| record.path.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        for path in paths {
+            let of_file = |run: &crate::lsp::checker::CheckerRun| -> Vec<DiagnosticRecord> {
+                run.records.iter().filter(|record| record.path == path).cloned().collect()
+            };
+            check.files.push(CheckedFile {
+                path: path.clone(),
+                role: CheckedRole::Dependent,
+                diagnostics: FileDiagnostics::Checked {
+                    before: Some(of_file(&run_before)),
+                    after: of_file(&run_after),
+                    line_map: LineMap::default(),
+                    notes: Vec::new(),
+                    written_lines_not_built: None,
+                    cfg_off_uses: None,
+                },
+            });
+        }
+        check.project_checked_roots.push((root.clone(), checker_label(checker).to_owned()));
+        check.notes.push(format!(
+            "checked: {shown} (a project root that depends on {depends_on} by path) by its own `{}`, before this write ({:.1} s) and after it ({:.1} s), its default features",
+            run_after.command,
+            run_before.elapsed.as_secs_f64(),
+            run_after.elapsed.as_secs_f64()
+        ));
+    }
 }
 
 impl Pending {
@@ -1442,6 +1550,7 @@ impl Pending {
             trivia_only: false,
             sibling_changes: Vec::new(),
             written_by_call: Vec::new(),
+            dependent_root_runs: Vec::new(),
         }
     }
 }
@@ -2324,6 +2433,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         out_of_time_before_write: 0,
         out_of_time_not_asked: 0,
         errors_elsewhere: Vec::new(),
+        project_checked_roots: Vec::new(),
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -2953,6 +3063,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         out_of_time_before_write: group.out_of_time_before_write,
         out_of_time_not_asked: group.out_of_time_not_asked,
         errors_elsewhere,
+        project_checked_roots: Vec::new(),
     }
 }
 
@@ -5674,6 +5785,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         };
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
+            // Who found what is listed for the file: the server, or a project checker's runs.
+            let server_id: &str = check
+                .project_checked_roots
+                .iter()
+                .find(|(root, _)| file.path.starts_with(root))
+                .map_or(server_id.as_str(), |(_, by)| by.as_str());
             // A file the write did not change that got new errors: what vanished from it may only
             // be hidden by them (pyright stops reporting `Object of type "Undefined" is not
             // callable` while the call there lacks an argument, trial27a F1), so it is kept as
@@ -6701,6 +6818,7 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
             .map(|(_, paths)| paths)
             .unwrap_or_default();
         PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().clear());
+        PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().clear());
         let counted = seed_files(supervisor, &paths, &deleting, deadline);
         // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
         // next call on this thread must not inherit it.
@@ -6737,6 +6855,59 @@ thread_local! {
     /// before the write reached the disk (see [`seed_files`]); taken one by one by the post-write
     /// half, cleared by both.
     static PRE_WRITE_IMPORTER_STATES: std::cell::RefCell<HashMap<PathBuf, Vec<Diagnostic>>> = std::cell::RefCell::new(HashMap::new());
+    /// The project checks of the roots that depend by path on a root the current call writes,
+    /// run before the write reached the disk (see [`check_dependent_roots_before_write`]), by
+    /// root; taken by the post-write half, cleared by both.
+    static PRE_WRITE_DEPENDENT_ROOT_RUNS: std::cell::RefCell<HashMap<PathBuf, crate::lsp::checker::CheckerRun>> = std::cell::RefCell::new(HashMap::new());
+}
+
+/// The most a project check of one dependent root may take before a write (and again after
+/// it): a root whose check runs out of it (a cold build of its dependencies) is said not
+/// checked, and not checked again before writes of this run.
+const DEPENDENT_ROOT_CHECK_BUDGET: Duration = Duration::from_secs(20);
+
+/// What the answer calls the runs of `checker` ([`dependent_root_checker`]) for the files they checked.
+fn checker_label(checker: &str) -> &'static str {
+    match checker {
+        "cargo" => "cargo check",
+        _ => "go build and go vet",
+    }
+}
+
+/// The project checker `diagnostics "*"` runs for a dependent root of `server_id`'s roots.
+fn dependent_root_checker(server_id: &str) -> Option<&'static str> {
+    match server_id {
+        "rust-analyzer" => Some("cargo"),
+        "gopls" => Some("go"),
+        _ => None,
+    }
+}
+
+/// Before a write to files of `server`'s root: runs the project checker of every root that
+/// depends on it by path (`downstream/` with `path = ".."`, a consumer module's `replace`) and
+/// keeps each run in `PRE_WRITE_DEPENDENT_ROOT_RUNS`, for the post-write half to compare with a
+/// run after the write (trial134 M5: removing `impl Sum<&OrderedFloat>` read clean while
+/// `downstream/src/stats.rs` stopped compiling). Each run has at most
+/// [`DEPENDENT_ROOT_CHECK_BUDGET`], and none past `deadline`; a root whose run ran out of it is
+/// not run again in this run. Returns the time spent.
+fn check_dependent_roots_before_write(supervisor: &LspSupervisor, server: &LanguageServer, deadline: Instant) -> Duration {
+    let started = Instant::now();
+    let Some(checker) = dependent_root_checker(server.id()) else { return Duration::ZERO };
+    for root in supervisor.dependent_roots(server.id(), server.root()).roots {
+        let known = PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow().contains_key(&root));
+        if known || supervisor.dependent_root_check_too_slow(&root) || Instant::now() >= deadline {
+            continue;
+        }
+        let run = crate::lsp::checker::check_dependent_root(
+            supervisor,
+            checker,
+            &root,
+            (Instant::now() + DEPENDENT_ROOT_CHECK_BUDGET).min(deadline),
+        );
+        supervisor.note_dependent_root_check(&root, run.timed_out);
+        PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().insert(root, run));
+    }
+    started.elapsed()
 }
 
 /// Records the files (absolute) the write of the call with `deadline` will delete (an
@@ -6946,6 +7117,7 @@ mod tests {
             out_of_time_before_write: before_write,
             out_of_time_not_asked: 0,
             errors_elsewhere: Vec::new(),
+            project_checked_roots: Vec::new(),
         }
     }
 

@@ -7,7 +7,7 @@
 //! it keeps crashing soon after start), its documents are reopened, and the lease carries a note
 //! saying so — never "broken forever".
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -78,6 +78,10 @@ pub struct LspSupervisor {
     /// [`crate::lsp::sibling_roots::dependent_roots_scan`] per (server id, root), reused while the
     /// manifests it read are unchanged (see [`LspSupervisor::dependent_roots`]).
     dependent_roots_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
+    /// Dependent roots whose project check before a write ran out of its budget (a cold build of
+    /// their dependencies): the write check does not start it again on each write of this run
+    /// (see [`LspSupervisor::dependent_root_check_too_slow`]); `reload` forgets them.
+    dependent_root_checks_too_slow: Mutex<HashSet<PathBuf>>,
     /// [`crate::lsp::sibling_roots::dependency_dirs_scan`] per (server id, root), reused while
     /// the manifests it read are unchanged (see [`LspSupervisor::sibling_dependency_dirs`]).
     dependency_dirs_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
@@ -197,6 +201,7 @@ impl LspSupervisor {
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
             offers_seen_at_start: Mutex::new(HashMap::new()),
             dependent_roots_memo: Mutex::new(HashMap::new()),
+            dependent_root_checks_too_slow: Mutex::new(HashSet::new()),
             dependency_dirs_memo: Mutex::new(HashMap::new()),
             prefetch_threads: Mutex::new(Vec::new()),
         }
@@ -783,6 +788,7 @@ impl LspSupervisor {
     pub fn reload(&self, file: Option<&Path>, deadline: Instant) -> Result<Vec<String>, ToolError> {
         self.binary_cache.lock().clear();
         self.dependent_roots_memo.lock().clear();
+        self.dependent_root_checks_too_slow.lock().clear();
         self.dependency_dirs_memo.lock().clear();
         let keys: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = match file {
             Some(file) => {
@@ -1334,6 +1340,25 @@ impl LspSupervisor {
         let found = scan.found.clone();
         self.dependent_roots_memo.lock().insert(key, scan);
         found
+    }
+
+    /// Whether the last project check of dependent root `root` before a write ran out of its
+    /// budget in this run (since the last `reload`, and with no project check of it since that
+    /// finished: see [`LspSupervisor::note_dependent_root_check`]).
+    pub(crate) fn dependent_root_check_too_slow(&self, root: &Path) -> bool {
+        self.dependent_root_checks_too_slow.lock().contains(root)
+    }
+
+    /// Records how a project check of `root` ended: ran out of its budget (`too_slow`), or
+    /// finished (a `diagnostics "*"` check built its dependencies, so a write's check of it fits
+    /// its budget again).
+    pub(crate) fn note_dependent_root_check(&self, root: &Path, too_slow: bool) {
+        let mut slow = self.dependent_root_checks_too_slow.lock();
+        if too_slow {
+            slow.insert(root.to_path_buf());
+        } else {
+            slow.remove(root);
+        }
     }
 
     /// Drops every remembered [`LspSupervisor::dependent_roots`] scan when `written` holds a

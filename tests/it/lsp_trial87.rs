@@ -43,10 +43,11 @@ fn the_project_check_checks_a_crate_below_the_root_that_is_no_workspace_member()
 
 /// F2 (trial 87, trial 91): a write to the root crate that breaks the in-repo `downstream/`
 /// crate, whose rust-analyzer was not running, read "no new errors … elsewhere" and did not name
-/// it as unchecked.
+/// it as unchecked; it was then named NOT checked (trial134 M5: on a library the break lands
+/// there). Its own `cargo check` now runs before and after the write, and the break is new.
 #[test]
-fn a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked() {
-    let test = "lsp_trial87::a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked";
+fn a_write_checks_a_dependent_crate_whose_server_is_not_running_with_cargo() {
+    let test = "lsp_trial87::a_write_checks_a_dependent_crate_whose_server_is_not_running_with_cargo";
     if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
         return;
     }
@@ -57,7 +58,23 @@ fn a_write_names_a_dependent_crate_whose_server_is_not_running_as_not_checked() 
         "edit",
         json!({"path": "src/lib.rs", "old_string": "pub fn parse(text: &str)", "new_string": "pub fn parse(text: &str, strict: bool)"}),
     );
-    assert!(text.contains("NOT checked: downstream/ — a project root of its own that depends on . by path"), "{text}");
+    assert!(
+        text.contains("downstream/src/main.rs: new diagnostics introduced by this write ("),
+        "the break in downstream/ is not new:\n{text}"
+    );
+    assert!(text.contains("cargo check):\n  downstream/src/main.rs:2: error[E0061]"), "{text}");
+    assert!(text.contains("checked: downstream/ (a project root that depends on . by path) by its own `cargo check"), "{text}");
+    // The next write that leaves the break: not new again, and still counted.
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn parse", "new_string": "// parses\npub fn parse"}),
+    );
+    assert!(
+        !text.contains("downstream/src/main.rs: new diagnostics")
+            && text.contains("remain (not introduced by it): downstream/src/main.rs ("),
+        "{text}"
+    );
     // Ground truth: the dependent crate no longer builds.
     let check = support::cargo_by_hand(&dir.path().join("downstream"), &["check", "--offline"], &[]);
     assert!(String::from_utf8_lossy(&check.stderr).contains("error[E0061]"), "{}", String::from_utf8_lossy(&check.stderr));
