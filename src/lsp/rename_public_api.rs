@@ -755,8 +755,27 @@ fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static s
     if !line.starts_with(char::is_whitespace) || first_word(trimmed) != name {
         return None;
     }
-    let opener = lines[..index].iter().rev().find(|above| !above.starts_with(char::is_whitespace) && !above.trim().is_empty())?;
-    let opener = opener.trim_start();
+    let opener_index = lines[..index].iter().rposition(|above| !above.starts_with(char::is_whitespace) && !above.trim().is_empty())?;
+    // A key of a composite literal in a block's value (`DefaultCondition = &Condition{
+    // EastAsianWidth: false, }` inside `var (`) declares nothing (trial139 F5): a declaration is
+    // no deeper than the block's own brackets.
+    let depth: i64 = lines[opener_index + 1..index]
+        .iter()
+        .map(|above| {
+            let code = above.split("//").next().unwrap_or("");
+            code.chars()
+                .map(|c| match c {
+                    '{' | '(' | '[' => 1,
+                    '}' | ')' | ']' => -1,
+                    _ => 0,
+                })
+                .sum::<i64>()
+        })
+        .sum();
+    if depth > 0 || trimmed[name.len()..].trim_start().starts_with(':') {
+        return None;
+    }
+    let opener = lines[opener_index].trim_start();
     if opener.starts_with("const (") {
         Some("const")
     } else if opener.starts_with("var (") {
@@ -1491,6 +1510,26 @@ func (m *runeRangeMap) Lookup() rune {
 ";
         assert!(public_api_notes(&root, &plan(old, "FromLo", "Low", "translate.go"), "FromLo", "Low").is_empty());
         assert!(public_api_notes(&root, &plan(old, "Lookup", "Find", "translate.go"), "Lookup", "Find").is_empty());
+    }
+
+    #[test]
+    fn a_key_of_a_composite_literal_in_a_var_block_declares_nothing() {
+        // trial139 F5: go-runewidth's `DefaultCondition = &Condition{ EastAsianWidth: false }`.
+        let lines: Vec<&str> = vec![
+            "var (",
+            "\tEastAsianWidth bool",
+            "",
+            "\tDefaultCondition = &Condition{",
+            "\t\tEastAsianWidth:     false,",
+            "\t}",
+            "\tStrictEmojiNeutral bool = true",
+            ")",
+        ];
+        assert_eq!(go_declaration(&lines, 1, "EastAsianWidth"), Some("var"));
+        assert_eq!(go_declaration(&lines, 4, "EastAsianWidth"), None);
+        assert_eq!(go_declaration(&lines, 6, "StrictEmojiNeutral"), Some("var"));
+        let fields: Vec<&str> = vec!["type Condition struct {", "\tEastAsianWidth bool", "}"];
+        assert_eq!(go_declaration(&fields, 1, "EastAsianWidth"), Some("field"));
     }
 
     #[test]
