@@ -686,7 +686,11 @@ pub fn override_findings(
     // raise AttributeError on every instance of the renamed class (trial113 M1: cachetools'
     // `_TimedCache` calls `self.expire` that only `TTLCache` defines; renamed, 23 tests failed
     // while pyright, which flagged those lines already, had no new error).
-    for (base_path, base_class) in &bases_relying_on_it {
+    // …unless a class above the base defines it (`Cache`'s `self.popitem` reaches
+    // `MutableMapping.popitem`, trial140 F1): no AttributeError, the dispatch note above says
+    // what changes.
+    let defined_above = related.iter().any(|method| method.in_base && !method.type_checking_only);
+    for (base_path, base_class) in bases_relying_on_it.iter().filter(|_| !defined_above) {
         let uses = self_uses_in_class_body(&mut files, base_path, base_class.name_line0, old_name);
         let uses: Vec<u32> = uses.into_iter().filter(|line0| !files.line_changed_by_plan(base_path, *line0)).collect();
         if uses.is_empty() {
@@ -694,8 +698,24 @@ pub fn override_findings(
         }
         let shown = crate::render::display_path(workspace_root, base_path);
         let lines: Vec<String> = uses.iter().take(8).map(|line0| (line0 + 1).to_string()).collect();
+        // The base's uses run for its other subclasses too: one that defines the old name keeps
+        // it, and renaming the uses breaks that one (trial140 F1: `TLRUCache.expire`, 18 tests).
+        let siblings = subclasses_defining_in_file(&mut files, base_path, &base_class.name, &own_class.name, old_name);
+        let next = if siblings.is_empty() {
+            format!("rename them too (edit those lines to `self.{new_name}`), or keep the name")
+        } else {
+            format!(
+                "keep the name — those lines also run on {} ({}), which {} `{old_name}` of {} own that this rename does not rename, so editing them to `self.{new_name}` breaks {}; to rename anyway, rename {} `{old_name}` too and then those lines",
+                siblings.iter().map(|(name, _)| format!("`{name}`")).collect::<Vec<_>>().join(", "),
+                siblings.iter().map(|(_, line0)| format!("{shown}:{}", line0 + 1)).collect::<Vec<_>>().join(", "),
+                crate::render::one_or_many(siblings.len(), "defines", "define"),
+                crate::render::one_or_many(siblings.len(), "its", "their"),
+                crate::render::one_or_many(siblings.len(), "it", "them"),
+                crate::render::one_or_many(siblings.len(), "its", "their"),
+            )
+        };
         findings.declaration_warnings.push(format!(
-            "WARNING: `{}` ({shown}:{}), a base class of `{}`, uses `self.{old_name}` ({} {}{}) but defines no `{old_name}`: it relies on its subclasses to provide it, and this rename leaves those uses — after it, they raise AttributeError when they run on a `{}` at run time, and the type checker reports nothing new (it cannot resolve them before or after); next step: rename them too (edit those lines to `self.{new_name}`), or keep the name",
+            "WARNING: `{}` ({shown}:{}), a base class of `{}`, uses `self.{old_name}` ({} {}{}) but defines no `{old_name}`: it relies on its subclasses to provide it, and this rename leaves those uses — after it, they raise AttributeError when they run on a `{}` at run time, and the type checker reports nothing new (it cannot resolve them before or after); next step: {next}",
             base_class.name,
             base_class.name_line0 + 1,
             own_class.name,
@@ -925,6 +945,35 @@ fn is_protocol_class(class: &PythonClassFacts) -> bool {
         let text = text.strip_prefix("typing.").or_else(|| text.strip_prefix("typing_extensions.")).unwrap_or(text);
         text == "Protocol" || text.starts_with("Protocol[")
     })
+}
+
+/// The classes of `path` other than `own` whose header lists `base` as a base (by its name, as
+/// written) and whose body defines `name`: (class name, 0-based line of that member). Classes
+/// of other modules are not looked for.
+fn subclasses_defining_in_file(files: &mut SourceCache<'_>, path: &Path, base: &str, own: &str, name: &str) -> Vec<(String, u32)> {
+    let mut found = Vec::new();
+    let mut line0 = 0u32;
+    let mut headers: Vec<u32> = Vec::new();
+    while let Some(line) = files.line(path, line0) {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("class ") {
+            let bases = rest.split_once('(').map(|(_, after)| after.split(')').next().unwrap_or(""));
+            if bases.is_some_and(|bases| bases.split(',').any(|listed| listed.trim().rsplit('.').next() == Some(base))) {
+                headers.push(line0);
+            }
+        }
+        line0 += 1;
+    }
+    for header in headers {
+        let Some(class) = files.parsed(path).and_then(|parsed| parsed.python_class_named_at(header)) else { continue };
+        if class.name == own {
+            continue;
+        }
+        if let Some(member) = class.member_line(name).filter(|line| !class.type_checking_members.contains(line)) {
+            found.push((class.name.clone(), member));
+        }
+    }
+    found
 }
 
 /// The 0-based lines of the body of the class whose `class` statement is on `name_line0` of
