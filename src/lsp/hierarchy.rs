@@ -1900,11 +1900,20 @@ fn separate_typescript_class_method_calls(
         return;
     }
     let declaration = (canonical(&declaration_file), declaration_line);
+    // Another overload signature of the queried method (tsserver's definition gives the
+    // signature a call resolves to): the same member (trial141 F1: true-myth's overloaded
+    // `MaybeImpl.andThen` read "no callers", its 10 call sites set aside as calls of "another
+    // declaration" — its own overloads, the queried line among them).
+    let same_member = |target: &Path, line: u32| {
+        canonical(target) == declaration.0 && parsed.typescript_member_owner_name(line, &root_name).as_deref() == Some(owner.as_str())
+    };
     // The definition a place leads to, when it leads somewhere and not to the queried method.
     let elsewhere = |uri: &str, site_line0: u32, site_character0: u32| -> Option<String> {
         let file = crate::lsp::uri::uri_to_path(uri)?;
         let targets = crate::lsp::rename_coverage::definition_targets(server, &file, site_line0, site_character0, deadline);
-        if targets.is_empty() || targets.iter().any(|(target, line, _)| (canonical(target), *line) == declaration) {
+        if targets.is_empty()
+            || targets.iter().any(|(target, line, _)| (canonical(target), *line) == declaration || same_member(target, *line))
+        {
             return None;
         }
         let (target, line, _) = targets.into_iter().min()?;

@@ -72,6 +72,7 @@ mod lsp_trial136;
 mod lsp_trial137;
 mod lsp_trial14;
 mod lsp_trial140;
+mod lsp_trial141;
 mod lsp_trial14_wording;
 mod lsp_trial16;
 mod lsp_trial17;
