@@ -720,6 +720,19 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             }
         }
         notes.extend(occurrences_not_analyzed_notes(supervisor, server, &resolved.cursor_identifier, &covered, deadline));
+        // The roots that depend on this one by path (a `downstream/` crate beside the library),
+        // whose callers the walk asked their own server for: the code that server does not
+        // analyze is named too (trial138 F1: camino's `join`, called behind
+        // `#[cfg(feature = "serde")]` in downstream/src/lib.rs:59, read "2 callers" with no note).
+        let this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
+        for root in supervisor.dependent_roots(server.id(), server.root()).roots {
+            if root.starts_with(&this_root) || this_root.starts_with(&root) || Instant::now() >= deadline {
+                continue;
+            }
+            if let Ok((lease, _)) = crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, &path, deadline) {
+                notes.extend(occurrences_not_analyzed_notes(supervisor, &lease.server, &resolved.cursor_identifier, &covered, deadline));
+            }
+        }
         // Asked in a root that depends on the one owning the definition (a downstream crate):
         // that root's code the server does not analyze is named too, as asked from there
         // (trial112 M2: arrayvec's borsh-gated `self.as_slice()` was said only from its side).
