@@ -74,6 +74,28 @@ pub(crate) fn build_twins_note(
     ))
 }
 
+/// The names of the top-level functions and types whose declaration line a write from `old` to
+/// `new` (a Go file's texts) changed, added or removed: `func NAME(` / `func NAME[` and `type
+/// NAME` lines (methods left out: a method's twin is declared on its type), in order, once each.
+pub(crate) fn changed_declaration_names(old: &str, new: &str) -> Vec<String> {
+    let declared = |line: &str| -> Option<String> {
+        let rest = line.strip_prefix("func ").filter(|rest| !rest.starts_with('(')).or_else(|| line.strip_prefix("type "))?;
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        (!name.is_empty()).then_some(name)
+    };
+    let mut names: Vec<String> = Vec::new();
+    for (text, other) in [(new, old), (old, new)] {
+        let lines: Vec<&str> = text.lines().collect();
+        for line in crate::lsp::inactive::changed_lines(other, text) {
+            let Some(name) = lines.get(line.saturating_sub(1) as usize).and_then(|line| declared(line)) else { continue };
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
 /// The 0-based line of a top-level declaration of `name` in a Go source: `func name(` or
 /// `func name[`, `type name`, `var name`, `const name`, or `name` opening a line inside a
 /// `var (`, `const (` or `type (` block.
@@ -119,5 +141,14 @@ mod tests {
         assert_eq!(top_level_declaration_line(text, "Pair"), Some(16));
         assert_eq!(top_level_declaration_line(text, "string"), None);
         assert_eq!(top_level_declaration_line(text, "Bytes"), None, "a prefix of a name");
+    }
+
+    #[test]
+    fn changed_declaration_names_are_the_functions_and_types_whose_line_changed() {
+        // trial139 F1: go-runewidth's `IsEastAsian` gained a parameter.
+        let old = "package runewidth\n\nfunc IsEastAsian() bool {\n\treturn false\n}\n\nfunc (c *Condition) Width() int {\n\treturn 1\n}\n";
+        let new = "package runewidth\n\nfunc IsEastAsian(getenv func(string) string) bool {\n\treturn false\n}\n\nfunc (c *Condition) Width(x int) int {\n\treturn 1\n}\n";
+        assert_eq!(changed_declaration_names(old, new), vec!["IsEastAsian".to_owned()]);
+        assert!(changed_declaration_names(old, old).is_empty());
     }
 }

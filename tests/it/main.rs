@@ -71,6 +71,7 @@ mod lsp_trial135;
 mod lsp_trial136;
 mod lsp_trial137;
 mod lsp_trial138;
+mod lsp_trial139;
 mod lsp_trial14;
 mod lsp_trial140;
 mod lsp_trial141;
