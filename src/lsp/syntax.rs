@@ -338,7 +338,8 @@ pub struct ParsedSource {
 /// [`ParsedSource::call_sites_in_function`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxCallSite {
-    /// 0-based line where the call starts.
+    /// 0-based line where the call starts — for a call in a method chain whose name is on a
+    /// later line than the chain's head, the line of its name (and `text` starts there).
     pub line0: u32,
     /// Byte offsets in the file of the called name: the last identifier of the called expression
     /// (`serializer` in `self.serializer(root)`, `Box` in `new Box(x)`), or the last character
@@ -801,10 +802,15 @@ impl ParsedSource {
         } else {
             callee.end_byte().saturating_sub(1)..callee.end_byte()
         };
-        let text = shortened_call_text(self.source.get(node.start_byte()..node.end_byte()).unwrap_or(""));
+        // A call of a method chain whose name is on a later line than the chain's head
+        // (`parsePort(input)\n  .map(…)`) stands at its name, from the name on (trial141 F2: the
+        // chain's calls were all said at its first line).
+        let starts_at_name = name.start_position().row > node.start_position().row;
+        let from = if starts_at_name { name.start_byte() } else { node.start_byte() };
+        let text = shortened_call_text(self.source.get(from..node.end_byte()).unwrap_or(""));
         let callee_text = self.source.get(callee.start_byte()..callee.end_byte()).unwrap_or("");
         Some(SyntaxCallSite {
-            line0: node.start_position().row as u32,
+            line0: if starts_at_name { name.start_position().row as u32 } else { node.start_position().row as u32 },
             callee_bytes,
             text,
             go_builtin: scan == CallScan::Go && (node.kind() == "type_conversion_expression" || GO_PREDECLARED.contains(&callee_text)),
@@ -3180,7 +3186,8 @@ mod tests {
         assert_eq!(
             calls("core.py", source, 1, "convert"),
             owned(&[
-                (2, "self.parser.parseDocument( source ).getroot()", "getroot"),
+                // A chained call whose name is on a later line stands at its name.
+                (4, "getroot()", "getroot"),
                 (2, "self.parser.parseDocument( source )", "parseDocument"),
                 (5, "self.serializer(root)", "serializer"),
                 (7, "cb(y)", "cb"),
