@@ -490,7 +490,7 @@ pub fn python_definitions_not_listed(entries: &[OutlineEntry], path: &std::path:
     let listed: std::collections::HashSet<(&str, u32)> = entries.iter().map(|entry| (entry.name.as_str(), entry.line)).collect();
     let listed_names: std::collections::HashSet<&str> = entries.iter().map(|entry| entry.name.as_str()).collect();
     parsed
-        .python_definitions()
+        .python_definitions_with_nested_functions()
         .into_iter()
         .filter(|definition| !listed.contains(&(definition.name.as_str(), definition.line0 + 1)))
         .map(|definition| {

@@ -886,15 +886,35 @@ impl ParsedSource {
     /// `if`/`else`, `try`, `with`, `for` and `while` blocks there, in source order — never
     /// inside a function body (parameters and locals). Empty for other grammars.
     pub fn python_definitions(&self) -> Vec<PythonDefinition> {
+        self.python_definitions_within(false)
+    }
+
+    /// [`ParsedSource::python_definitions`], and also the `def`s and `class`es inside function
+    /// bodies (at any depth; their assignments stay locals), which pyright's outline lists as
+    /// children — one per name, like the module's (trial140 F2: cachetools' `cached` defines
+    /// `wrapper` in 6 branches, one listed).
+    pub fn python_definitions_with_nested_functions(&self) -> Vec<PythonDefinition> {
+        self.python_definitions_within(true)
+    }
+
+    fn python_definitions_within(&self, nested_functions: bool) -> Vec<PythonDefinition> {
         let mut found = Vec::new();
         let root = self.root.root().get_inner_node();
         if root.kind() == "module" {
-            self.collect_python_definitions(root, &mut found);
+            self.collect_python_definitions(root, &mut found, nested_functions, false);
         }
         found
     }
 
-    fn collect_python_definitions(&self, node: tree_sitter::Node<'_>, found: &mut Vec<PythonDefinition>) {
+    /// Collects the definitions of `node`'s statements into `found`; `nested_functions`: also
+    /// those in function bodies, where `in_function` (a function's body) leaves assignments out.
+    fn collect_python_definitions(
+        &self,
+        node: tree_sitter::Node<'_>,
+        found: &mut Vec<PythonDefinition>,
+        nested_functions: bool,
+        in_function: bool,
+    ) {
         let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("").to_owned();
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
@@ -914,14 +934,15 @@ impl ParsedSource {
                     let Some(name) = definition.child_by_field_name("name") else { continue };
                     let keyword = if definition.kind() == "class_definition" { "class" } else { "def" };
                     found.push(PythonDefinition { name: text(name), line0: name.start_position().row as u32, keyword, decorators });
-                    // A class body's members are definitions too; a function's body is locals.
-                    if keyword == "class" {
+                    // A class body's members are definitions too; a function's body is locals
+                    // (but for its own `def`s and `class`es, with `nested_functions`).
+                    if keyword == "class" || nested_functions {
                         if let Some(body) = definition.child_by_field_name("body") {
-                            self.collect_python_definitions(body, found);
+                            self.collect_python_definitions(body, found, nested_functions, keyword == "def");
                         }
                     }
                 }
-                "expression_statement" => {
+                "expression_statement" if !in_function => {
                     let mut inner = child.walk();
                     for statement in child.named_children(&mut inner) {
                         let mut assignment = Some(statement);
@@ -951,7 +972,7 @@ impl ParsedSource {
                 }
                 "if_statement" | "elif_clause" | "else_clause" | "try_statement" | "except_clause" | "finally_clause"
                 | "with_statement" | "for_statement" | "while_statement" | "block" => {
-                    self.collect_python_definitions(child, found);
+                    self.collect_python_definitions(child, found, nested_functions, in_function);
                 }
                 _ => {}
             }

@@ -6,7 +6,10 @@
 //! - F1 (b): renaming `LRUCache.popitem` warned of an AttributeError in `Cache`'s
 //!   `self.popitem()`, which cannot happen: `Cache` inherits `MutableMapping.popitem`.
 //!
-//! Ground truth: CPython runs the classes after the renames.
+//! - F2: the outline left out 14 redefined nested functions (`wrapper` defined in each branch of
+//!   `cached`), with no note.
+//!
+//! Ground truth: CPython runs the classes after the renames; grep finds the `def`s.
 
 use crate::support;
 
@@ -46,4 +49,24 @@ fn a_base_relying_on_a_renamed_member_names_the_sibling_subclasses_that_keep_it(
     );
     assert!(!text.contains("relies on its subclasses"), "an AttributeError that cannot happen was warned of:\n{text}");
     assert!(text.contains("dispatch changed: `LRU.popitem` overrides `MutableMapping.popitem`"), "{text}");
+}
+
+#[test]
+fn the_outline_names_the_nested_functions_redefined_in_other_branches() {
+    let test = "lsp_trial140::the_outline_names_the_nested_functions_redefined_in_other_branches";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let decorators = "def cached(cache, lock=None):\n    def decorator(func):\n        if lock is None:\n            def wrapper(*args):\n                return cache.setdefault(args, func(*args))\n        else:\n            def wrapper(*args):\n                with lock:\n                    return cache.setdefault(args, func(*args))\n        return wrapper\n    return decorator\n";
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"decorators\"\nversion = \"0.1.0\"\n"),
+        ("decorators.py", decorators),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "file": "decorators.py", "locals": true}));
+    // Ground truth (the source): `def wrapper` on lines 4 and 7; one entry stands for the name.
+    let listed: Vec<&str> = text.lines().filter(|line| line.contains("wrapper") && !line.starts_with("not listed")).collect();
+    assert_eq!(listed.len(), 1, "{text}");
+    let other = if listed[0].trim_start().starts_with('4') { 7 } else { 4 };
+    assert!(text.contains(&format!("wrapper at line {other} (redefinition)")), "the other definition is not named:\n{text}");
 }
