@@ -199,11 +199,27 @@ fn python_member_note(
         } else {
             continue;
         };
-        if class.name.starts_with('_') || top_level_definition_line(&old_lines, &class.name) != Some(class.name_line0 as usize) {
+        if top_level_definition_line(&old_lines, &class.name) != Some(class.name_line0 as usize) {
             continue;
         }
-        let Some(published) = python_class_publication(workspace_root, path, &old_lines, &class.name) else { continue };
         let shown = crate::render::display_path(workspace_root, path);
+        // A private base's member is public through the published subclasses of its module that
+        // inherit it (trial140 F3: cachetools' `_TimedCache.timer`, documented as `TTLCache.timer`).
+        if class.name.starts_with('_') {
+            let heirs = published_heirs(workspace_root, path, &old_lines, &parsed, &class.name, old_name);
+            let Some((heir, published)) = heirs.first() else { continue };
+            let names: Vec<String> = heirs.iter().map(|(name, _)| format!("`{name}`")).collect();
+            return Some(format!(
+                "note: public API changed: {shown}:{} declares `{old_name}`, a {kind} of the private class `{}` that its public {} {} inherit{} — `{heir}` {published} — this rename changes `{heir}.{old_name}` to `{heir}.{new_name}`: code outside this workspace that uses it breaks, and a subclass there that overrides it silently stops overriding (no error shows it); to keep it, also add `{old_name} = {new_name}` in `{}`'s body (a property for an attribute), and say the break in the changelog",
+                index + 1,
+                class.name,
+                crate::render::one_or_many(heirs.len(), "subclass", "subclasses"),
+                names.join(", "),
+                if heirs.len() == 1 { "s" } else { "" },
+                class.name,
+            ));
+        }
+        let Some(published) = python_class_publication(workspace_root, path, &old_lines, &class.name) else { continue };
         let class_name = &class.name;
         let keep = if kind == "method" {
             format!("to keep it for callers, also add `{old_name} = {new_name}` in the class body, and say the break in the changelog")
@@ -297,6 +313,36 @@ fn renamed_module<'a>(
     let parsed = crate::lsp::syntax::ParsedSource::parse(path, old_text)?;
     let renamed = crate::lsp::syntax::ParsedSource::parse(path, new_text)?;
     Some((old_lines, new_lines, parsed, renamed))
+}
+
+/// The module-level classes of the module at `path` (its lines `lines`, parsed as `parsed`) whose
+/// header lists `base` among its bases, that do not define `member` themselves and that the
+/// package publishes ([`python_class_publication`]): (class name, how it is published), in
+/// source order.
+fn published_heirs(
+    workspace_root: &Path,
+    path: &Path,
+    lines: &[&str],
+    parsed: &crate::lsp::syntax::ParsedSource,
+    base: &str,
+    member: &str,
+) -> Vec<(String, String)> {
+    let mut heirs = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("class ") else { continue };
+        let Some((_, bases)) = rest.split_once('(') else { continue };
+        if !bases.split(')').next().unwrap_or("").split(',').any(|listed| listed.trim() == base) {
+            continue;
+        }
+        let Some(class) = parsed.python_class_named_at(index as u32) else { continue };
+        if class.name.starts_with('_') || class.member_line(member).is_some() {
+            continue;
+        }
+        if let Some(published) = python_class_publication(workspace_root, path, lines, &class.name) {
+            heirs.push((class.name.clone(), published));
+        }
+    }
+    heirs
 }
 
 /// How the module-level class `class_name` of the module at `path` (its lines `lines`) is
@@ -849,6 +895,29 @@ mod tests {
         );
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("pkg/api.pyi:2 re-exports `load`") && notes[0].contains("`api.load` with `api.read`"), "{}", notes[0]);
+    }
+
+    #[test]
+    fn a_member_of_a_private_base_is_public_through_its_published_subclasses() {
+        // trial140 F3: cachetools' `_TimedCache.timer`, documented as `TTLCache.timer`.
+        let workspace = tempfile::tempdir().expect("temp dir");
+        let root = workspace.path();
+        let write = |relative: &str, text: &str| write_beneath(root, relative, text);
+        let old = "class _Timed:\n    def timer(self):\n        return 1\n\n\nclass TTL(_Timed):\n    pass\n\n\nclass Own(_Timed):\n    def timer(self):\n        return 2\n\n\nclass _Hidden(_Timed):\n    pass\n";
+        let init = write("pkg/__init__.py", old);
+        let new = old.replacen("    def timer(self):\n        return 1", "    def clock(self):\n        return 1", 1);
+        let notes = public_name_notes(root, &plan(init.to_str().unwrap(), old, &new), "timer", "clock");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("declares `timer`, a method of the private class `_Timed` that its public subclass `TTL` inherits — `TTL` is public as `pkg.TTL`"),
+            "{}",
+            notes[0]
+        );
+        // No published heir that inherits it: no note.
+        let old = old.replace("class TTL(_Timed):\n    pass", "class TTL:\n    pass");
+        let init = write("pkg/__init__.py", &old);
+        let new = old.replacen("    def timer(self):\n        return 1", "    def clock(self):\n        return 1", 1);
+        assert!(public_name_notes(root, &plan(init.to_str().unwrap(), &old, &new), "timer", "clock").is_empty());
     }
 
     #[test]
