@@ -239,6 +239,24 @@ impl WalkScope {
         self.pruned_directories.iter().any(|pruned| relative.starts_with(pruned))
     }
 
+    /// Stops pruning the project roots of their own that hold one of `files` (root-relative),
+    /// and returns them (root-relative); the description still names the others as skipped.
+    pub fn walk_pruned_directories_holding(&mut self, files: &[PathBuf]) -> Vec<PathBuf> {
+        let (walked, kept): (Vec<PathBuf>, Vec<PathBuf>) =
+            std::mem::take(&mut self.pruned_directories).into_iter().partition(|pruned| files.iter().any(|file| file.starts_with(pruned)));
+        // "skipped a/, b/ (…)": the walked ones are no longer skipped.
+        if !walked.is_empty() {
+            self.description = self.description.take().and_then(|description| {
+                let (list, why) = description.strip_prefix("skipped ")?.split_once(" (")?;
+                let still: Vec<&str> =
+                    list.split(", ").filter(|dir| !walked.iter().any(|walked| format!("{}/", walked.display()) == *dir)).collect();
+                (!still.is_empty()).then(|| format!("skipped {} ({why}", still.join(", ")))
+            });
+        }
+        self.pruned_directories = kept;
+        walked
+    }
+
     /// Whether the walk enters the directory at root-relative `relative`.
     pub fn walks_directory(&self, relative: &Path) -> bool {
         if relative.as_os_str().is_empty() {

@@ -89,8 +89,38 @@ fn path_is_python(path: &Path) -> bool {
 /// configuration ([`WalkScope`]: a tsconfig's `include`/`exclude`/`outDir`, else no `dist/`), and stops at [`MAX_FILES`] files or
 /// [`MAX_HITS`] occurrences (`truncated` then says so).
 pub fn grep_word(definition: &ServerDefinition, workspace_root: &Path, root: &Path, word: &str) -> GrepResult {
-    let scope = WalkScope::for_server(definition, root);
+    grep_word_walking(definition, workspace_root, root, word, &[])
+}
+
+/// [`grep_word`], with the directories the scope prunes as project roots of their own (a nested
+/// Go module no go.work uses, a crate of its own) walked when one of `edited` (absolute) lies in
+/// them: a rename that edits a file there (gopls renames in a module it loads as a `replace`d
+/// dependency) leaves that module's other uses — its tests, which the server does not load —
+/// unrenamed, and the check must see them (trial139 F6: uniseg's `NewGraphemes`, 16 uses in its
+/// tests left, "skipped uniseg/ … their own server answers for them" where none ran).
+pub fn grep_word_walking(definition: &ServerDefinition, workspace_root: &Path, root: &Path, word: &str, edited: &[PathBuf]) -> GrepResult {
+    let mut scope = WalkScope::for_server(definition, root);
+    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let edited_relative: Vec<PathBuf> = edited
+        .iter()
+        .filter_map(|path| {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            path.strip_prefix(&canonical_root).ok().map(Path::to_path_buf)
+        })
+        .collect();
+    let walked = scope.walk_pruned_directories_holding(&edited_relative);
     let mut result = GrepResult { scope: scope.describe().map(str::to_owned), ..GrepResult::default() };
+    if !walked.is_empty() {
+        let walked: Vec<String> = walked.iter().map(|dir| format!("{}/", dir.display())).collect();
+        let said = format!(
+            "walked {} too, a project root of its own that this rename edits (its server here loads it as a dependency only: its own tests and packages are not renamed by it)",
+            walked.join(", ")
+        );
+        result.scope = Some(match result.scope.take() {
+            Some(scope) => format!("{scope}; {said}"),
+            None => said,
+        });
+    }
     let walk_root = root.to_path_buf();
     let walk_scope = scope.clone();
     // Listed and read beneath a handle of the run's root (not of the server root, a directory a
@@ -1030,7 +1060,8 @@ pub fn complete_rename(
         let origin_canonical = std::fs::canonicalize(origin).unwrap_or_else(|_| origin.to_path_buf());
         origin_targets = HashSet::from([(origin_canonical, line, character)]);
     }
-    let grep = grep_word(server.definition(), server.workspace_root(), server.root(), old_name);
+    let edited: Vec<PathBuf> = raw_text_edits_by_path(&edit).map(|edits| edits.into_keys().collect()).unwrap_or_default();
+    let grep = grep_word_walking(server.definition(), server.workspace_root(), server.root(), old_name, &edited);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
         (

@@ -5,6 +5,9 @@
 //!   `runewidth_windows.go`, `runewidth_js.go` and `runewidth_appengine.go` declare it too and
 //!   `GOOS=windows go vet` failed at the call.
 //! - F2: workspace symbols for `IsEastAsian` listed 1 of its 4 declarations, with no note.
+//! - F6: renaming uniseg's `NewGraphemes` (a module the workspace `replace`s, in no go.work)
+//!   wrote uniseg/grapheme.go but left 16 uses in uniseg's tests, and said uniseg/ was skipped
+//!   because "their own server answers for them" — none ran.
 //!
 //! Ground truth: `GOOS=windows go vet` on the fixture after the write.
 
@@ -66,4 +69,40 @@ fn a_write_that_changes_a_go_function_declared_under_other_build_constraints_nam
         .unwrap();
     let stderr = String::from_utf8_lossy(&vet.stderr);
     assert!(!vet.status.success() && stderr.contains("width.go:4") && stderr.contains("too many arguments"), "{stderr}");
+}
+
+#[test]
+fn a_rename_that_edits_a_replaced_module_renames_its_tests_too() {
+    let test = "lsp_trial139::a_rename_that_edits_a_replaced_module_renames_its_tests_too";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.work", "go 1.21\n\nuse ./app\n"),
+        ("app/go.mod", "module example.com/app\n\ngo 1.21\n\nrequire example.com/seg v0.0.0\n\nreplace example.com/seg => ../seg\n"),
+        ("app/main.go", "package main\n\nimport \"example.com/seg\"\n\nfunc main() {\n\tprintln(seg.NewGraphemes(\"ab\").Count())\n}\n"),
+        ("seg/go.mod", "module example.com/seg\n\ngo 1.21\n"),
+        ("seg/seg.go", "package seg\n\n// Graphemes splits a string.\ntype Graphemes struct{ s string }\n\n// NewGraphemes starts a split of s.\nfunc NewGraphemes(s string) *Graphemes {\n\treturn &Graphemes{s: s}\n}\n\n// Count counts the bytes.\nfunc (g *Graphemes) Count() int {\n\treturn len(g.s)\n}\n"),
+        ("seg/seg_test.go", "package seg\n\nimport \"testing\"\n\nfunc TestCount(t *testing.T) {\n\tif NewGraphemes(\"ab\").Count() != 2 {\n\t\tt.Fatal(\"count\")\n\t}\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "app/main.go", "line": 6, "symbol": "NewGraphemes", "new_name": "NewClusters"}),
+    );
+    assert!(text.contains("walked seg/ too, a project root of its own that this rename edits"), "{text}");
+    assert!(!text.contains("skipped seg/"), "{text}");
+    // Ground truth: the replaced module's own tests still build (go vet compiles them).
+    let vet = std::process::Command::new("go")
+        .args(["vet", "./..."])
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .env("GOWORK", "off")
+        .current_dir(dir.path().join("seg"))
+        .output()
+        .unwrap();
+    assert!(vet.status.success(), "the rename broke seg's tests:\n{}\n{text}", String::from_utf8_lossy(&vet.stderr));
+    let tests = std::fs::read_to_string(dir.path().join("seg/seg_test.go")).unwrap();
+    assert!(tests.contains("NewClusters(\"ab\")"), "{tests}");
 }
