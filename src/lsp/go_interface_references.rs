@@ -114,6 +114,15 @@ pub(crate) fn complete_interface_method_references(
             context: lsp_types::ReferenceContext { include_declaration: false },
         };
         asked += 1;
+        // The implementing declaration itself: a change to the interface method's signature
+        // edits it too (trial139 F3: `Measurer.StringWidth` listed 13 static calls of
+        // `(*Condition).StringWidth` and neither implementing declaration).
+        // (Those of the workspace: a standard library type that happens to implement it is no
+        // place this workspace edits.)
+        let in_workspace = crate::lsp::uri::lsp_uri_to_path(&implementation.uri).is_some_and(|path| path.starts_with(workspace_root));
+        if in_workspace && seen.insert(key(implementation)) {
+            locations.push((*implementation).clone());
+        }
         match server.request::<References>(params, deadline) {
             Ok(found) => {
                 for location in found.unwrap_or_default() {

@@ -51,14 +51,17 @@ fn references_of_an_interface_method_tell_its_own_uses_from_the_implementing_met
     // Asked from the library and from the consumer: the same split. Uses of `Fs.Name` in the
     // workspace: its declaration, fs.go:20, fs_test.go:10, consumer/store/fs.go:9 and :24,
     // main.go:12 column 17 — 6. Static calls of implementing methods: fs_test.go:6 (`OsFs`),
-    // main.go:12 column 29 and example_test.go:12 (`*LoggingFs`) — 3.
+    // main.go:12 column 29 and example_test.go:12 (`*LoggingFs`) — 3; with the implementing
+    // declarations a signature change edits too (fs.go:17, consumer/store/fs.go:9; trial139 F3).
+    // That is 5.
     for (file, line, symbol) in [("fs.go", 5, "Name"), ("consumer/store/fs.go", 24, "fs.Name")] {
         let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": file, "line": line, "symbol": symbol}));
         assert!(text.contains("note: 6 of these are checked uses of `Fs.Name` (fs.go:5) itself"), "{file}:\n{text}");
         // (The standard library's `(*rtype).Name` and `(*common).Name` implement it too.)
         assert!(text.contains("are uses of methods that implement it"), "{file}:\n{text}");
-        assert!(text.contains("`(*LoggingFs).Name` (consumer/store/fs.go:9): 2"), "{file}:\n{text}");
-        assert!(text.contains("`OsFs.Name` (fs.go:17): 1"), "{file}:\n{text}");
+        assert!(text.contains("`(*LoggingFs).Name` (consumer/store/fs.go:9): 3"), "{file}:\n{text}");
+        assert!(text.contains("`OsFs.Name` (fs.go:17): 2"), "{file}:\n{text}");
+        assert!(text.contains("17: func (OsFs) Name() string { return \"os\" }   ← use of `OsFs.Name` (fs.go:17)"), "{file}:\n{text}");
         assert!(
             text.contains("12: fmt.Println(fs.Name())   ← use of `(*LoggingFs).Name` (consumer/store/fs.go:9)"),
             "the external test package's static call is missing or unmarked ({file}):\n{text}"

@@ -46,14 +46,20 @@ fn references_of_an_interface_method_leave_out_what_gopls_relates_through_anothe
     let Some(dir) = go_fixture_or_skip(test) else { return };
     let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
     let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "level/level.go", "line": 7, "symbol": "String"}));
-    // Ground truth: nothing calls `Value.String`; its declaration is its one reference.
-    assert!(text.contains("1 reference in 1 file:"), "{text}");
+    // Ground truth: nothing calls `Value.String`; its declaration is its one reference, and
+    // `(*levelValue).String` (level.go:13) implements it (a signature change edits it too:
+    // trial139 F3).
+    assert!(text.contains("2 references in 1 file:"), "{text}");
+    assert!(text.contains("13: func (v *levelValue) String() string { return v.name }   ← use of `(*levelValue).String`"), "{text}");
     assert!(text.contains("note: 1 of these are checked uses of `Value.String` (level/level.go:7) itself"), "{text}");
     assert!(
         text.contains("no use of `Value.String` (level/level.go:7) but of other methods of that name") && text.contains("fmt/print.go"),
         "{text}"
     );
-    assert!(!text.contains("uses of methods that implement it"), "a method of another interface is taken for an implementation:\n{text}");
+    assert!(
+        text.contains("1 are uses of methods that implement it") && text.contains("`(*levelValue).String` (level/level.go:13): 1"),
+        "a method of another interface is taken for an implementation:\n{text}"
+    );
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //!   `runewidth_windows.go`, `runewidth_js.go` and `runewidth_appengine.go` declare it too and
 //!   `GOOS=windows go vet` failed at the call.
 //! - F2: workspace symbols for `IsEastAsian` listed 1 of its 4 declarations, with no note.
+//! - F3: references of the interface method `Measurer.StringWidth` listed 13 static calls of
+//!   `(*Condition).StringWidth` but neither implementing declaration.
 //! - F6: renaming uniseg's `NewGraphemes` (a module the workspace `replace`s, in no go.work)
 //!   wrote uniseg/grapheme.go but left 16 uses in uniseg's tests, and said uniseg/ was skipped
 //!   because "their own server answers for them" — none ran.
@@ -105,4 +107,25 @@ fn a_rename_that_edits_a_replaced_module_renames_its_tests_too() {
     assert!(vet.status.success(), "the rename broke seg's tests:\n{}\n{text}", String::from_utf8_lossy(&vet.stderr));
     let tests = std::fs::read_to_string(dir.path().join("seg/seg_test.go")).unwrap();
     assert!(tests.contains("NewClusters(\"ab\")"), "{tests}");
+}
+
+#[test]
+fn references_of_an_interface_method_list_the_implementing_declarations() {
+    let test = "lsp_trial139::references_of_an_interface_method_list_the_implementing_declarations";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/measure\n\ngo 1.21\n"),
+        (
+            "measure.go",
+            "package measure\n\n// Measurer measures strings.\ntype Measurer interface {\n\tStringWidth(s string) int\n}\n\n// Condition measures by bytes.\ntype Condition struct{}\n\n// StringWidth counts the bytes.\nfunc (c *Condition) StringWidth(s string) int { return len(s) }\n\ntype fixed struct{}\n\nfunc (fixed) StringWidth(s string) int { return 1 }\n\n// Total measures with m.\nfunc Total(m Measurer, s string) int { return m.StringWidth(s) }\n\n// Direct measures with a Condition.\nfunc Direct(s string) int { return (&Condition{}).StringWidth(s) + Total(fixed{}, s) }\n",
+        ),
+    ]);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "measure.go", "line": 5, "symbol": "StringWidth"}));
+    // Ground truth (the source): the two implementing declarations are on lines 12 and 16.
+    assert!(text.contains("12: func (c *Condition) StringWidth(s string) int"), "an implementing declaration is missing:\n{text}");
+    assert!(text.contains("16: func (fixed) StringWidth(s string) int"), "an implementing declaration is missing:\n{text}");
+    assert!(text.contains("19: func Total(m Measurer, s string) int { return m.StringWidth(s) }"), "{text}");
 }
