@@ -653,6 +653,20 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             .map(|sentence| format!("note: {sentence}")),
         );
     }
+    // Go: references that reach into a module the root loads as a dependency only (a
+    // `replace`d directory in no go.work): that module's own tests and packages are not loaded,
+    // and their uses are in no answer (trial139 F4: uniseg's `NewGraphemes`, 4 of 20 listed).
+    if server.id() == "gopls" && op == "references" {
+        if let NavigationAnswer::References(found) = &answer {
+            notes.extend(go_dependency_module_uses_note(
+                supervisor,
+                server,
+                &path,
+                found.as_deref().unwrap_or_default(),
+                &resolved.cursor_identifier,
+            ));
+        }
+    }
     // Go: another declaration of the name in a file a build constraint keeps out of gopls's
     // configuration (trial30 M1: goldmark's `util_safe.go` twin of `BytesToReadOnlyString`).
     if server.id() == "gopls" && matches!(op, "definition" | "references" | "hover" | "implementation") {
@@ -3250,6 +3264,68 @@ fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query
         (None, _) => note.push_str(" (grep them, or open one of those files first: pyright then analyses it)"),
     }
     Some(note)
+}
+
+/// The note naming the whole-word occurrences of `word` in the Go modules under `server`'s root
+/// that it loads as dependencies only (a directory with a go.mod of its own that no go.work
+/// uses, which a `replace` points to) and that hold `path` or a file of `found`, which `found`
+/// does not list: those modules' own tests and packages are not loaded. Lines that start as a
+/// `//` comment are left out. `None` when there is none.
+fn go_dependency_module_uses_note(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    found: &[lsp_types::Location],
+    word: &str,
+) -> Option<String> {
+    let root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
+    let scope = crate::lsp::project_scope::WalkScope::for_server(server.definition(), &root);
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let listed: Vec<(PathBuf, u32)> = found
+        .iter()
+        .filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri).map(|file| (canonical(&file), location.range.start.line)))
+        .collect();
+    let candidates: Vec<PathBuf> = std::iter::once(canonical(path)).chain(listed.iter().map(|(file, _)| file.clone())).collect();
+    let in_dependency: Vec<PathBuf> =
+        candidates.into_iter().filter(|file| file.strip_prefix(&root).is_ok_and(|relative| scope.prunes(relative))).collect();
+    if in_dependency.is_empty() {
+        return None;
+    }
+    // The modules: each one's directory (the nearest go.mod above a file).
+    let mut modules: Vec<PathBuf> = Vec::new();
+    for file in &in_dependency {
+        if let Some(module) = file.ancestors().skip(1).take_while(|dir| dir.starts_with(&root)).find(|dir| dir.join("go.mod").is_file()) {
+            if !modules.contains(&module.to_path_buf()) {
+                modules.push(module.to_path_buf());
+            }
+        }
+    }
+    let grep =
+        crate::lsp::rename_coverage::grep_word_walking(server.definition(), supervisor.workspace_root(), &root, word, &in_dependency);
+    let missing: Vec<String> = grep
+        .hits
+        .iter()
+        .filter(|hit| modules.iter().any(|module| hit.path.starts_with(module)))
+        .filter(|hit| !hit.line_text.trim_start().starts_with("//"))
+        .filter(|hit| !listed.iter().any(|(file, line)| *file == canonical(&hit.path) && *line == hit.line))
+        .map(|hit| format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
+    Some(format!(
+        "note: NOT in this answer: {} whole-word {} of `{word}` in {} — {} {} loads as a dependency only (a `replace`d directory in no go.work), so {} own tests and packages are not loaded and their uses are missing: {}{} — read them, or add {} to a go.work (`go work use`) and ask again",
+        missing.len(),
+        crate::render::one_or_many(missing.len(), "occurrence", "occurrences"),
+        modules.iter().map(|module| format!("{}/", supervisor.display_path(module))).collect::<Vec<_>>().join(", "),
+        crate::render::one_or_many(modules.len(), "a module", "modules"),
+        format!("{} @ {}", server.id(), supervisor.display_path(server.root())),
+        crate::render::one_or_many(modules.len(), "its", "their"),
+        shown.join(", "),
+        if missing.len() > shown.len() { format!(" and {} more", missing.len() - shown.len()) } else { String::new() },
+        crate::render::one_or_many(modules.len(), "it", "them"),
+    ))
 }
 
 /// The notes naming, for each workspace symbol of `listed` (gopls' flat answer: name, LSP kind,

@@ -73,20 +73,42 @@ fn a_write_that_changes_a_go_function_declared_under_other_build_constraints_nam
     assert!(!vet.status.success() && stderr.contains("width.go:4") && stderr.contains("too many arguments"), "{stderr}");
 }
 
-#[test]
-fn a_rename_that_edits_a_replaced_module_renames_its_tests_too() {
-    let test = "lsp_trial139::a_rename_that_edits_a_replaced_module_renames_its_tests_too";
-    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
-        return;
-    }
-    let dir = support::workspace_with(&[
+/// `app/` (the one module of the go.work) uses `seg/` through a `replace`; `seg/`'s own test calls
+/// `NewGraphemes` too.
+fn replaced_module_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
         ("go.work", "go 1.21\n\nuse ./app\n"),
         ("app/go.mod", "module example.com/app\n\ngo 1.21\n\nrequire example.com/seg v0.0.0\n\nreplace example.com/seg => ../seg\n"),
         ("app/main.go", "package main\n\nimport \"example.com/seg\"\n\nfunc main() {\n\tprintln(seg.NewGraphemes(\"ab\").Count())\n}\n"),
         ("seg/go.mod", "module example.com/seg\n\ngo 1.21\n"),
         ("seg/seg.go", "package seg\n\n// Graphemes splits a string.\ntype Graphemes struct{ s string }\n\n// NewGraphemes starts a split of s.\nfunc NewGraphemes(s string) *Graphemes {\n\treturn &Graphemes{s: s}\n}\n\n// Count counts the bytes.\nfunc (g *Graphemes) Count() int {\n\treturn len(g.s)\n}\n"),
         ("seg/seg_test.go", "package seg\n\nimport \"testing\"\n\nfunc TestCount(t *testing.T) {\n\tif NewGraphemes(\"ab\").Count() != 2 {\n\t\tt.Fatal(\"count\")\n\t}\n}\n"),
-    ]);
+    ])
+}
+
+#[test]
+fn references_in_a_replaced_module_name_the_uses_its_tests_hold() {
+    let test = "lsp_trial139::references_in_a_replaced_module_name_the_uses_its_tests_hold";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = replaced_module_workspace();
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "app/main.go", "line": 6, "symbol": "NewGraphemes"}));
+    // Ground truth (grep): seg/seg_test.go:6 calls it too; gopls at the root does not load it.
+    assert!(
+        text.contains("NOT in this answer: 1 whole-word occurrence of `NewGraphemes` in seg/") && text.contains("seg/seg_test.go:6"),
+        "the replaced module's test use is not named:\n{text}"
+    );
+}
+
+#[test]
+fn a_rename_that_edits_a_replaced_module_renames_its_tests_too() {
+    let test = "lsp_trial139::a_rename_that_edits_a_replaced_module_renames_its_tests_too";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = replaced_module_workspace();
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = support::call_ok(
         &run,
