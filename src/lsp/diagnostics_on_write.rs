@@ -6540,12 +6540,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         };
         // "elsewhere" must not deny the files listed above with new diagnostics.
         let listed_above = files_with_new + files_listed_by_another;
-        let others = if listed_above > 0 { "in the other files of the checked project" } else { "elsewhere in the checked project" };
+        // ("not listed above": "the other files" read, after a list of new errors in another
+        // file, as if the written file's own line spoke for the whole project — recheck of
+        // trial134 F3.)
+        let others =
+            if listed_above > 0 { "in the files of the checked project not listed above" } else { "elsewhere in the checked project" };
         // Targets cargo never compiled (their library has errors) are not part of what was
         // checked: the line below names them NOT checked, and this one must not cover them.
         let others = if checked_line.contains("cargo never compiled") {
             if listed_above > 0 {
-                "in the other files cargo compiled"
+                "in the files cargo compiled not listed above"
             } else {
                 "elsewhere in the files cargo compiled"
             }
