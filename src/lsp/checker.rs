@@ -3010,8 +3010,9 @@ pub fn parse_clang(output: &str, root: &Path, file: &str) -> Result<Vec<Diagnost
 }
 
 /// Runs the project checker of a root that depends by path on a root a write changes (a
-/// `downstream/` crate's `cargo check --workspace --all-targets`, a consumer module's `go build`
-/// and `go vet`), as `diagnostics "*"` runs it there, with the default features, until `end`: the
+/// `downstream/` crate's `cargo check --all-targets --keep-going` in rust-analyzer's target
+/// directory, a consumer module's `go build` and `go vet`), as `diagnostics "*"` runs it there,
+/// with the default features, until `end`: the
 /// write check takes this root's state before and after the write with it (trial134 M5: a
 /// library write read clean while it broke `downstream/`). `checker` is `cargo` or `go`.
 ///

@@ -3399,7 +3399,15 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                 received_at: Instant::now(),
             };
             let key = std::fs::canonicalize(&path).unwrap_or(path);
-            let same_run = state.check_run_of_stored_publish.get(&key) == Some(&state.check_runs_started);
+            // While the run goes on, or in the moment after its end when its last publishes trail
+            // it: later, a smaller set is a change of its own (the end-of-run clear of an older
+            // run's diagnostics, a native diagnostic gone).
+            let run_publishing = state.progress.keys().any(|token| is_check_run_token(token))
+                || state
+                    .check_run_last_began
+                    .zip(state.check_run_last_duration)
+                    .is_some_and(|(began, took)| (began + took).elapsed() < CHECK_RUN_PUBLISHES_TRAIL);
+            let same_run = run_publishing && state.check_run_of_stored_publish.get(&key) == Some(&state.check_runs_started);
             if let Some(stored) = state.diagnostics.get(&key).filter(|stored| same_run && publish_arrived_out_of_order(stored, &set)) {
                 let kept = format!(
                     "runbound: kept the {} diagnostics published for {} over a publish of {} of them that arrived after it in the same check run (sent out of order)",
@@ -3546,6 +3554,11 @@ fn check_run_restart_window(state: &ServerState) -> Duration {
         CHECK_RUN_RESTART_WINDOW
     }
 }
+
+/// How long after a check run's end its publishes can still arrive out of order (see
+/// [`publish_arrived_out_of_order`]): rust-analyzer sends them from its thread pool a moment after
+/// the `end` it sends from its main loop.
+const CHECK_RUN_PUBLISHES_TRAIL: Duration = Duration::from_secs(2);
 
 /// Whether `incoming`, published for the same path as `stored` within the same check run, is an
 /// earlier state of that run that arrived late: its document version is not newer and its
@@ -3884,6 +3897,14 @@ mod tests {
         progress(&mut state, "begin");
         publish(&mut state, &[]);
         assert_eq!(lines(&state), Vec::<u32>::new());
+        // Long after a run's end, a smaller set of the same run is a change of its own.
+        progress(&mut state, "begin");
+        publish(&mut state, &[1, 5]);
+        progress(&mut state, "end");
+        state.check_run_last_began = Some(Instant::now() - CHECK_RUN_PUBLISHES_TRAIL * 3);
+        state.check_run_last_duration = Some(CHECK_RUN_PUBLISHES_TRAIL);
+        publish(&mut state, &[1]);
+        assert_eq!(lines(&state), vec![1]);
         // A later document version is never taken for an old state.
         publish(&mut state, &[1, 5]);
         apply_notification(

@@ -732,7 +732,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         // `#[cfg(feature = "serde")]` in downstream/src/lib.rs:59, read "2 callers" with no note).
         let this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
         for root in supervisor.dependent_roots(server.id(), server.root()).roots {
-            if root.starts_with(&this_root) || this_root.starts_with(&root) || Instant::now() >= deadline {
+            // (A root that holds this one scans it already; a root nested in this one is pruned
+            // from this one's scan as a project of its own, so it is scanned here.)
+            if this_root.starts_with(&root) || Instant::now() >= deadline {
                 continue;
             }
             if let Ok((lease, _)) = crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, &path, deadline) {
@@ -1878,7 +1880,7 @@ fn name_ranges_of_calls(server: &LanguageServer, uri: &lsp_types::Uri, ranges: V
                 return range;
             }
             lsp_types::Range {
-                start: lsp_types::Position { line: range.end.line, character: range.end.character - name.len() as u32 },
+                start: lsp_types::Position { line: range.end.line, character: range.end.character.saturating_sub(name.len() as u32) },
                 end: range.end,
             }
         })

@@ -476,8 +476,10 @@ pub struct UnlistedDefinition {
     pub why: &'static str,
 }
 
-/// The `def`s, `class`es and assigned names of a Python module's and its classes' bodies
-/// (`ParsedSource::python_definitions`) that no entry of the outline stands for (same name on
+/// The `def`s, `class`es and assigned names of a Python module's and its classes' bodies, and
+/// the `def`s and `class`es inside function bodies
+/// (`ParsedSource::python_definitions_with_nested_functions`; trial140 F2: `wrapper` defined in
+/// each branch of cachetools' `cached`) that no entry of the outline stands for (same name on
 /// the same line): pyright's `documentSymbol` gives one symbol per name, so the `@overload`
 /// signatures of a function and a name assigned in both branches of an `if` are not in it
 /// (itsdangerous serializer.py: 5 `@t.overload def __init__`, the second `_TSerialized =`).

@@ -686,7 +686,8 @@ pub fn override_findings(
     // raise AttributeError on every instance of the renamed class (trial113 M1: cachetools'
     // `_TimedCache` calls `self.expire` that only `TTLCache` defines; renamed, 23 tests failed
     // while pyright, which flagged those lines already, had no new error).
-    // …unless a class above the base defines it (`Cache`'s `self.popitem` reaches
+    // …unless a base of the renamed class defines it (a class above the relying base, which
+    // `bases_relying_on_it` stops below: `Cache`'s `self.popitem` reaches
     // `MutableMapping.popitem`, trial140 F1): no AttributeError, the dispatch note above says
     // what changes.
     let defined_above = related.iter().any(|method| method.in_base && !method.type_checking_only);
@@ -705,13 +706,15 @@ pub fn override_findings(
             format!("rename them too (edit those lines to `self.{new_name}`), or keep the name")
         } else {
             format!(
-                "keep the name — those lines also run on {} ({}), which {} `{old_name}` of {} own that this rename does not rename, so editing them to `self.{new_name}` breaks {}; to rename anyway, rename {} `{old_name}` too and then those lines",
+                "do not rename `{}.{old_name}` (keep the name `{old_name}`) — those lines also run on {} ({}), which {} `{old_name}` of {} own that this rename does not rename, so editing them to `self.{new_name}` breaks {}; to rename anyway, rename {} `{old_name}` too and then those lines (subclasses of `{}` in other modules were not looked for)",
+                own_class.name,
                 siblings.iter().map(|(name, _)| format!("`{name}`")).collect::<Vec<_>>().join(", "),
                 siblings.iter().map(|(_, line0)| format!("{shown}:{}", line0 + 1)).collect::<Vec<_>>().join(", "),
                 crate::render::one_or_many(siblings.len(), "defines", "define"),
                 crate::render::one_or_many(siblings.len(), "its", "their"),
                 crate::render::one_or_many(siblings.len(), "it", "them"),
                 crate::render::one_or_many(siblings.len(), "its", "their"),
+                base_class.name,
             )
         };
         findings.declaration_warnings.push(format!(

@@ -772,10 +772,13 @@ fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static s
                 .sum::<i64>()
         })
         .sum();
-    if depth > 0 || trimmed[name.len()..].trim_start().starts_with(':') {
+    let opener = lines[opener_index].trim_start();
+    // (Only in a `var (` / `const (` block: a nested struct type's fields are deeper and still
+    // fields of an exported type.)
+    let value_block = opener.starts_with("var (") || opener.starts_with("const (");
+    if value_block && (depth > 0 || trimmed[name.len()..].trim_start().starts_with(':')) {
         return None;
     }
-    let opener = lines[opener_index].trim_start();
     if opener.starts_with("const (") {
         Some("const")
     } else if opener.starts_with("var (") {

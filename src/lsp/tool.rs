@@ -3315,7 +3315,8 @@ fn go_dependency_module_uses_note(
     }
     let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
     Some(format!(
-        "note: NOT in this answer: {} whole-word {} of `{word}` in {} — {} {} loads as a dependency only (a `replace`d directory in no go.work), so {} own tests and packages are not loaded and their uses are missing: {}{} — read them, or add {} to a go.work (`go work use`) and ask again",
+        "note: NOT in this answer: {}{} whole-word {} of `{word}` (grep, outside `//` comments) in {} — {} {} loads as a dependency only (a `replace`d directory in no go.work), so {} own tests and packages are not loaded and their uses are missing: {}{} — read them, or add {} to a go.work (`go work use`) and ask again",
+        if grep.truncated { "at least " } else { "" },
         missing.len(),
         crate::render::one_or_many(missing.len(), "occurrence", "occurrences"),
         modules.iter().map(|module| format!("{}/", supervisor.display_path(module))).collect::<Vec<_>>().join(", "),

@@ -58,7 +58,7 @@ fn references_of_an_interface_method_leave_out_what_gopls_relates_through_anothe
     );
     assert!(
         text.contains("1 are uses of methods that implement it") && text.contains("`(*levelValue).String` (level/level.go:13): 1"),
-        "a method of another interface is taken for an implementation:\n{text}"
+        "the implementing declaration is not counted as the one implementation use, or another interface's method is:\n{text}"
     );
 }
 

@@ -39,7 +39,7 @@ fn a_base_relying_on_a_renamed_member_names_the_sibling_subclasses_that_keep_it(
     );
     assert!(text.contains("a base class of `TTL`, uses `self.expire` (line 28)"), "{text}");
     assert!(
-        text.contains("next step: keep the name — those lines also run on `TLRU` (caches.py:37), which defines `expire` of its own"),
+        text.contains("next step: do not rename `TTL.expire` (keep the name `expire`) — those lines also run on `TLRU` (caches.py:37), which defines `expire` of its own"),
         "the next step breaks the sibling subclass:\n{text}"
     );
     let text = support::call_ok(
