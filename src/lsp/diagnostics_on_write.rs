@@ -1498,9 +1498,8 @@ fn compare_dependent_roots_after_write(
         }
         // The written root's own files (a dependent root that holds it) are its server's; a
         // dependent root nested in the written one keeps its files.
-        let own = |record: &&DiagnosticRecord| {
-            record.path.starts_with(&root) && !(record.path.starts_with(&check.server_root) && !root.starts_with(&check.server_root))
-        };
+        let nested = root.starts_with(&check.server_root);
+        let own = |record: &&DiagnosticRecord| record.path.starts_with(&root) && (nested || !record.path.starts_with(&check.server_root));
         let mut paths: Vec<PathBuf> =
             run_before.records.iter().chain(&run_after.records).filter(own).map(|record| record.path.clone()).collect();
         paths.sort();

@@ -3315,13 +3315,14 @@ fn go_dependency_module_uses_note(
     }
     let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
     Some(format!(
-        "note: NOT in this answer: {}{} whole-word {} of `{word}` (grep, outside `//` comments) in {} — {} {} loads as a dependency only (a `replace`d directory in no go.work), so {} own tests and packages are not loaded and their uses are missing: {}{} — read them, or add {} to a go.work (`go work use`) and ask again",
+        "note: NOT in this answer: {}{} whole-word {} of `{word}` (grep, outside `//` comments) in {} — {} {} @ {} loads as a dependency only (a `replace`d directory in no go.work), so {} own tests and packages are not loaded and their uses are missing: {}{} — read them, or add {} to a go.work (`go work use`) and ask again",
         if grep.truncated { "at least " } else { "" },
         missing.len(),
         crate::render::one_or_many(missing.len(), "occurrence", "occurrences"),
         modules.iter().map(|module| format!("{}/", supervisor.display_path(module))).collect::<Vec<_>>().join(", "),
         crate::render::one_or_many(modules.len(), "a module", "modules"),
-        format!("{} @ {}", server.id(), supervisor.display_path(server.root())),
+        server.id(),
+        supervisor.display_path(server.root()),
         crate::render::one_or_many(modules.len(), "its", "their"),
         shown.join(", "),
         if missing.len() > shown.len() { format!(" and {} more", missing.len() - shown.len()) } else { String::new() },
@@ -3329,18 +3330,17 @@ fn go_dependency_module_uses_note(
     ))
 }
 
+/// One flat workspace symbol as read from a server's answer: name, LSP symbol kind number,
+/// container name, URI, 0-based line and character of its start.
+type FlatSymbol = (String, u64, Option<String>, String, u32, u32);
+
 /// The notes naming, for each workspace symbol of `listed` (gopls' flat answer: name, LSP kind,
 /// container, URI, 0-based line, character) that is a top-level function, type, variable or
 /// constant of the workspace, the other declarations of its name in the Go files of its directory
 /// that a build constraint keeps out of gopls' build (see
 /// [`crate::lsp::go_build_twins::build_twins_note`]): at most 40 names are looked at, until
 /// `deadline`, and a listed declaration is never named as its own twin.
-fn go_build_twins_of_listed(
-    supervisor: &LspSupervisor,
-    server: &LanguageServer,
-    listed: &[(String, u64, Option<String>, String, u32, u32)],
-    deadline: Instant,
-) -> Vec<String> {
+fn go_build_twins_of_listed(supervisor: &LspSupervisor, server: &LanguageServer, listed: &[FlatSymbol], deadline: Instant) -> Vec<String> {
     // LSP SymbolKind: Class 5, Function 12, Variable 13, Constant 14, Interface 11, Struct 23.
     const TOP_LEVEL_KINDS: &[u64] = &[5, 11, 12, 13, 14, 23];
     let files: Vec<(String, PathBuf)> = listed
