@@ -3615,7 +3615,12 @@ fn workspace_symbols(
     let exact_found = found.iter().any(|symbol| symbol.name == query);
     let found_at: std::collections::HashSet<(PathBuf, u32)> =
         found.iter().filter_map(|symbol| symbol.place.path.as_ref().map(|path| (path.absolute.clone(), symbol.place.line))).collect();
-    let declared_by_text: Vec<String> = if !exact_found {
+    // pyright lists one symbol per name in a scope: the other definitions of an exactly found
+    // name (in another branch, `wrapper` in each branch of cachetools' `cached`: trial140 F2)
+    // are searched for too.
+    let folds_names = servers.iter().any(|server| server.id().contains("pyright"));
+    let mut declared_by_text_total = 0usize;
+    let declared_by_text: Vec<String> = if !exact_found || folds_names {
         let mut found_lines = Vec::new();
         for server in &servers {
             let extensions: Vec<String> = server.definition().extensions.iter().map(|(extension, _)| extension.clone()).collect();
@@ -3632,10 +3637,11 @@ fn workspace_symbols(
                         .find(|line| line.starts_with("//go:build ") || line.starts_with("// +build "))
                         .map(|line| format!(", a file behind the build constraint `{}` that the server does not load", line.trim()));
                     for (index, line) in text.lines().enumerate() {
-                        if found_lines.len() < 5
-                            && line_declares(line, query)
-                            && !found_at.contains(&(path.to_path_buf(), index as u32 + 1))
-                        {
+                        if line_declares(line, query) && !found_at.contains(&(path.to_path_buf(), index as u32 + 1)) {
+                            declared_by_text_total += 1;
+                            if found_lines.len() >= 8 {
+                                continue;
+                            }
                             found_lines.push(format!(
                                 "{}:{} (`{}`{})",
                                 supervisor.display_path(path),
@@ -3654,9 +3660,26 @@ fn workspace_symbols(
     };
     if !declared_by_text.is_empty() {
         let first_file = declared_by_text[0].split(':').next().unwrap_or("").to_owned();
+        // Why each server's index leaves such a declaration out.
+        let why: Vec<&str> = servers
+            .iter()
+            .map(|server| match server.id() {
+                id if id.contains("pyright") => "pyright lists one symbol per name in a scope — a name defined again, in another branch, is folded into it — and without `locals` no function nested in a function",
+                "typescript-language-server" => "tsserver's does not index the members of object literals",
+                "gopls" => "gopls loads one build configuration",
+                "rust-analyzer" => "rust-analyzer indexes no code behind a `#[cfg]` that is off, nor the items a macro expands to",
+                _ => "the server's index is its own",
+            })
+            .collect::<std::collections::BTreeSet<&str>>()
+            .into_iter()
+            .collect();
+        let more = declared_by_text_total.saturating_sub(declared_by_text.len());
         notes.push(format!(
-            "note: a text search finds `{query}` declared at {}: the server's symbol index leaves it out (tsserver's does not index the members of object literals; gopls loads one build configuration); the file's outline may list it: {{\"op\": \"symbols\", \"file\": \"{first_file}\"}}",
-            declared_by_text.join(", ")
+            "note: NOT in this list: a text search finds `{query}` declared at {}{}: the symbol index leaves {} out ({}); the file's outline names such definitions: {{\"op\": \"symbols\", \"file\": \"{first_file}\"}}",
+            declared_by_text.join(", "),
+            if more > 0 { format!(" and {more} more places") } else { String::new() },
+            crate::render::one_or_many(declared_by_text_total, "it", "them"),
+            why.join("; ")
         ));
     }
     if total == 0 && declared_by_text.is_empty() {

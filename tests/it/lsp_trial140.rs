@@ -69,4 +69,13 @@ fn the_outline_names_the_nested_functions_redefined_in_other_branches() {
     assert_eq!(listed.len(), 1, "{text}");
     let other = if listed[0].trim_start().starts_with('4') { 7 } else { 4 };
     assert!(text.contains(&format!("wrapper at line {other} (redefinition)")), "the other definition is not named:\n{text}");
+    // A workspace query with locals lists one `wrapper` too: the other is named.
+    let text = support::call_ok(&run, "lsp", json!({"op": "symbols", "query": "wrapper", "locals": true}));
+    assert!(text.contains("1 symbol"), "{text}");
+    assert!(
+        text.contains("NOT in this list: a text search finds `wrapper` declared at")
+            && text.contains(&format!("decorators.py:{other} (`def wrapper(*args):`)"))
+            && text.contains("pyright lists one symbol per name in a scope"),
+        "the folded definition is not named:\n{text}"
+    );
 }
