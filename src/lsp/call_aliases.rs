@@ -592,6 +592,7 @@ fn reference_locations(
         line0,
         character0,
         answer,
+        false,
         Instant::now() + budget,
     );
     Ok(completed.locations)

@@ -41,7 +41,9 @@ pub(crate) struct CompletedInterfaceReferences {
 
 /// Completes gopls' `answer` (references at `line0`/`character0` of `path`, 0-based, in the
 /// server's encoding) with the references of each implementing method when the position names
-/// an interface method, bounded by `deadline` (what was not asked by then is said). Servers other
+/// an interface method — and, `with_implementing_declarations` (a `references` answer, not a
+/// count of calls), with the workspace's implementing declarations themselves — bounded by
+/// `deadline` (what was not asked by then is said). Servers other
 /// than gopls, and positions that are no interface method, get `answer` back unchanged.
 pub(crate) fn complete_interface_method_references(
     server: &LanguageServer,
@@ -49,6 +51,7 @@ pub(crate) fn complete_interface_method_references(
     line0: u32,
     character0: u32,
     answer: Vec<Location>,
+    with_implementing_declarations: bool,
     deadline: Instant,
 ) -> CompletedInterfaceReferences {
     let unchanged = |locations| CompletedInterfaceReferences { locations, added_note: None, incomplete_note: None };
@@ -120,7 +123,7 @@ pub(crate) fn complete_interface_method_references(
         // (Those of the workspace: a standard library type that happens to implement it is no
         // place this workspace edits.)
         let in_workspace = crate::lsp::uri::lsp_uri_to_path(&implementation.uri).is_some_and(|path| path.starts_with(workspace_root));
-        if in_workspace && seen.insert(key(implementation)) {
+        if with_implementing_declarations && in_workspace && seen.insert(key(implementation)) {
             locations.push((*implementation).clone());
         }
         match server.request::<References>(params, deadline) {

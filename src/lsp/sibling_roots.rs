@@ -344,6 +344,7 @@ pub fn references_in_dependent_roots(
                     line0,
                     character,
                     answer.unwrap_or_default(),
+                    true,
                     root_deadline,
                 )
                 .locations;
@@ -532,6 +533,7 @@ pub fn references_in_owning_root(
                 owning.line0,
                 owning.character,
                 answer.unwrap_or_default(),
+                true,
                 deadline,
             )
             .locations;
