@@ -592,7 +592,7 @@ fn reference_locations(
         line0,
         character0,
         answer,
-        false,
+        false, // a count of direct calls: no implementing declarations
         Instant::now() + budget,
     );
     Ok(completed.locations)

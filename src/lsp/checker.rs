@@ -557,7 +557,7 @@ pub fn project_diagnostics(
                     // A finished check built the root's dependencies: a write's check of it (as a
                     // root that depends on a written one) fits its budget again.
                     if !run.timed_out && (*checker == "cargo" || *checker == "go") {
-                        supervisor.note_dependent_root_check(dir, false);
+                        supervisor.forget_dependent_root_check_too_slow(dir);
                     }
                     run
                 })

@@ -407,7 +407,7 @@ pub struct RustLibrary {
 /// --all-targets`, rust-analyzer's flycheck) never starts the targets that depend on a library
 /// that failed to compile, so their diagnostics are unknown, not clean (arrayvec 0.7.6: a
 /// breaking edit of `ArrayVec::truncate` left `tests/tests.rs:255` broken while the write said
-/// "no new errors in the files of the checked project not listed above").
+/// "no new errors in the other files of the checked project").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RustLibraryDependents {
     /// The package name from the crate's `Cargo.toml`.

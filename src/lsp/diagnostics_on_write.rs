@@ -835,6 +835,10 @@ const OPENED_FOR_CHECKS_KEPT: usize = 64;
 /// Files about to be created get, for tsserver, the states of the files that import them by a
 /// relative specifier ([`seed_importers_of_created`]): those imports fail until the write.
 ///
+/// The roots that depend on a written root by path get their project checker run now, before
+/// the write reaches the disk ([`check_dependent_roots_before_write`]: up to
+/// [`DEPENDENT_ROOT_CHECK_BUDGET`] each, bounded by `deadline`, not counted below).
+///
 /// Returns the time this spent that counts against the write's budget (see
 /// [`WRITE_BUDGET_MARGIN`]): everything but the server's start and loading, and rust-analyzer's
 /// wait for a check run that was due or running before the write (the project state it needs).
@@ -1324,8 +1328,9 @@ pub fn check_write(
         group.written_by_call = written.to_vec();
     }
     // A project root that depends on a written root by path (a `downstream/` crate with `path =
-    // ".."`, a module with a `replace`) whose server is not running checks nothing of this write:
-    // said, never read as "no new errors … elsewhere" (trial87 F2, trial91 F2: smallvec's
+    // ".."`, a module with a `replace`) is checked by its project checker when that ran before
+    // the write (see `compare_dependent_roots_after_write`); otherwise it checks nothing of this
+    // write: said, never read as "no new errors … elsewhere" (trial87 F2, trial91 F2: smallvec's
     // downstream crate failed cargo check after an edit that read clean).
     // (A dependent root whose server runs hears of the change, but its check of this write is not
     // collected either unless this write holds files of its own: trial98 F1, trial95 F2.)
@@ -5154,8 +5159,9 @@ fn tsserver_diagnostics_counting_link_phantoms(
 /// issues #50341 and #59401: a language-service request that resolves such a name — a rename or
 /// references that search comments — leaves errors in the file's semantic diagnostics until its
 /// program changes). Left out of `diagnostics`, counted in the return: an error of code 2304,
-/// 2339, 2551, 2552, 2693, 2702 or 2749 whose line lies in a `/** … */` block (or is the first line
-/// after one) holding a link that names the error's quoted name (trial141 F3: true-myth's task.ts
+/// 2339, 2551, 2552, 2693, 2702 or 2749 whose quoted name a link of a `/** … */` block names and
+/// whose line lies in that block, or is the line right after it (the declaration it documents,
+/// where tsserver puts some of them) when that line does not write the name (trial141 F3: true-myth's task.ts
 /// read 2 such errors after a cold rename of `andThen`, and the write said them "resolved").
 /// JavaScript files are left alone (their JSDoc is checked).
 fn drop_jsdoc_link_phantoms(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>) -> usize {
@@ -5924,8 +5930,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         };
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
-            // Who found what is listed for the file: the server, or a project checker's runs.
-            let server_id: &str = check
+            // Who found what is listed for the file: the server, or a project checker's runs
+            // (a dependent root's); the rules that depend on the server keep `server_id`.
+            let reported_by: &str = check
                 .project_checked_roots
                 .iter()
                 .find(|(root, _)| file.path.starts_with(root))
@@ -6095,12 +6102,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                             None if had_state => "new diagnostics introduced by this write".to_owned(),
                             None => "diagnostics after this write, not known to be new (no pre-write state was taken)".to_owned(),
                         };
-                        lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
+                        lines.push(format!("{display}: {heading} ({}, {reported_by}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
                     }
                     if !unseen_before.is_empty() {
                         lines.push(format!(
-                            "{display}: reported now that the library compiles again: before this write it had errors, so cargo compiled no target that depends on it, {display}'s among them; {} may have been there before (not known to be introduced by this write) ({}, {server_id}):",
+                            "{display}: reported now that the library compiles again: before this write it had errors, so cargo compiled no target that depends on it, {display}'s among them; {} may have been there before (not known to be introduced by this write) ({}, {reported_by}):",
                             crate::render::one_or_many(unseen_before.len(), "it", "they"),
                             count_text(unseen_before.len().min(cap), unseen_before.len())
                         ));
@@ -6108,7 +6115,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     }
                     if !maybe_unmasked.is_empty() {
                         lines.push(format!(
-                            "{display}: reported now that this write resolved errors in {display}; {} may have been hidden by them (not known to be introduced by this write) ({}, {server_id}):",
+                            "{display}: reported now that this write resolved errors in {display}; {} may have been hidden by them (not known to be introduced by this write) ({}, {reported_by}):",
                             crate::render::one_or_many(maybe_unmasked.len(), "it", "they"),
                             count_text(maybe_unmasked.len().min(cap), maybe_unmasked.len())
                         ));
@@ -6121,7 +6128,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         } else {
                             "resolved by this write"
                         };
-                        lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, resolved.len())));
+                        lines.push(format!("{display}: {heading} ({}, {reported_by}):", count_text(shown, resolved.len())));
                         lines.extend(shown_list(&resolved, &display));
                     }
                     if !hidden.is_empty() {
@@ -6134,7 +6141,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                             format!("the new errors this write introduced in {display} may hide them")
                         };
                         lines.push(format!(
-                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: {because} ({server_id})",
+                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: {because} ({reported_by})",
                             hidden.len()
                         ));
                     }
@@ -7006,8 +7013,12 @@ thread_local! {
 
 /// The most a project check of one dependent root may take before a write (and again after
 /// it): a root whose check runs out of it (a cold build of its dependencies) is said not
-/// checked, and not checked again before writes of this run.
+/// checked, and not checked again before writes until a `diagnostics "*"` check of it finishes
+/// (or `reload`).
 const DEPENDENT_ROOT_CHECK_BUDGET: Duration = Duration::from_secs(20);
+/// A dependent root's check that ran within this of [`DEPENDENT_ROOT_CHECK_BUDGET`] before it
+/// was stopped used its whole budget (it was not cut short by the call's deadline).
+const DEPENDENT_ROOT_BUDGET_SLACK: Duration = Duration::from_millis(500);
 
 /// What the answer calls the runs of `checker` ([`dependent_root_checker`]) for the files they checked.
 fn checker_label(checker: &str) -> &'static str {
@@ -7032,19 +7043,13 @@ fn dependent_root_checker(server_id: &str) -> Option<&'static str> {
 /// run after the write (trial134 M5: removing `impl Sum<&OrderedFloat>` read clean while
 /// `downstream/src/stats.rs` stopped compiling). Each run has at most
 /// [`DEPENDENT_ROOT_CHECK_BUDGET`], and none past `deadline`; a root whose run ran out of it is
-/// not run again in this run. Returns the time spent.
-fn check_dependent_roots_before_write(
-    supervisor: &LspSupervisor,
-    server: &LanguageServer,
-    written: &[PathBuf],
-    deadline: Instant,
-) -> Duration {
-    let started = Instant::now();
-    let Some(checker) = dependent_root_checker(server.id()) else { return Duration::ZERO };
+/// not run again until a `diagnostics "*"` check of it finishes (or `reload`).
+fn check_dependent_roots_before_write(supervisor: &LspSupervisor, server: &LanguageServer, server_files: &[PathBuf], deadline: Instant) {
+    let Some(checker) = dependent_root_checker(server.id()) else { return };
     for root in supervisor.dependent_roots(server.id(), server.root()).roots {
         let known = PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow().contains_key(&root));
-        // A root that holds a written file is checked by its server in this write.
-        let written_there = written.iter().any(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).starts_with(&root));
+        // A root that holds a file this server writes is checked by it in this write.
+        let written_there = server_files.iter().any(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).starts_with(&root));
         if known || written_there || supervisor.dependent_root_check_too_slow(&root) || Instant::now() >= deadline {
             continue;
         }
@@ -7056,11 +7061,14 @@ fn check_dependent_roots_before_write(
             (run_started + DEPENDENT_ROOT_CHECK_BUDGET).min(deadline),
         );
         // Too slow only when its whole budget ran out (not the call's deadline).
-        let used_its_budget = run_started.elapsed() + Duration::from_millis(500) >= DEPENDENT_ROOT_CHECK_BUDGET;
-        supervisor.note_dependent_root_check(&root, run.timed_out && used_its_budget);
+        let used_its_budget = run_started.elapsed() + DEPENDENT_ROOT_BUDGET_SLACK >= DEPENDENT_ROOT_CHECK_BUDGET;
+        if run.timed_out && used_its_budget {
+            supervisor.mark_dependent_root_check_too_slow(&root);
+        } else {
+            supervisor.forget_dependent_root_check_too_slow(&root);
+        }
         PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().insert(root, run));
     }
-    started.elapsed()
 }
 
 /// Records the files (absolute) the write of the call with `deadline` will delete (an

@@ -210,12 +210,12 @@ fn python_member_note(
             let Some((heir, published)) = heirs.first() else { continue };
             let names: Vec<String> = heirs.iter().map(|(name, _)| format!("`{name}`")).collect();
             return Some(format!(
-                "note: public API changed: {shown}:{} declares `{old_name}`, a {kind} of the private class `{}` that its public {} {} inherit{} — `{heir}` {published} — this rename changes `{heir}.{old_name}` to `{heir}.{new_name}`: code outside this workspace that uses it breaks, and a subclass there that overrides it silently stops overriding (no error shows it); {}, and say the break in the changelog",
+                "note: public API changed: {shown}:{} declares `{old_name}`, a {kind} of the private class `{}` that its public {} {} {} — `{heir}` {published} — this rename changes `{heir}.{old_name}` to `{heir}.{new_name}`: code outside this workspace that uses it breaks, and a subclass there that overrides it silently stops overriding (no error shows it); {}, and say the break in the changelog",
                 index + 1,
                 class.name,
                 crate::render::one_or_many(heirs.len(), "subclass", "subclasses"),
                 names.join(", "),
-                if heirs.len() == 1 { "s" } else { "" },
+                crate::render::one_or_many(heirs.len(), "inherits", "inherit"),
                 if kind == "method" || kind == "property" {
                     format!("to keep it, also add `{old_name} = {new_name}` in `{}`'s body", class.name)
                 } else {

@@ -344,7 +344,7 @@ pub fn references_in_dependent_roots(
                     line0,
                     character,
                     answer.unwrap_or_default(),
-                    true,
+                    true, // a references answer: with the implementing declarations
                     root_deadline,
                 )
                 .locations;
@@ -533,7 +533,7 @@ pub fn references_in_owning_root(
                 owning.line0,
                 owning.character,
                 answer.unwrap_or_default(),
-                true,
+                true, // a references answer: with the implementing declarations
                 deadline,
             )
             .locations;

@@ -1344,21 +1344,22 @@ impl LspSupervisor {
 
     /// Whether the last project check of dependent root `root` before a write ran out of its
     /// budget in this run (since the last `reload`, and with no project check of it since that
-    /// finished: see [`LspSupervisor::note_dependent_root_check`]).
+    /// finished: see [`LspSupervisor::forget_dependent_root_check_too_slow`]).
     pub(crate) fn dependent_root_check_too_slow(&self, root: &Path) -> bool {
         self.dependent_root_checks_too_slow.lock().contains(root)
     }
 
-    /// Records how a project check of `root` ended: ran out of its budget (`too_slow`), or
-    /// finished (a `diagnostics "*"` check built its dependencies, so a write's check of it fits
-    /// its budget again).
-    pub(crate) fn note_dependent_root_check(&self, root: &Path, too_slow: bool) {
-        let mut slow = self.dependent_root_checks_too_slow.lock();
-        if too_slow {
-            slow.insert(root.to_path_buf());
-        } else {
-            slow.remove(root);
-        }
+    /// Records that a project check of dependent root `root` before a write ran out of its own
+    /// budget: the write check does not run it again (see
+    /// [`LspSupervisor::dependent_root_check_too_slow`]).
+    pub(crate) fn mark_dependent_root_check_too_slow(&self, root: &Path) {
+        self.dependent_root_checks_too_slow.lock().insert(root.to_path_buf());
+    }
+
+    /// Forgets that `root`'s check was too slow: a check of it finished (a `diagnostics "*"` one
+    /// built its dependencies, so a write's check of it fits its budget again).
+    pub(crate) fn forget_dependent_root_check_too_slow(&self, root: &Path) {
+        self.dependent_root_checks_too_slow.lock().remove(root);
     }
 
     /// Drops every remembered [`LspSupervisor::dependent_roots`] scan when `written` holds a

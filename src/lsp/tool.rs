@@ -598,7 +598,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 line0,
                 character,
                 answer,
-                true,
+                true, // a references answer: with the implementing declarations
                 Instant::now() + budget,
             );
             interface_completion_note = completed.added_note;
