@@ -74,22 +74,31 @@ pub(crate) fn build_twins_note(
     ))
 }
 
-/// The names of the top-level functions and types whose declaration line a write from `old` to
-/// `new` (a Go file's texts) changed, added or removed: `func NAME(` / `func NAME[` and `type
-/// NAME` lines (methods left out: a method's twin is declared on its type), in order, once each.
+/// The names of the top-level functions and types whose declaration a write from `old` to `new`
+/// (a Go file's texts) changed, added or removed: the text of each `func NAME(` / `func NAME[` /
+/// `type NAME` line up to its first `{` (the signature as far as that line goes; a signature
+/// spread over lines is compared by its first line) differs, or is in one text only. Methods are
+/// left out (a method's twin is declared on its type). In order of `new`, then `old`; once each.
+/// A body change on a one-line function is no change (its `{ … }` is not compared).
 pub(crate) fn changed_declaration_names(old: &str, new: &str) -> Vec<String> {
-    let declared = |line: &str| -> Option<String> {
-        let rest = line.strip_prefix("func ").filter(|rest| !rest.starts_with('(')).or_else(|| line.strip_prefix("type "))?;
-        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        (!name.is_empty()).then_some(name)
+    let declarations = |text: &str| -> Vec<(String, String)> {
+        text.lines()
+            .filter_map(|line| {
+                let rest = line.strip_prefix("func ").filter(|rest| !rest.starts_with('(')).or_else(|| line.strip_prefix("type "))?;
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let signature = line.split('{').next().unwrap_or(line).trim_end().to_owned();
+                (!name.is_empty()).then_some((name, signature))
+            })
+            .collect()
     };
+    let (old_declarations, new_declarations) = (declarations(old), declarations(new));
     let mut names: Vec<String> = Vec::new();
-    for (text, other) in [(new, old), (old, new)] {
-        let lines: Vec<&str> = text.lines().collect();
-        for line in crate::lsp::inactive::changed_lines(other, text) {
-            let Some(name) = lines.get(line.saturating_sub(1) as usize).and_then(|line| declared(line)) else { continue };
-            if !names.contains(&name) {
-                names.push(name);
+    for (mine, other) in [(&new_declarations, &old_declarations), (&old_declarations, &new_declarations)] {
+        for (name, signature) in mine {
+            if !other.iter().any(|(other_name, other_signature)| other_name == name && other_signature == signature)
+                && !names.contains(name)
+            {
+                names.push(name.clone());
             }
         }
     }
@@ -150,5 +159,9 @@ mod tests {
         let new = "package runewidth\n\nfunc IsEastAsian(getenv func(string) string) bool {\n\treturn false\n}\n\nfunc (c *Condition) Width(x int) int {\n\treturn 1\n}\n";
         assert_eq!(changed_declaration_names(old, new), vec!["IsEastAsian".to_owned()]);
         assert!(changed_declaration_names(old, old).is_empty());
+        // A body change on a one-line function keeps its signature.
+        let one_line = "package tags\n\nfunc hardware() string { return \"eth0\" }\n";
+        assert!(changed_declaration_names(one_line, &one_line.replace("\"eth0\"", "1")).is_empty());
+        assert_eq!(changed_declaration_names(one_line, &one_line.replace("() string", "() int")), vec!["hardware".to_owned()]);
     }
 }
