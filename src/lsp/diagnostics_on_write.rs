@@ -1422,13 +1422,13 @@ pub fn check_write(
     // written, untagged runewidth.go:33, which read "no new errors").
     for group in pending.iter_mut().filter(|group| group.server.id() == "gopls") {
         let mut notes = Vec::new();
+        let known: Vec<PathBuf> =
+            group.written.iter().map(|written| std::fs::canonicalize(written).unwrap_or_else(|_| written.clone())).collect();
         for path in group.written.iter().filter(|path| path.extension().is_some_and(|ext| ext == "go")) {
             let Some(old) = group.old_texts.get(path) else { continue };
             let Ok(new) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { continue };
-            let known: Vec<PathBuf> =
-                group.written.iter().map(|written| std::fs::canonicalize(written).unwrap_or_else(|_| written.clone())).collect();
+            let directories: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
             for name in crate::lsp::go_build_twins::changed_declaration_names(old, &new) {
-                let directories: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
                 if let Some(note) = crate::lsp::go_build_twins::build_twins_note(
                     supervisor.workspace_root(),
                     group.server.root(),
@@ -5146,12 +5146,29 @@ fn tsserver_diagnostics_counting_link_phantoms(
     let started = Instant::now();
     let mut diagnostics = tsserver_diagnostics_of(server, path, end, &["syntacticDiagnosticsSync", "semanticDiagnosticsSync"])?;
     server.note_state_cost(path, started.elapsed());
-    let dropped =
+    // The file's text is read only when there is an error the filter looks at (every state of
+    // a write check comes through here).
+    let dropped = if diagnostics.iter().any(is_name_resolution_error) {
         match server.document_text(path).or_else(|| crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()) {
             Some(text) => drop_jsdoc_link_phantoms(path, &text, &mut diagnostics),
             None => 0,
-        };
+        }
+    } else {
+        0
+    };
     Ok((diagnostics, dropped))
+}
+
+/// Whether `diagnostic` is a TypeScript name-resolution error ([`drop_jsdoc_link_phantoms`]
+/// looks at these only): code 2304, 2339, 2551, 2552, 2693, 2702 or 2749.
+fn is_name_resolution_error(diagnostic: &Diagnostic) -> bool {
+    const NAME_RESOLUTION_CODES: &[i32] = &[2304, 2339, 2551, 2552, 2693, 2702, 2749];
+    let code = match &diagnostic.code {
+        Some(lsp_types::NumberOrString::Number(code)) => *code,
+        Some(lsp_types::NumberOrString::String(code)) => code.parse().unwrap_or(0),
+        None => 0,
+    };
+    NAME_RESOLUTION_CODES.contains(&code)
 }
 
 /// The name-resolution errors tsserver gives for a name written in a JSDoc `{@link …}`,
@@ -5165,7 +5182,6 @@ fn tsserver_diagnostics_counting_link_phantoms(
 /// read 2 such errors after a cold rename of `andThen`, and the write said them "resolved").
 /// JavaScript files are left alone (their JSDoc is checked).
 fn drop_jsdoc_link_phantoms(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>) -> usize {
-    const NAME_RESOLUTION_CODES: &[i32] = &[2304, 2339, 2551, 2552, 2693, 2702, 2749];
     if !path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| matches!(ext, "ts" | "tsx" | "mts" | "cts"))
         || !text.contains("{@link")
     {
@@ -5199,12 +5215,7 @@ fn drop_jsdoc_link_phantoms(path: &Path, text: &str, diagnostics: &mut Vec<Diagn
     }
     let before = diagnostics.len();
     diagnostics.retain(|diagnostic| {
-        let code = match &diagnostic.code {
-            Some(lsp_types::NumberOrString::Number(code)) => *code,
-            Some(lsp_types::NumberOrString::String(code)) => code.parse().unwrap_or(0),
-            None => 0,
-        };
-        if !NAME_RESOLUTION_CODES.contains(&code) {
+        if !is_name_resolution_error(diagnostic) {
             return true;
         }
         let line = diagnostic.range.start.line as usize;

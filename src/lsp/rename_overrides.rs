@@ -954,29 +954,16 @@ fn is_protocol_class(class: &PythonClassFacts) -> bool {
 /// written) and whose body defines `name`: (class name, 0-based line of that member). Classes
 /// of other modules are not looked for.
 fn subclasses_defining_in_file(files: &mut SourceCache<'_>, path: &Path, base: &str, own: &str, name: &str) -> Vec<(String, u32)> {
-    let mut found = Vec::new();
-    let mut line0 = 0u32;
-    let mut headers: Vec<u32> = Vec::new();
-    while let Some(line) = files.line(path, line0) {
-        let trimmed = line.trim_start();
-        if let Some(rest) = trimmed.strip_prefix("class ") {
-            let bases = rest.split_once('(').map(|(_, after)| after.split(')').next().unwrap_or(""));
-            if bases.is_some_and(|bases| bases.split(',').any(|listed| listed.trim().rsplit('.').next() == Some(base))) {
-                headers.push(line0);
-            }
-        }
-        line0 += 1;
-    }
-    for header in headers {
-        let Some(class) = files.parsed(path).and_then(|parsed| parsed.python_class_named_at(header)) else { continue };
-        if class.name == own {
-            continue;
-        }
-        if let Some(member) = class.member_line(name).filter(|line| !class.type_checking_members.contains(line)) {
-            found.push((class.name.clone(), member));
-        }
-    }
-    found
+    let Some(parsed) = files.parsed(path) else { return Vec::new() };
+    parsed
+        .python_classes_with_base(base)
+        .into_iter()
+        .filter(|class| class.name != own)
+        .filter_map(|class| {
+            let member = class.member_line(name).filter(|line| !class.type_checking_members.contains(line))?;
+            Some((class.name.clone(), member))
+        })
+        .collect()
 }
 
 /// The 0-based lines of the body of the class whose `class` statement is on `name_line0` of

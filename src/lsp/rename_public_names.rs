@@ -332,13 +332,12 @@ fn published_heirs(
     member: &str,
 ) -> Vec<(String, String)> {
     let mut heirs = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        let Some(rest) = line.strip_prefix("class ") else { continue };
-        let Some((_, bases)) = rest.split_once('(') else { continue };
-        if !bases.split(')').next().unwrap_or("").split(',').any(|listed| listed.trim() == base) {
-            continue;
-        }
-        let Some(class) = parsed.python_class_named_at(index as u32) else { continue };
+    // Module-level classes (a `class` statement at column 0) that list `base` as written.
+    let module_level = |class: &crate::lsp::syntax::PythonClassFacts| {
+        lines.get(class.name_line0 as usize).is_some_and(|line| line.starts_with("class "))
+            && class.bases.iter().any(|listed| listed.text == base)
+    };
+    for class in parsed.python_classes_with_base(base).into_iter().filter(module_level) {
         if class.name.starts_with('_') || class.member_line(member).is_some() {
             continue;
         }

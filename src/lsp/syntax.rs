@@ -1084,6 +1084,27 @@ impl ParsedSource {
         self.python_class_facts(class)
     }
 
+    /// For a Python file: every class statement (at any depth, in source order) that lists
+    /// `base` among its bases, compared with each base's last dotted part (`abc.Base` and `Base`
+    /// both name `Base`). Empty for other grammars.
+    pub fn python_classes_with_base(&self, base: &str) -> Vec<PythonClassFacts> {
+        let mut found = Vec::new();
+        let mut stack = vec![self.root.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "class_definition" {
+                if let Some(class) = self.python_class_facts(node) {
+                    if class.bases.iter().any(|listed| listed.text.rsplit('.').next() == Some(base)) {
+                        found.push(class);
+                    }
+                }
+            }
+            let mut cursor = node.walk();
+            let children: Vec<tree_sitter::Node<'_>> = node.named_children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        found
+    }
+
     /// For a Python file: the class whose name starts at 0-based `line0` (the start of the
     /// location `textDocument/definition` gives for a class), at any depth. `None` when no class
     /// is named on that line.
