@@ -1,7 +1,8 @@
 //! `incoming_calls`: the calls that reach the queried function through another name that holds
 //! it as a value — `export const ok = ResultImpl.ok`, an object property `{ build: make }`, an
 //! interface member `ok: typeof ResultImpl.ok`, a renaming `export { make as create }`, a Python
-//! module alias `parse_all = parse`, a Go `h := helper`.
+//! module alias `parse_all = parse`, a Go `h := helper`, a bound copy
+//! `export const createDraft = immer.createDraft.bind(immer)`.
 //!
 //! A call hierarchy lists calls of the function's own name only: tsserver lists the binding line
 //! among the incoming calls (`referenced as a value`) and none of the calls through the alias,
@@ -44,6 +45,9 @@ pub enum BindingKind {
     TypeofMember,
     /// An import or export renaming `F as x`.
     Renamed,
+    /// `const x = obj.F.bind(obj)` (also `.bind(obj, ...args)`): a name assigned a bound copy
+    /// of the function, whose calls run it.
+    BoundCopy,
 }
 
 impl BindingKind {
@@ -54,6 +58,7 @@ impl BindingKind {
             BindingKind::Property => "a property holding it",
             BindingKind::TypeofMember => "a member typed `typeof` it",
             BindingKind::Renamed => "a renaming import or export",
+            BindingKind::BoundCopy => "a name assigned its `.bind` copy",
         }
     }
 }
@@ -127,7 +132,8 @@ fn is_name(word: &str) -> bool {
 
 /// The name the reference at byte `start` of `line` is bound to, when the line binds it:
 /// `const x = F;`, `x = F`, `self.x = F`, `x := F`, `{ x: F }`, `x: typeof F;`, `F as x`
-/// (the reference may be qualified: `ResultImpl.ok`, `box.make`, `mod::f`). `None` for a call,
+/// (the reference may be qualified: `ResultImpl.ok`, `box.make`, `mod::f`), and the same with a
+/// bound copy `obj.F.bind(obj, …)` in the reference's place. `None` for a call,
 /// an argument, a return, a comparison, a destructuring or anything else.
 pub fn binding_on_line(line: &str, start: usize) -> Option<Binding> {
     let rest = line.get(start..)?;
@@ -161,6 +167,13 @@ pub fn binding_on_line(line: &str, start: usize) -> Option<Binding> {
         }
         return None;
     }
+    // `F.bind(obj)` / `F.bind(obj, ...args)`: the bound copy holds the function as `F` itself
+    // does, its calls run it (trial149 F2: immer's public `createDraft` is
+    // `immer.createDraft.bind(immer)`, and every user call reaches the method through it).
+    let (after, bound) = match after_bind_call(after) {
+        Some(rest) => (rest.trim_start(), true),
+        None => (after, false),
+    };
     let terminated = after.is_empty() || after.starts_with([';', ',', '}', ')']) || after.starts_with("//") || after.starts_with('#');
     if !terminated {
         return None;
@@ -208,7 +221,8 @@ pub fn binding_on_line(line: &str, start: usize) -> Option<Binding> {
         }
         let last_start = target.rfind(last)?;
         let name_byte = last_start + last.len() - name.len();
-        return Some(Binding { name: name.to_owned(), name_byte, kind: BindingKind::Assignment });
+        let kind = if bound { BindingKind::BoundCopy } else { BindingKind::Assignment };
+        return Some(Binding { name: name.to_owned(), name_byte, kind });
     }
     if let Some(left) = before.strip_suffix(':') {
         if left.ends_with(':') {
@@ -223,8 +237,32 @@ pub fn binding_on_line(line: &str, start: usize) -> Option<Binding> {
             return None;
         }
         let name_byte = left.len() - name.len();
+        if typeof_member && bound {
+            return None;
+        }
         let kind = if typeof_member { BindingKind::TypeofMember } else { BindingKind::Property };
         return Some(Binding { name: (*name).to_owned(), name_byte, kind });
+    }
+    None
+}
+
+/// The text after a `.bind(…)` call that directly follows a reference (`after`: the text after
+/// the referenced name), its parentheses balanced on the line; `None` when `after` is no such
+/// call (`.bind` not called, or its arguments going on past the line).
+fn after_bind_call(after: &str) -> Option<&str> {
+    let arguments = after.strip_prefix('.')?.trim_start().strip_prefix("bind")?.trim_start().strip_prefix('(')?;
+    let mut depth = 1usize;
+    for (at, c) in arguments.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (c == ')').then(|| &arguments[at + 1..]);
+                }
+            }
+            _ => {}
+        }
     }
     None
 }
@@ -382,6 +420,12 @@ pub fn follow_aliases(
     };
     let root_names: Vec<String> =
         roots.iter().filter_map(|(uri, line0, character0)| root_name(uri, *line0, *character0, &mut lines)).collect();
+    // A name assigned an accessor's property (`const n = box.size`) holds what it returned.
+    let accessor = roots.iter().any(|(uri, line0, character0)| {
+        lines
+            .line(uri, *line0)
+            .is_some_and(|line| crate::lsp::hierarchy::declares_accessor(&line, encoding.byte_from_column(&line, *character0)))
+    });
     let mut parsed: HashMap<String, Option<ParsedSource>> = HashMap::new();
     let mut seen_sites = HashSet::new();
     let mut bound: Vec<(String, u32, Binding)> = Vec::new();
@@ -390,7 +434,7 @@ pub fn follow_aliases(
             continue;
         }
         let Some(line) = lines.line(&uri, line0) else { continue };
-        let Some(binding) = binding_on_line(&line, encoding.byte_from_column(&line, character0)) else {
+        let Some(binding) = binding_on_line(&line, encoding.byte_from_column(&line, character0)).filter(|_| !accessor) else {
             // Not a binding: a reference the hierarchy does not list may still lead to a call.
             if root_references.contains(&(uri.clone(), line0, character0)) && !listed.contains(&(uri.clone(), line0, character0)) {
                 let name = root_name(&uri, line0, character0, &mut lines).or_else(|| root_names.first().cloned()).unwrap_or_default();
@@ -674,6 +718,22 @@ mod tests {
         assert_eq!(binding("        self.serializer = serialize", "serialize"), some("serializer", BindingKind::Assignment));
         assert_eq!(binding("\th := helper", "helper"), some("h", BindingKind::Assignment));
         assert_eq!(binding("    let mut f = crate::util::helper;", "helper"), some("f", BindingKind::Assignment));
+        // A bound copy (trial149 F2: immer's `createDraft = immer.createDraft.bind(immer)`).
+        assert_eq!(
+            binding("export const createDraft = immer.createDraft.bind(immer)", "createDraft"),
+            some("createDraft", BindingKind::BoundCopy)
+        );
+        assert_eq!(
+            binding("export const resetTo = counter.reset.bind(counter, f(5), [1]);", "reset"),
+            some("resetTo", BindingKind::BoundCopy)
+        );
+        assert_eq!(binding("    this.onClick = this.handle.bind(this)", "handle"), some("onClick", BindingKind::BoundCopy));
+        assert_eq!(binding("const api = { run: worker.run.bind(worker) }", "run"), some("run", BindingKind::Property));
+        // `.bind` not called here, called at once, or its arguments going on past the line.
+        assert_eq!(binding("  const b = obj.f.bind", "f"), None);
+        assert_eq!(binding("  const r = obj.f.bind(obj)(1)", "f"), None);
+        assert_eq!(binding("  const b = obj.f.bind(obj,", "f"), None);
+        assert_eq!(binding("  items.forEach(obj.f.bind(obj))", "f"), None);
         // Uses that bind nothing.
         assert_eq!(binding("  return ResultImpl.ok(value);", "ok"), None);
         assert_eq!(binding("  return helper;", "helper"), None);

@@ -1333,21 +1333,25 @@ pub fn go_missing_modules(stderr: &str) -> Vec<String> {
 }
 
 /// Whether a line (or a diagnostic's message) of go is a module download that failed: no
-/// proxy reachable, lookups disabled (`GOPROXY=off`), a proxy that does not have it.
+/// proxy reachable, lookups disabled (`GOPROXY=off`), a proxy that does not have it. Lookups
+/// disabled is said at the import too, without the module's `@version` (google/uuid with its
+/// `replace` removed, trial147 M5: `internal/ids/ids.go:7:2: module lookup disabled by
+/// GOPROXY=off` had counted as a go vet warning).
 fn is_go_download_failure(line: &str) -> bool {
-    line.contains('@')
-        && [
-            "module lookup disabled",
-            "dial tcp",
-            "no such host",
-            "connection refused",
-            "proxy.golang.org",
-            "i/o timeout",
-            "404 Not Found",
-            "410 Gone",
-        ]
-        .iter()
-        .any(|sign| line.contains(sign))
+    line.contains("module lookup disabled")
+        || line.contains('@')
+            && [
+                "module lookup disabled",
+                "dial tcp",
+                "no such host",
+                "connection refused",
+                "proxy.golang.org",
+                "i/o timeout",
+                "404 Not Found",
+                "410 Gone",
+            ]
+            .iter()
+            .any(|sign| line.contains(sign))
 }
 
 /// `; declared: either: serde, std, use_std` for the cargo runs whose features were read, or
@@ -1691,7 +1695,10 @@ fn python_root_keeps_own_run(dir: &Path) -> bool {
 /// its `source` names every step that reported it (`go build, go vet`). Two errors at the same
 /// path, line and [`DiagnosticRecord::column`] from steps that share no source are one error
 /// worded two ways (go vet's go/types and go build's types2; google/btree: 26 counted for the
-/// compiler's 25, trial56 F2): the first wording is kept.
+/// compiler's 25, trial56 F2): the first wording is kept; so are two errors there from Go steps
+/// that did not all report both wordings (go vet prints go/types' words and the compiler's,
+/// trial143 F3). Within one step, the same message at two columns of a line is two errors (see
+/// [`deduplicated_by_message`]).
 pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     let kept = deduplicated_by_message(records);
     let mut merged: Vec<DiagnosticRecord> = Vec::with_capacity(kept.len());
@@ -1705,14 +1712,25 @@ pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<Diagnostic
         let earlier = position.as_ref().and_then(|position| at_position.get(position).copied()).filter(|&at| {
             let (first, second) = (sources(&merged[at]), sources(&record));
             let disjoint = !first.is_empty() && !second.is_empty() && first.iter().all(|source| !second.contains(source));
+            // go vet prints a type error twice when the package's compile fails under it too,
+            // in go/types' words and in the compiler's, which go build repeats (spf13/cast 1.5.0,
+            // trial143 F3: conv.go:40 as "(go vet)" and "(go build, go vet)", 2 errors for 1):
+            // at one position, Go steps that did not all report both wordings saw one error.
+            let go_steps = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source.starts_with("go "));
+            let differ = first.len() != second.len() || first.iter().any(|source| !second.contains(source));
+            let one_go_error_worded_twice = go_steps(&first) && go_steps(&second) && differ;
             // go vet writes a composite literal `(FromIOFS literal)` where go build writes
             // `FromIOFS{}`: one error (trial110 M1: afero's iofs.go:160 counted twice, 103 for 102).
-            disjoint || go_literal_normalized(&merged[at].message) == go_literal_normalized(&record.message)
+            disjoint || one_go_error_worded_twice || go_literal_normalized(&merged[at].message) == go_literal_normalized(&record.message)
         });
         match earlier {
             Some(at) => {
                 let mut all = sources(&merged[at]);
-                all.extend(sources(&record));
+                for source in sources(&record) {
+                    if !all.contains(&source) {
+                        all.push(source);
+                    }
+                }
                 merged[at].source = Some(all.join(", "));
             }
             None => {
@@ -1774,13 +1792,33 @@ fn go_literal_normalized(message: &str) -> String {
 }
 
 /// [`sorted_and_deduplicated`]'s first pass: the sort, and repeats of the same message merged.
+/// Two records of one step (the same source: `rustc` for every cargo target) at different
+/// columns of one line are two errors even with the same words (bytes 1.7.2 downstream,
+/// trial142 F2: two E0061 on `lib.rs:78`, columns 12 and 24, read as one "repeated by another
+/// target"); records of different steps merge whatever their columns (go vet places a call's
+/// error at its argument list, go build at the call: trial143's recheck), and a record without
+/// a column matches any.
 fn deduplicated_by_message(mut records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     records.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     let mut kept: Vec<DiagnosticRecord> = Vec::with_capacity(records.len());
-    let mut index: std::collections::HashMap<(PathBuf, u32, String, u32), usize> = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<(PathBuf, u32, String, u32), Vec<usize>> = std::collections::HashMap::new();
     for record in records {
-        match index.get(&(record.path.clone(), record.line, record.message.clone(), record.repeat_in_step)) {
-            Some(&at) => {
+        let key = (record.path.clone(), record.line, record.message.clone(), record.repeat_in_step);
+        let same = index.get(&key).and_then(|candidates| {
+            candidates.iter().copied().find(|&at| {
+                let same_step = kept[at]
+                    .source
+                    .as_deref()
+                    .zip(record.source.as_deref())
+                    .is_some_and(|(known, source)| known.split(", ").any(|known| known == source));
+                match (kept[at].column, record.column) {
+                    (Some(first), Some(second)) if same_step => first == second,
+                    _ => true,
+                }
+            })
+        });
+        match same {
+            Some(at) => {
                 // Sorted by severity: the one kept is at least as severe.
                 if let Some(source) = record.source {
                     let first = &mut kept[at].source;
@@ -1795,7 +1833,7 @@ fn deduplicated_by_message(mut records: Vec<DiagnosticRecord>) -> Vec<Diagnostic
                 }
             }
             None => {
-                index.insert((record.path.clone(), record.line, record.message.clone(), record.repeat_in_step), kept.len());
+                index.entry(key).or_default().push(kept.len());
                 kept.push(record);
             }
         }
@@ -2569,6 +2607,7 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
         }
         let mut parsed = record(base, file_name, line, severity, code, &message_text, "rustc");
         parsed.repeat_in_step = repeat_in_step;
+        parsed.column = span["column_start"].as_u64().and_then(|column| u32::try_from(column).ok());
         records.push(parsed);
     }
     Ok(records)
@@ -3016,8 +3055,9 @@ pub fn parse_clang(output: &str, root: &Path, file: &str) -> Result<Vec<Diagnost
 /// write check takes this root's state before and after the write with it (trial134 M5: a
 /// library write read clean while it broke `downstream/`). `checker` is `cargo` or `go`.
 ///
-/// The records are those of files under `root` only (cargo also reports a path dependency's
-/// own diagnostics: they are the written root's, checked by its server).
+/// The records are those of files in the workspace: under `root`, and a path dependency's own
+/// (the written root as `root` builds it, with the features `root` enables: trial146 F2), which
+/// the caller tells apart.
 pub(crate) fn check_dependent_root(supervisor: &LspSupervisor, checker: &str, root: &Path, end: Instant) -> CheckerRun {
     let config = supervisor.config();
     let budget = CheckerBudget::new(config.checker_timeout, end.saturating_duration_since(Instant::now()), end);
@@ -3038,7 +3078,11 @@ pub(crate) fn check_dependent_root(supervisor: &LspSupervisor, checker: &str, ro
         supervisor.confines_file_access(),
         &supervisor.project_outside_roots(),
     );
-    run.records.retain(|record| record.path.starts_with(root));
+    run.records.retain(|record| record.path.starts_with(supervisor.workspace_root()));
+    // One finding per error, as `diagnostics "*"` counts them: go vet, go build and the
+    // compile-only go test each print a compile error (trial143 F2: one missing argument read
+    // "3 new errors" after a write).
+    run.records = sorted_and_deduplicated(std::mem::take(&mut run.records));
     run
 }
 
@@ -3102,6 +3146,11 @@ mod tests {
         assert!(is_go_download_failure(at_import));
         let disabled = "go: example.invalid/missing@v1.0.0: module lookup disabled by GOPROXY=off\n";
         assert_eq!(go_missing_modules(disabled), vec!["example.invalid/missing v1.0.0".to_owned()]);
+        // go vet with lookups turned off names the module on its download line only, and says
+        // the failure at the import (trial147 M5).
+        let vet = "go: downloading github.com/google/uuid v1.3.0\ninternal/ids/ids.go:7:2: module lookup disabled by GOPROXY=off\n";
+        assert_eq!(go_missing_modules(vet), vec!["github.com/google/uuid v1.3.0".to_owned()]);
+        assert!(is_go_download_failure("internal/ids/ids.go:7:2: module lookup disabled by GOPROXY=off"));
         // A type error is no missing module.
         assert!(go_missing_modules("./main.go:5:2: undefined: missing\n").is_empty());
     }
@@ -3444,6 +3493,36 @@ mod tests {
     }
 
     #[test]
+    fn one_message_at_two_columns_of_a_line_is_two_errors_and_each_target_repeat_is_merged() {
+        // bytes 1.7.2 downstream (trial142 F2): two E0061 at columns 12 and 24 of one line, in
+        // the lib and the test target each: 2 errors, each "repeated by another target" once.
+        let make = |column: u32, source: &str| DiagnosticRecord {
+            path: PathBuf::from("/w/downstream/src/lib.rs"),
+            line: 78,
+            severity: Severity::Error,
+            code: Some("E0061".into()),
+            message: "this method takes 1 argument but 0 arguments were supplied".into(),
+            source: Some(source.into()),
+            repeat_in_step: 0,
+            also_at_lines: Vec::new(),
+            column: Some(column),
+        };
+        // Every cargo target's records are rustc's.
+        let sorted = sorted_and_deduplicated(vec![make(12, "rustc"), make(24, "rustc"), make(12, "rustc"), make(24, "rustc")]);
+        let got: Vec<Option<u32>> = sorted.iter().map(|record| record.column).collect();
+        assert_eq!(got, vec![Some(12), Some(24)]);
+        // A record without a column still merges with one that has it.
+        let mut bare = make(12, "rustc");
+        bare.column = None;
+        assert_eq!(sorted_and_deduplicated(vec![make(12, "rustc"), bare]).len(), 1);
+        // Two steps place one error at different columns (go vet at the argument list, go
+        // build at the call, spf13/cast main.go:16): one error.
+        let sorted = sorted_and_deduplicated(vec![make(65, "go vet"), make(30, "go build")]);
+        assert_eq!(sorted.len(), 1, "{sorted:?}");
+        assert_eq!(sorted[0].source.as_deref(), Some("go vet, go build"));
+    }
+
+    #[test]
     fn one_error_worded_differently_by_go_vet_and_go_build_is_counted_once() {
         // google/btree 1.0.0 with go 1.19 (trial56 F2): go/types and types2 word the same error.
         let root = Path::new("/w");
@@ -3459,6 +3538,15 @@ mod tests {
         // an error at one position.
         let one_step = parse_go("./a.go:4:2: first\n./a.go:4:2: second\n", root, "go build").unwrap();
         assert_eq!(sorted_and_deduplicated(one_step).len(), 2);
+        // spf13/cast 1.5.0 (trial143 F3): go vet prints go/types' wording and the compiler's,
+        // go build the compiler's: one error, not "(go vet)" beside "(go build, go vet)".
+        let vet = "# c/conv\nvet: conv/conv.go:40:9: cannot use v (variable of type T) as error value in return statement: T does not implement error (missing method Error)\n# c/conv\nconv/conv.go:40:9: cannot use v (variable of type T) as type error in return statement:\n\tT does not implement error (missing Error method)\n";
+        let build = "# c/conv\nconv/conv.go:40:9: cannot use v (variable of type T) as type error in return statement:\n\tT does not implement error (missing Error method)\n";
+        let mut records = parse_go(vet, root, "go vet").unwrap();
+        records.extend(parse_go(build, root, "go build").unwrap());
+        let sorted = sorted_and_deduplicated(records);
+        assert_eq!(sorted.len(), 1, "{sorted:#?}");
+        assert_eq!(sorted[0].source.as_deref(), Some("go vet, go build"), "each step named once: {sorted:?}");
         let mut mixed = parse_go("./a.go:4:2: printf: wrong verb\n", root, "go vet").unwrap();
         mixed.extend(parse_go("./a.go:4:2: undefined: y\n", root, "go build").unwrap());
         assert_eq!(sorted_and_deduplicated(mixed).len(), 2);

@@ -19,8 +19,9 @@
 //! as a value (`.map(parse)`, `transform(s, lowercase, …)`), which rust-analyzer and tsserver
 //! list among incoming calls — is labelled `referenced as a value, not called` (per line, per
 //! entry, and `value_references` in `structuredContent`), judged from the text after the name
-//! at the site: a call has `(` (after a Rust turbofish), a macro `!`, a tagged template or a
-//! decorator `@`.
+//! at the site: a call has `(` (after a Rust turbofish; on a later line when the name ends its
+//! line — `= obj.f` only reads `f`), a macro `!`, a tagged template, a decorator `@`, `new` or a
+//! JSX tag `<` before it.
 //!
 //! `outgoing_calls` lists only the calls the server resolves to a function. The calls each
 //! followed function's syntax tree shows in its body
@@ -31,6 +32,13 @@
 //! "NOT in this answer" note per function (the queried one and, at depth ≥ 2, each followed
 //! callee) and in `unlisted_call_sites`; a queried function whose body could not be scanned is
 //! said.
+//!
+//! `incoming_calls` lists the calls the server's call hierarchy resolves. What it cannot list —
+//! callers on doctest lines, in code the server gives no definition, through references that
+//! are no call site, through other names bound to the function, through dispatch (a base
+//! method, a trait, a name built at run time) — is named in notes for the queried function and,
+//! at depth ≥ 2, for each followed caller, whose callers the next level lists (each such note
+//! names its entry).
 //!
 //! A server without the capability gets the error naming the installed server that has it
 //! (the mechanism `lsp` uses for every op), never an empty list.
@@ -219,6 +227,10 @@ struct Walk {
     /// project roots that depend on this one by path.
     #[serde(default)]
     dependent_roots_notes: Vec<String>,
+    /// `incoming_calls` deeper than 1: what the call hierarchy cannot list of each entry the walk
+    /// followed, as notes naming the entry ([`followed_entries_notes`]).
+    #[serde(default)]
+    followed_notes: Vec<String>,
 }
 
 /// Calls in one followed item's body that its `callHierarchy/outgoingCalls` answer does not
@@ -668,6 +680,13 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 if server.id() == "typescript-language-server" && depth > 1 {
                     separate_typescript_calls_below(supervisor, server, depth, &mut walk, deadline);
                 }
+                if depth > 1 {
+                    // At most half of the time left: the queried item's own notes come after.
+                    let share = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 2;
+                    let (followed_notes, requests) = followed_entries_notes(supervisor, server, &dir, &walk, depth, share);
+                    walk.followed_notes = followed_notes;
+                    walk.requests += requests;
+                }
             }
             supervisor.answer_cache().put(key, fingerprint, walk.clone());
             walk
@@ -680,107 +699,12 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     // References that are no listed call site and no binding: a call may reach the function
     // through them (trial29 F1: `((o && o.serializeError) || miniSerializeError)(err)`).
     let (uses_not_listed_text, uses_not_listed) =
-        render_uses_not_listed(supervisor, server.id(), &resolved.cursor_identifier, &walk.aliases.uses_not_listed);
+        render_uses_not_listed(supervisor, server.id(), &resolved.cursor_identifier, &walk.aliases.uses_not_listed, true);
     notes.extend(uses_not_listed_text);
-    // Doctest `>>>` lines the server does not analyze: calls there are callers too (trial44
-    // M11/M2: more-itertools' `>>> take(3, range(10))` lines, which unittest runs).
-    if !walk.aliases.doctest_occurrences.is_empty() {
-        let place = |(path, line0): &(PathBuf, u32)| format!("{}:{}", supervisor.display_path(path), line0 + 1);
-        let mut places: Vec<String> = walk.aliases.doctest_occurrences.iter().take(USES_NOT_LISTED_SHOWN).map(place).collect();
-        if walk.aliases.doctest_occurrences.len() > USES_NOT_LISTED_SHOWN {
-            places.push(format!("and {} more", walk.aliases.doctest_occurrences.len() - USES_NOT_LISTED_SHOWN));
-        }
-        notes.push(format!(
-            "note: NOT in this answer: {} of `{}` in doctest examples (docstrings' `>>>` lines, which the doctests run and {} does not analyze) — those that call it are callers: {}",
-            plural(walk.aliases.doctest_occurrences.len(), "occurrence"),
-            resolved.cursor_identifier,
-            server.id(),
-            places.join(", ")
-        ));
-    }
-    // The project roots that depend on this one by path (a downstream crate, a consumer
-    // module): their callers are in no answer of this server (trial95 F4, trial98 F3; gopls
-    // too, trial102 F1).
     if op == "incoming_calls" {
-        notes.extend(walk.dependent_roots_notes.iter().cloned());
-    }
-    // Rust: at a method of a trait impl, rust-analyzer lists only the calls it resolves to this
-    // impl; the calls made through the trait (generic code bounded by it, `dyn Trait`) reach it at
-    // run time and are not listed (trial130 F2: anyhow's `ext_context` of `impl<E> StdError for
-    // E`, "no callers", called by every `Result::context` through `E: ext::StdError`).
-    if op == "incoming_calls" {
-        notes.extend(unlisted_dispatch_notes(supervisor, server, &path, line0, &resolved.line_text, &resolved.cursor_identifier, deadline));
-    }
-    // Callers in code the server does not analyze are not in its answer: said, with where they
-    // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
-    // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").
-    if op == "incoming_calls" && server.definition().cross_check_references {
-        let canonical = |path: PathBuf| std::fs::canonicalize(&path).unwrap_or(path);
-        let mut covered: HashSet<(PathBuf, u32)> = HashSet::new();
-        covered.insert((canonical(path.clone()), line0));
-        for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
-            for site in &entry.call_sites {
-                if let Some(site_path) = lsp_types::Uri::from_str(&site.uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri)) {
-                    covered.insert((canonical(site_path), site.line0));
-                }
-            }
-        }
-        notes.extend(occurrences_not_analyzed_notes(supervisor, server, &resolved.cursor_identifier, &covered, deadline));
-        // The roots that depend on this one by path (a `downstream/` crate beside the library),
-        // whose callers the walk asked their own server for: the code that server does not
-        // analyze is named too (trial138 F1: camino's `join`, called behind
-        // `#[cfg(feature = "serde")]` in downstream/src/lib.rs:59, read "2 callers" with no note).
-        let this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
-        for root in supervisor.dependent_roots(server.id(), server.root()).roots {
-            // (A root that holds this one scans it already; a root nested in this one is pruned
-            // from this one's scan as a project of its own, so it is scanned here.)
-            if this_root.starts_with(&root) || Instant::now() >= deadline {
-                continue;
-            }
-            if let Ok((lease, _)) = crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, &path, deadline) {
-                notes.extend(occurrences_not_analyzed_notes(supervisor, &lease.server, &resolved.cursor_identifier, &covered, deadline));
-            }
-        }
-        // Asked in a root that depends on the one owning the definition (a downstream crate):
-        // that root's code the server does not analyze is named too, as asked from there
-        // (trial112 M2: arrayvec's borsh-gated `self.as_slice()` was said only from its side).
-        if let Some((owner, definition, definition_line0, definition_character)) =
-            crate::lsp::sibling_roots::owning_root_of_definition(supervisor, server, &path, line0, character, deadline)
-        {
-            match crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &owner, &definition, deadline) {
-                Ok((lease, _)) => {
-                    notes.extend(occurrences_not_analyzed_notes(supervisor, &lease.server, &resolved.cursor_identifier, &covered, deadline));
-                    notes.extend(crate::lsp::rename_coverage::doc_test_uses_note(
-                        &lease.server,
-                        &definition,
-                        definition_line0,
-                        definition_character,
-                        &resolved.cursor_identifier,
-                        "calls",
-                        deadline,
-                    ));
-                }
-                Err(why) => notes.push(format!(
-                    "note: NOT checked: the code of {} (it owns the definition) that its {} does not analyze (behind a cfg that is off, doc tests) may call it too; that root's server could not be asked ({why}): call incoming_calls at the definition, {}:{}",
-                    supervisor.display_path(&owner),
-                    server.id(),
-                    supervisor.display_path(&definition),
-                    definition_line0 + 1
-                )),
-            }
-        }
-        // Constructions of the class call its `__init__` (trial40 F7).
-        notes.extend(crate::lsp::tool::python_constructor_calls_note(supervisor, server, &path, &resolved));
-        notes.extend(crate::lsp::tool::python_implicit_dunder_calls_note(supervisor, server, &path, &resolved));
-        // Operator and scope-end calls of a trait's method are never listed (trial40 F6).
-        notes.extend(crate::lsp::tool::rust_implicit_calls_note(supervisor, &path, &resolved));
-        // Callers in doc-test examples: rustdoc compiles them, rust-analyzer does not analyze them
-        // (smallvec 1.16.6: `append`, called by the example at lib.rs:1312, had "no callers").
-        if let Some(note) =
-            crate::lsp::rename_coverage::doc_test_uses_note(server, &path, line0, character, &resolved.cursor_identifier, "calls", deadline)
-        {
-            notes.push(note);
-        }
+        notes.extend(incoming_item_notes(supervisor, server, &path, &resolved, line0, character, &walk, deadline));
+        // The same, for each entry a deeper walk followed (trial144 F2), computed with the walk.
+        notes.extend(walk.followed_notes.iter().cloned());
     }
     // Asked or answered while the server was still loading: said at the top (small24; a
     // just-started rust-analyzer answers from the part of the crate graph it has loaded).
@@ -850,6 +774,341 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     };
     let output = LspOutput::Hierarchy(output);
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// The notes of an `incoming_calls` answer on the calls of one item (`resolved` at 0-based
+/// `line0`/`character` of `path`, whose depth-1 callers `walk` holds) that its call hierarchy
+/// cannot list: callers on doctest lines, in the project roots that depend on this one, through
+/// dispatch (a name built at run time, a base method, a trait), in code the server gives no
+/// definition (behind a cfg that is off, an untyped value), constructions and implicit calls,
+/// doc-test examples. Asked for the queried item and for each entry a deeper walk followed
+/// ([`followed_entries_notes`]).
+#[allow(clippy::too_many_arguments)]
+fn incoming_item_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &crate::lsp::position::ResolvedSymbol,
+    line0: u32,
+    character: u32,
+    walk: &Walk,
+    deadline: Instant,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    // Doctest `>>>` lines the server does not analyze: calls there are callers too (trial44
+    // M11/M2: more-itertools' `>>> take(3, range(10))` lines, which unittest runs).
+    if !walk.aliases.doctest_occurrences.is_empty() {
+        let place = |(path, line0): &(PathBuf, u32)| format!("{}:{}", supervisor.display_path(path), line0 + 1);
+        let mut places: Vec<String> = walk.aliases.doctest_occurrences.iter().take(USES_NOT_LISTED_SHOWN).map(place).collect();
+        if walk.aliases.doctest_occurrences.len() > USES_NOT_LISTED_SHOWN {
+            places.push(format!("and {} more", walk.aliases.doctest_occurrences.len() - USES_NOT_LISTED_SHOWN));
+        }
+        notes.push(format!(
+            "note: NOT in this answer: {} of `{}` in doctest examples (docstrings' `>>>` lines, which the doctests run and {} does not analyze) — those that call it are callers: {}",
+            plural(walk.aliases.doctest_occurrences.len(), "occurrence"),
+            resolved.cursor_identifier,
+            server.id(),
+            places.join(", ")
+        ));
+    }
+    // The project roots that depend on this one by path (a downstream crate, a consumer
+    // module): their callers are in no answer of this server (trial95 F4, trial98 F3; gopls
+    // too, trial102 F1).
+    notes.extend(walk.dependent_roots_notes.iter().cloned());
+    // Rust: at a method of a trait impl, rust-analyzer lists only the calls it resolves to this
+    // impl; the calls made through the trait (generic code bounded by it, `dyn Trait`) reach it at
+    // run time and are not listed (trial130 F2: anyhow's `ext_context` of `impl<E> StdError for
+    // E`, "no callers", called by every `Result::context` through `E: ext::StdError`).
+    notes.extend(unlisted_dispatch_notes(supervisor, server, path, line0, &resolved.line_text, &resolved.cursor_identifier, deadline));
+    // Callers in code the server does not analyze are not in its answer: said, with where they
+    // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
+    // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").
+    if server.definition().cross_check_references {
+        let canonical = |path: PathBuf| std::fs::canonicalize(&path).unwrap_or(path);
+        let mut covered: HashSet<(PathBuf, u32)> = HashSet::new();
+        covered.insert((canonical(path.to_path_buf()), line0));
+        for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
+            for site in &entry.call_sites {
+                if let Some(site_path) = lsp_types::Uri::from_str(&site.uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri)) {
+                    covered.insert((canonical(site_path), site.line0));
+                }
+            }
+        }
+        notes.extend(occurrences_not_analyzed_notes(supervisor, server, &resolved.cursor_identifier, &covered, deadline));
+        // The roots that depend on this one by path (a `downstream/` crate beside the library),
+        // whose callers the walk asked their own server for: the code that server does not
+        // analyze is named too (trial138 F1: camino's `join`, called behind
+        // `#[cfg(feature = "serde")]` in downstream/src/lib.rs:59, read "2 callers" with no note).
+        let this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
+        for root in supervisor.dependent_roots(server.id(), server.root()).roots {
+            // (A root that holds this one scans it already; a root nested in this one is pruned
+            // from this one's scan as a project of its own, so it is scanned here.)
+            if this_root.starts_with(&root) || Instant::now() >= deadline {
+                continue;
+            }
+            if let Ok((lease, _)) = crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, path, deadline) {
+                notes.extend(occurrences_not_analyzed_notes(supervisor, &lease.server, &resolved.cursor_identifier, &covered, deadline));
+            }
+        }
+        // Asked in a root that depends on the one owning the definition (a downstream crate):
+        // that root's code the server does not analyze is named too, as asked from there
+        // (trial112 M2: arrayvec's borsh-gated `self.as_slice()` was said only from its side).
+        if let Some((owner, definition, definition_line0, definition_character)) =
+            crate::lsp::sibling_roots::owning_root_of_definition(supervisor, server, path, line0, character, deadline)
+        {
+            match crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &owner, &definition, deadline) {
+                Ok((lease, _)) => {
+                    notes.extend(occurrences_not_analyzed_notes(supervisor, &lease.server, &resolved.cursor_identifier, &covered, deadline));
+                    notes.extend(crate::lsp::rename_coverage::doc_test_uses_note(
+                        &lease.server,
+                        &definition,
+                        definition_line0,
+                        definition_character,
+                        &resolved.cursor_identifier,
+                        "calls",
+                        deadline,
+                    ));
+                }
+                Err(why) => notes.push(format!(
+                    "note: NOT checked: the code of {} (it owns the definition) that its {} does not analyze (behind a cfg that is off, doc tests) may call it too; that root's server could not be asked ({why}): call incoming_calls at the definition, {}:{}",
+                    supervisor.display_path(&owner),
+                    server.id(),
+                    supervisor.display_path(&definition),
+                    definition_line0 + 1
+                )),
+            }
+        }
+        // Constructions of the class call its `__init__` (trial40 F7).
+        notes.extend(crate::lsp::tool::python_constructor_calls_note(supervisor, server, path, resolved));
+        notes.extend(crate::lsp::tool::python_implicit_dunder_calls_note(supervisor, server, path, resolved));
+        // Operator and scope-end calls of a trait's method are never listed (trial40 F6).
+        notes.extend(crate::lsp::tool::rust_implicit_calls_note(supervisor, path, resolved));
+        // Callers in doc-test examples: rustdoc compiles them, rust-analyzer does not analyze them
+        // (smallvec 1.16.6: `append`, called by the example at lib.rs:1312, had "no callers").
+        if let Some(note) =
+            crate::lsp::rename_coverage::doc_test_uses_note(server, path, line0, character, &resolved.cursor_identifier, "calls", deadline)
+        {
+            notes.push(note);
+        }
+    }
+    notes
+}
+
+/// Followed entries whose checks are named in a "NOT checked" note; the rest are counted.
+const NOT_CHECKED_SHOWN: usize = 10;
+
+/// `incoming_calls` deeper than 1: for each entry the walk followed (its callers are listed one
+/// level down, depth 1 to `depth` − 1), the notes a depth-1 answer asked at that entry gives on
+/// the calls its call hierarchy cannot list ([`incoming_item_notes`], the references that are
+/// no listed call site, the calls through other names bound to it), each naming the entry; a
+/// note body several entries share is said once, naming them all. The entry is asked by the
+/// server of the project root it lies in, its own depth-1 walk filtered as the queried item's
+/// is (gopls: calls of related methods; tsserver: calls of another declaration of a class
+/// method). Entries that could not be checked (time, a failed request) are named in one "NOT
+/// checked" note. Bounded by `deadline`, shared equally among the entries left (trial144 F2:
+/// inflect's `postprocess` at depth 2 listed the callers of `singular_noun` with no note,
+/// while its doctest calls and the calls through an untyped parameter were missing there).
+/// Returns the notes and the requests the entries' walks sent.
+fn followed_entries_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    dir: &Direction,
+    walk: &Walk,
+    depth: usize,
+    deadline: Instant,
+) -> (Vec<String>, usize) {
+    // Files and modules (a file's top-level code) are called by no name.
+    const FILE_KIND: u64 = 1;
+    const MODULE_KIND: u64 = 2;
+    let followed: Vec<&Node> = walk
+        .entries
+        .iter()
+        .filter(|entry| {
+            entry.depth < depth
+                && matches!(entry.followed, Followed::Yes | Followed::OtherRootWalked)
+                && !matches!(entry.kind, FILE_KIND | MODULE_KIND)
+        })
+        .collect();
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let this_root = canonical(server.root());
+    let mut leases: HashMap<PathBuf, Result<crate::lsp::supervisor::ServerLease, String>> = HashMap::new();
+    // (depth of the entry, note body without `note: `, the entries that gave it).
+    let mut bodies: Vec<(usize, String, Vec<String>)> = Vec::new();
+    let mut not_checked: Vec<String> = Vec::new();
+    let mut requests = 0usize;
+    for (index, entry) in followed.iter().enumerate() {
+        let label = format!("`{}` ({})", entry.name, uri_line_label(supervisor, &entry.uri, entry.line0));
+        let now = Instant::now();
+        if now >= deadline {
+            not_checked.push(format!("{label}: time ran out"));
+            continue;
+        }
+        let entry_deadline = now + deadline.saturating_duration_since(now) / u32::try_from(followed.len() - index).unwrap_or(u32::MAX);
+        let Some(path) = crate::lsp::uri::uri_to_path(&entry.uri) else {
+            not_checked.push(format!("{label}: `{}` is not a file URI", entry.uri));
+            continue;
+        };
+        let root =
+            crate::lsp::servers::find_root(server.definition(), supervisor.workspace_root(), &path).root.map(|root| canonical(&root));
+        let owner: &LanguageServer = match root {
+            Some(root) if root != this_root => {
+                let lease = leases.entry(root.clone()).or_insert_with(|| {
+                    crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), &root, &path, entry_deadline)
+                        .map(|(lease, _)| lease)
+                });
+                match lease {
+                    Ok(lease) => &lease.server,
+                    Err(why) => {
+                        not_checked.push(format!("{label}: the server of {} could not be asked ({why})", supervisor.display_path(&root)));
+                        continue;
+                    }
+                }
+            }
+            _ => server,
+        };
+        match followed_entry_notes(supervisor, owner, dir, entry, &path, entry_deadline) {
+            Ok((notes, entry_requests)) => {
+                requests += entry_requests;
+                for note in notes {
+                    let body = note.strip_prefix("note: ").unwrap_or(&note).to_owned();
+                    match bodies.iter_mut().find(|(known_depth, known, _)| *known_depth == entry.depth && *known == body) {
+                        Some((_, _, labels)) => labels.push(label.clone()),
+                        None => bodies.push((entry.depth, body, vec![label.clone()])),
+                    }
+                }
+            }
+            Err(why) => not_checked.push(format!("{label}: {why}")),
+        }
+    }
+    let mut notes: Vec<String> = bodies
+        .into_iter()
+        .map(|(entry_depth, body, labels)| {
+            format!(
+                "note: for the depth-{entry_depth} {} {}, whose callers depth {} lists — {body}",
+                if labels.len() == 1 { dir.noun.to_owned() } else { format!("{}s", dir.noun) },
+                labels.join(", "),
+                entry_depth + 1
+            )
+        })
+        .collect();
+    if !not_checked.is_empty() {
+        let count = not_checked.len();
+        let mut named = not_checked.into_iter().take(NOT_CHECKED_SHOWN).collect::<Vec<_>>().join("; ");
+        if count > NOT_CHECKED_SHOWN {
+            named.push_str(&format!("; and {} more", count - NOT_CHECKED_SHOWN));
+        }
+        notes.push(format!(
+            "note: NOT checked for {} the walk followed: the calls {}'s call hierarchy cannot list (doctest lines, code it gives no definition, references not listed as call sites, calls through other names, dispatch through a base or by a name built at run time) — the callers listed one level below them may be incomplete; ask incoming_calls at each: {named}",
+            plural(count, "entry"),
+            server.id()
+        ));
+    }
+    (notes, requests)
+}
+
+/// The notes of [`followed_entries_notes`] for one followed `entry` (in `path`), asked by
+/// `server` as a depth-1 walk at its position, and the requests that walk sent; the reason as
+/// text when it could not be asked.
+fn followed_entry_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    dir: &Direction,
+    entry: &Node,
+    path: &Path,
+    deadline: Instant,
+) -> Result<(Vec<String>, usize), String> {
+    server.sync_document(path).map_err(|err| format!("{} could not be given its file: {}", server.id(), err.message))?;
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).map_err(|err| err.message)?;
+    let line_text = crate::lsp::position::split_lines(&text)
+        .get(entry.line0 as usize)
+        .map(|line| (*line).to_owned())
+        .ok_or_else(|| format!("its file has no line {}", entry.line0 + 1))?;
+    let cursor_byte = server.position_encoding().byte_from_column(&line_text, entry.character0);
+    let identifier: String =
+        line_text.get(cursor_byte..).unwrap_or("").chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect();
+    if identifier.is_empty() {
+        return Err(format!("no name stands at the position {} gave for it", server.id()));
+    }
+    let resolved = crate::lsp::position::ResolvedSymbol {
+        line: entry.line0 + 1,
+        line_text,
+        occurrence_byte_start: cursor_byte,
+        cursor_byte,
+        cursor_identifier: identifier.clone(),
+        occurrence: 1,
+        occurrence_count: 1,
+        part_of_identifier: None,
+    };
+    let uri = lsp_types::Uri::from_str(&entry.uri).map_err(|_| format!("`{}` is not a URI", entry.uri))?;
+    let position = lsp_types::TextDocumentPositionParams {
+        text_document: lsp_types::TextDocumentIdentifier { uri },
+        position: lsp_types::Position { line: entry.line0, character: entry.character0 },
+    };
+    let mut entry_walk = walk(supervisor, server, dir, position, 1, deadline)
+        .map_err(|WalkFailure::Request(method, failure)| failure.to_tool_error(server.id(), method).message)?;
+    if entry_walk.roots.is_empty() {
+        return Err(format!("{} prepared no call hierarchy item at it", server.id()));
+    }
+    // The calls of other declarations the queried item's walk leaves out are left out here too
+    // (their notes are the deeper walk's own, `separate_*_below`).
+    if server.id() == "gopls" {
+        separate_related_method_calls(supervisor, server, path, entry.line0, entry.character0, &mut entry_walk, deadline);
+    }
+    if server.id() == "typescript-language-server" {
+        separate_typescript_class_method_calls(supervisor, server, path, entry.line0, entry.character0, &mut entry_walk, deadline);
+    }
+    let mut notes = Vec::new();
+    notes.extend(render_uses_not_listed(supervisor, server.id(), &identifier, &entry_walk.aliases.uses_not_listed, false).0);
+    notes.extend(alias_calls_note(supervisor, server.id(), &identifier, &entry_walk.aliases));
+    notes.extend(incoming_item_notes(supervisor, server, path, &resolved, entry.line0, entry.character0, &entry_walk, deadline));
+    Ok((notes, entry_walk.requests))
+}
+
+/// Call sites named per bound name in [`alias_calls_note`]; the rest are counted.
+const ALIAS_SITES_NOTED: usize = 5;
+
+/// One note naming the calls through other names bound to `name` (`aliases`), for an entry of a
+/// deeper walk (the queried item's are a section of their own, [`render_aliases`]); the failure
+/// to ask its references, said. Empty when there is nothing to say.
+fn alias_calls_note(supervisor: &LspSupervisor, server_id: &str, name: &str, aliases: &crate::lsp::call_aliases::AliasWalk) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    for alias in &aliases.aliases {
+        let at = uri_line_label(supervisor, &alias.uri, alias.line0);
+        match &alias.not_followed {
+            Some(reason) => parts.push(format!("through `{}` ({at}): NOT followed ({reason})", alias.name)),
+            None if !alias.calls.is_empty() => {
+                let mut places: Vec<String> =
+                    alias.calls.iter().take(ALIAS_SITES_NOTED).map(|(uri, line0, _)| uri_line_label(supervisor, uri, *line0)).collect();
+                if alias.calls.len() > ALIAS_SITES_NOTED {
+                    places.push(format!("and {} more", alias.calls.len() - ALIAS_SITES_NOTED));
+                }
+                parts.push(format!("through `{}` ({at}): {} — {}", alias.name, plural(alias.calls.len(), "call site"), places.join(", ")));
+            }
+            None => {}
+        }
+        if alias.not_followed.is_none() {
+            for (uri, line0, further, _) in &alias.further {
+                parts.push(format!(
+                    "`{further}` ({}) holds `{}` in turn: NOT followed",
+                    uri_line_label(supervisor, uri, *line0),
+                    alias.name
+                ));
+            }
+        }
+    }
+    if !parts.is_empty() {
+        notes.push(format!(
+            "note: NOT in this answer: calls through other names bound to `{name}` ({server_id}'s call hierarchy lists only calls of the function's own name): {} — incoming_calls at `{name}` lists them",
+            parts.join("; ")
+        ));
+    }
+    if let Some(failure) = &aliases.references_failed {
+        notes.push(format!(
+            "note: NOT checked: the references of `{name}` could not be asked ({failure}): names bound to it and references not listed as call sites may be missing"
+        ));
+    }
+    notes
 }
 
 /// The notes naming the whole-word occurrences of `name` under `server`'s root that its call
@@ -1217,6 +1476,7 @@ fn walk(
         unlisted: Vec::new(),
         aliases: Default::default(),
         dependent_roots_notes: Vec::new(),
+        followed_notes: Vec::new(),
     };
     let encoding = server.position_encoding();
     let mut parsed_files = HashMap::new();
@@ -1968,28 +2228,39 @@ fn separate_typescript_class_method_calls(
     let same_member = |target: &Path, line: u32| {
         canonical(target) == declaration.0 && parsed.typescript_member_owner_name(line, &root_name).as_deref() == Some(owner.as_str())
     };
-    // The definition a place leads to, when it leads somewhere and not to the queried method.
-    let elsewhere = |uri: &str, site_line0: u32, site_character0: u32| -> Option<String> {
-        let file = crate::lsp::uri::uri_to_path(uri)?;
-        let targets = crate::lsp::rename_coverage::definition_targets(server, &file, site_line0, site_character0, deadline);
-        if targets.is_empty()
-            || targets.iter().any(|(target, line, _)| (canonical(target), *line) == declaration || same_member(target, *line))
-        {
-            return None;
+    // The definition a place leads to: `Ok(None)` when it leads to the queried method, `Err(())`
+    // when tsserver gave none.
+    let mut retry_budget = DEFINITION_RETRY_BUDGET;
+    let mut elsewhere = |uri: &str, site_line0: u32, site_character0: u32| -> Result<Option<String>, ()> {
+        let file = crate::lsp::uri::uri_to_path(uri).ok_or(())?;
+        let targets = listed_call_definition(server, &file, site_line0, site_character0, &mut retry_budget, deadline);
+        if targets.is_empty() {
+            return Err(());
         }
-        let (target, line, _) = targets.into_iter().min()?;
-        Some(crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &target).with_line(line + 1))
+        if targets.iter().any(|(target, line, _)| (canonical(target), *line) == declaration || same_member(target, *line)) {
+            return Ok(None);
+        }
+        let (target, line, _) = targets.into_iter().min().ok_or(())?;
+        Ok(Some(crate::lsp::listing::ListedPath::new(supervisor.workspace_root(), &target).with_line(line + 1)))
     };
     let mut left: Vec<String> = Vec::new();
     let mut removed: HashSet<(String, u32, u32)> = HashSet::new();
+    // Kept without their definition checked: tsserver gave none, or time ran out.
+    let mut unanswered: Vec<String> = Vec::new();
+    let mut not_asked = 0usize;
     for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
         for site in &entry.call_sites {
             if Instant::now() >= deadline {
-                break;
+                not_asked += 1;
+                continue;
             }
-            if let Some(target) = elsewhere(&site.uri, site.line0, site.character0) {
-                left.push(format!("{} in `{}` → {target}", uri_line_label(supervisor, &site.uri, site.line0), entry.name));
-                removed.insert((site.uri.clone(), site.line0, site.character0));
+            match elsewhere(&site.uri, site.line0, site.character0) {
+                Ok(Some(target)) => {
+                    left.push(format!("{} in `{}` → {target}", uri_line_label(supervisor, &site.uri, site.line0), entry.name));
+                    removed.insert((site.uri.clone(), site.line0, site.character0));
+                }
+                Ok(None) => {}
+                Err(()) => unanswered.push(format!("{} in `{}`", uri_line_label(supervisor, &site.uri, site.line0), entry.name)),
             }
         }
     }
@@ -1997,11 +2268,12 @@ fn separate_typescript_class_method_calls(
     let unlisted: Vec<(String, u32, u32)> =
         walk.aliases.uses_not_listed.iter().map(|use_| (use_.uri.clone(), use_.line0, use_.character0)).collect();
     for (uri, use_line0, use_character0) in unlisted {
-        if Instant::now() < deadline && elsewhere(&uri, use_line0, use_character0).is_some() {
+        if Instant::now() < deadline && matches!(elsewhere(&uri, use_line0, use_character0), Ok(Some(_))) {
             removed.insert((uri, use_line0, use_character0));
             unlisted_left += 1;
         }
     }
+    walk.notes.extend(unchecked_definitions_note(server.id(), "", &unanswered, not_asked));
     if left.is_empty() && unlisted_left == 0 {
         return;
     }
@@ -2020,6 +2292,59 @@ fn separate_typescript_class_method_calls(
     ));
 }
 
+/// Pause between two asks of a definition tsserver answered with nothing.
+const DEFINITION_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Time one filter of call sites spends asking definitions again.
+const DEFINITION_RETRY_BUDGET: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// The server's definition at a call site its call hierarchy listed (so one that leads
+/// somewhere), asked again [`DEFINITION_RETRY_PAUSE`] apart while it answers nothing and
+/// `retry_budget` lasts: tsserver answers `[]` to every request while it loads a project, as the
+/// first lookup in a directory with a tsconfig of its own makes it do (trial145 F1: asked cold at
+/// depth 3, `toString` kept the sibling class's calls in 2 runs of 5 — every definition below
+/// depth 1 answered `[]`). Empty when it still gives none.
+fn listed_call_definition(
+    server: &LanguageServer,
+    file: &Path,
+    line0: u32,
+    character0: u32,
+    retry_budget: &mut std::time::Duration,
+    deadline: Instant,
+) -> HashSet<(PathBuf, u32, u32)> {
+    let mut targets = crate::lsp::rename_coverage::definition_targets(server, file, line0, character0, deadline);
+    while targets.is_empty() && !retry_budget.is_zero() && Instant::now() + DEFINITION_RETRY_PAUSE < deadline {
+        std::thread::sleep(DEFINITION_RETRY_PAUSE);
+        *retry_budget = retry_budget.saturating_sub(DEFINITION_RETRY_PAUSE);
+        targets = crate::lsp::rename_coverage::definition_targets(server, file, line0, character0, deadline);
+    }
+    targets
+}
+
+/// The note naming the call sites a filter by definition kept unchecked (`where_`: empty at
+/// depth 1, or " below depth 1"): `unanswered` (the server gave no definition) and `not_asked`
+/// (time ran out). `None` when there are none.
+fn unchecked_definitions_note(server_id: &str, where_: &str, unanswered: &[String], not_asked: usize) -> Option<String> {
+    if unanswered.is_empty() && not_asked == 0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !unanswered.is_empty() {
+        parts.push(format!(
+            "{} {server_id} gave no definition for (it may still have been loading a project — ask again in a few seconds): {}",
+            plural(unanswered.len(), "call site"),
+            first_places(unanswered.to_vec()).join("; ")
+        ));
+    }
+    if not_asked > 0 {
+        parts.push(format!("{} not asked (time ran out)", plural(not_asked, "call site")));
+    }
+    Some(format!(
+        "note: NOT checked against their definition{where_}: {} — kept as listed, though some may call another declaration of their callee's name (another implementation of an interface member, a built-in method)",
+        parts.join("; ")
+    ))
+}
+
 /// Below depth 1 of a TypeScript walk (`depth` > 1): tsserver's callers of a class method (an
 /// entry followed at some level) include the calls of every other declaration it relates to the
 /// method — another implementation of an interface member, the built-in `Set.add` / `Map.delete`
@@ -2028,11 +2353,15 @@ fn separate_typescript_class_method_calls(
 /// all). Each call site one level below a followed entry is asked its definition; one that leads
 /// to no followed entry of its callee's name at that level is taken out (a caller left with none
 /// goes, with what only it led to) and counted in a note. Sites whose definition gives no
-/// answer stay; bounded by `deadline`, and what was not asked is said.
+/// answer (asked again a while, [`listed_call_definition`]) stay, named in a note; bounded by
+/// `deadline`, and what was not asked is said.
 fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &LanguageServer, depth: usize, walk: &mut Walk, deadline: Instant) {
     let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut left_out: Vec<String> = Vec::new();
     let mut not_asked = 0usize;
+    let mut unanswered: Vec<String> = Vec::new();
+    let mut retry_budget = DEFINITION_RETRY_BUDGET;
+    let mut parsed_files: HashMap<PathBuf, Option<std::rc::Rc<crate::lsp::syntax::ParsedSource>>> = HashMap::new();
     for level in 1..depth {
         let mut declarations: HashMap<String, HashSet<(PathBuf, u32)>> = HashMap::new();
         for entry in walk.entries.iter().filter(|entry| entry.depth == level && matches!(entry.followed, Followed::Yes)) {
@@ -2049,26 +2378,48 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
                     continue;
                 }
                 let Some(file) = crate::lsp::uri::uri_to_path(&site.uri) else { continue };
-                let targets = crate::lsp::rename_coverage::definition_targets(server, &file, site.line0, site.character0, deadline);
+                let targets = listed_call_definition(server, &file, site.line0, site.character0, &mut retry_budget, deadline);
+                if targets.is_empty() {
+                    unanswered.push(format!(
+                        "{} in `{}`, listed under `{}`",
+                        uri_line_label(supervisor, &site.uri, site.line0),
+                        entry.name,
+                        site.callee
+                    ));
+                    continue;
+                }
                 // An overload signature of a known declaration (tsserver's definition gives the
                 // signature a call resolves to, its hierarchy item the implementation): the same
-                // file, a declaration of the same name on the target line.
-                let overload_of_known = |target: &Path, line: u32| {
+                // file, a declaration of the same name on the target line, of the same owner (the
+                // class or interface it is a member of, or none) as a known declaration there — a
+                // sibling class's method of that name is another declaration (trial145 F1:
+                // `Ok(true).expect(…)`, a call of `OkImpl.expect`, was listed under
+                // `ErrImpl.expect`, declared in the same file).
+                let mut overload_of_known = |target: &Path, line: u32| {
                     let target = canonical(target);
-                    known.iter().any(|(known_file, _)| *known_file == target)
-                        && crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &target).ok().is_some_and(|text| {
-                            text.lines().nth(line as usize).is_some_and(|declaration| {
-                                crate::lsp::rename_coverage::word_positions(declaration, &site.callee)
-                                    .iter()
-                                    .any(|at| declaration[at + site.callee.len()..].trim_start().starts_with(['(', '<']))
-                            })
-                        })
+                    let known_lines: Vec<u32> =
+                        known.iter().filter(|(known_file, _)| *known_file == target).map(|(_, known_line)| *known_line).collect();
+                    if known_lines.is_empty() {
+                        return false;
+                    }
+                    let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &target) else { return false };
+                    let declares = text.lines().nth(line as usize).is_some_and(|declaration| {
+                        crate::lsp::rename_coverage::word_positions(declaration, &site.callee)
+                            .iter()
+                            .any(|at| declaration[at + site.callee.len()..].trim_start().starts_with(['(', '<']))
+                    });
+                    if !declares {
+                        return false;
+                    }
+                    let parsed = parsed_files
+                        .entry(target.clone())
+                        .or_insert_with(|| crate::lsp::syntax::ParsedSource::parse(&target, &text).map(std::rc::Rc::new))
+                        .clone();
+                    let owner = |at: u32| parsed.as_ref().and_then(|parsed| parsed.typescript_member_owner_name(at, &site.callee));
+                    let target_owner = owner(line);
+                    known_lines.iter().any(|known_line| owner(*known_line) == target_owner)
                 };
-                if targets.is_empty()
-                    || targets
-                        .iter()
-                        .any(|(target, line, _)| known.contains(&(canonical(target), *line)) || overload_of_known(target, *line))
-                {
+                if targets.iter().any(|(target, line, _)| known.contains(&(canonical(target), *line)) || overload_of_known(target, *line)) {
                     continue;
                 }
                 let Some((target, line, _)) = targets.into_iter().min() else { continue };
@@ -2088,6 +2439,7 @@ fn separate_typescript_calls_below(supervisor: &LspSupervisor, server: &Language
             });
         }
     }
+    walk.notes.extend(unchecked_definitions_note(server.id(), " below depth 1", &unanswered, 0));
     if left_out.is_empty() && not_asked == 0 {
         return;
     }
@@ -2430,7 +2782,7 @@ const VALUE_REFERENCE: &str = "referenced as a value, not called";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum SiteUsage {
     /// The name is called: `(` follows it (after a Rust turbofish `::<…>`), a macro's `!`, a
-    /// tagged template's `` ` ``, or a decorator's `@` precedes it.
+    /// tagged template's `` ` ``, or a decorator's `@`, `new` or a JSX tag's `<` precedes it.
     Call,
     /// The name is passed or stored as a value (`.map(parse)`, `transform(s, lowercase, …)`):
     /// servers (rust-analyzer, tsserver) list such references among incoming calls.
@@ -2452,25 +2804,18 @@ fn site_usage(
     character0: u32,
     encoding: crate::lsp::position::PositionEncoding,
 ) -> Option<SiteUsage> {
-    let lines = files
-        .entry(uri.to_owned())
-        .or_insert_with(|| {
-            let path = crate::lsp::uri::uri_to_path(uri)?;
-            // In-workspace symlinks resolved first (as `SourceCache::place` does); the read follows none.
-            let path = std::fs::canonicalize(&path).unwrap_or(path);
-            let text = cache.read_workspace_text(&path)?;
-            Some(crate::lsp::position::split_lines(&text).into_iter().map(str::to_owned).collect())
-        })
-        .as_ref()?;
+    let lines = file_lines(files, cache, uri)?;
     let line = lines.get(line0 as usize)?;
     let byte = encoding.byte_from_column(line, character0);
     let mut usage = usage_on_line(line, byte);
     // Type arguments that go on over the next lines (`createAction<\n  Array<…>\n>(…)`): the
     // `(` is read after them (trial137 F1: @reduxjs/toolkit's multi-line call "referenced as a
-    // value, not called").
+    // value, not called"). A name that ends its line is called only when the `(` opens a later
+    // one: `export const produce: IProduce = immer.produce` reads the property (trial149 F1: it
+    // was counted a call site, tsserver listing every `obj.f` it finds).
     if usage == Some(SiteUsage::Value) {
         let after_name = line.get(byte..).map(|rest| rest.trim_start_matches(crate::lsp::position::is_identifier_char).trim_start());
-        if after_name.is_some_and(|after| after.starts_with('<') || after.starts_with("::<")) {
+        if after_name.is_some_and(|after| after.is_empty() || after.starts_with('<') || after.starts_with("::<")) {
             let joined: String = lines[line0 as usize..].iter().take(TYPE_ARGUMENT_LINES).map(String::as_str).collect::<Vec<_>>().join(" ");
             usage = usage_on_line(&joined, byte);
         }
@@ -2482,6 +2827,58 @@ fn site_usage(
         }
     }
     usage
+}
+
+/// The lines of the file at `uri`, read once per answer through `files` (workspace files only,
+/// beneath the root `cache` holds open); `None` when it cannot be read.
+fn file_lines<'a>(files: &'a mut HashMap<String, Option<Vec<String>>>, cache: &SourceCache, uri: &str) -> Option<&'a Vec<String>> {
+    files
+        .entry(uri.to_owned())
+        .or_insert_with(|| {
+            let path = crate::lsp::uri::uri_to_path(uri)?;
+            // In-workspace symlinks resolved first (as `SourceCache::place` does); the read follows none.
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            let text = cache.read_workspace_text(&path)?;
+            Some(crate::lsp::position::split_lines(&text).into_iter().map(str::to_owned).collect())
+        })
+        .as_ref()
+}
+
+/// Whether the name starting at byte `start` of `line` is declared a TypeScript/JavaScript
+/// accessor there (`get size()`, `static set value(v)`): reading or assigning its property runs
+/// it, so each property access tsserver lists among its incoming calls is a call, and a name
+/// assigned the property (`const n = box.size`) holds the value it returned, not the accessor.
+pub(crate) fn declares_accessor(line: &str, start: usize) -> bool {
+    let Some(before) = line.get(..start) else { return false };
+    let after = line[start..].trim_start_matches(crate::lsp::position::is_identifier_char).trim_start();
+    let trimmed = before.trim_end();
+    after.starts_with('(')
+        && trimmed.len() < before.len()
+        && ["get", "set"].iter().any(|keyword| {
+            trimmed
+                .strip_suffix(keyword)
+                .is_some_and(|head| !head.ends_with(crate::lsp::position::is_identifier_char) && !head.ends_with('.'))
+        })
+}
+
+/// The names of the accessors among `nodes` ([`declares_accessor`]) that no other node of them
+/// shares (a call site names its callee by name only), for telling their incoming sites calls.
+fn accessor_names<'a>(
+    files: &mut HashMap<String, Option<Vec<String>>>,
+    cache: &SourceCache,
+    nodes: impl Iterator<Item = &'a Node>,
+    encoding: crate::lsp::position::PositionEncoding,
+) -> HashSet<String> {
+    let mut accessors = HashSet::new();
+    let mut others = HashSet::new();
+    for node in nodes {
+        let accessor = file_lines(files, cache, &node.uri)
+            .and_then(|lines| lines.get(node.line0 as usize))
+            .is_some_and(|line| declares_accessor(line, encoding.byte_from_column(line, node.character0)));
+        if accessor { &mut accessors } else { &mut others }.insert(node.name.clone());
+    }
+    accessors.retain(|name| !others.contains(name));
+    accessors
 }
 
 /// How many lines (the call site's included) [`site_usage`] reads for type arguments that span
@@ -2549,7 +2946,13 @@ pub(crate) fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
     if name_length == 0 {
         return None;
     }
-    if line[..start].trim_end().ends_with('@') {
+    // A decorator calls its name, bare or qualified (`@retry`, `@utils.retry`, `@ns.Component`:
+    // review44 BUG 2), with or without arguments.
+    let mut before = line[..start].trim_end();
+    while let Some(qualifier) = before.strip_suffix('.') {
+        before = qualifier.trim_end_matches(crate::lsp::position::is_identifier_char);
+    }
+    if before.trim_end().ends_with('@') {
         return Some(SiteUsage::Call);
     }
     let mut after = rest[name_length..].trim_start();
@@ -2607,7 +3010,36 @@ pub(crate) fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
         }
     }
     let called = after.starts_with('(') || after.starts_with('`') || after.starts_with('!');
-    Some(if called || after.is_empty() { SiteUsage::Call } else { SiteUsage::Value })
+    // Nothing after the name on the line is no call by itself: `= obj.f` reads `f` (trial149
+    // F1); [`site_usage`] reads the next lines for a `(` there.
+    Some(if called || called_by_what_precedes(&line[..start]) { SiteUsage::Call } else { SiteUsage::Value })
+}
+
+/// Whether what precedes a name on its line (`before`, up to the name) calls it with no `(`
+/// after it: `new F` / `new ns.F` (a constructor called without arguments) or a JSX element's
+/// tag `<F …` / `<ns.F …`, whose props may follow on the next lines (tsserver lists both among
+/// incoming calls).
+fn called_by_what_precedes(before: &str) -> bool {
+    let is_identifier_char = crate::lsp::position::is_identifier_char;
+    // The qualifier `ns.` / `a.b.` of the name.
+    let mut rest = before;
+    while let Some(stripped) = rest.strip_suffix('.') {
+        let qualifier = stripped.trim_end_matches(is_identifier_char);
+        if qualifier.len() == stripped.len() {
+            return false;
+        }
+        rest = qualifier;
+    }
+    let trimmed = rest.trim_end();
+    if let Some(head) = trimmed.strip_suffix("new") {
+        return trimmed.len() < rest.len() && !head.ends_with(is_identifier_char) && !head.ends_with('.');
+    }
+    let Some(head) = trimmed.strip_suffix('<') else { return false };
+    // `a < f`, `Array<F>`, `x << f` are no tags: a tag opens where an expression or a child starts.
+    let head = head.trim_end();
+    head.is_empty()
+        || head.ends_with(['(', '{', '[', ',', '=', ':', '?', '&', '|', '>', ';', '}'])
+        || head.strip_suffix("return").is_some_and(|word| !word.ends_with(is_identifier_char))
 }
 
 /// The headline's part about direct calls the item's references show and its call hierarchy
@@ -2783,14 +3215,17 @@ fn render_aliases(
 /// [`ALIAS_SITES_STRUCTURED`].
 const USES_NOT_LISTED_SHOWN: usize = 15;
 
-/// The note naming the queried function's references that its call hierarchy does not list as
-/// call sites and that are no binding (see `AliasWalk::uses_not_listed`), and their structured
-/// entries; no note when there are none.
+/// The note naming the references of the function `name` (the queried one, or an entry a deeper
+/// walk followed) that its call hierarchy does not list as call sites and that are no binding
+/// (see `AliasWalk::uses_not_listed`), and their structured entries; no note when there are
+/// none. `structured`: the answer's `uses_not_listed` holds them (the queried function's), which
+/// a cut list then points to.
 fn render_uses_not_listed(
     supervisor: &LspSupervisor,
     server_id: &str,
     name: &str,
     uses: &[crate::lsp::call_aliases::UseNotListed],
+    structured: bool,
 ) -> (Option<String>, Vec<UseNotListedEntry>) {
     if uses.is_empty() {
         return (None, Vec::new());
@@ -2817,7 +3252,11 @@ fn render_uses_not_listed(
         }
     }
     if let Some(notice) = crate::render::truncation_notice(USES_NOT_LISTED_SHOWN.min(uses.len()), uses.len(), "references") {
-        text.push_str(&format!("\n      {notice} (structuredContent `uses_not_listed` has up to {ALIAS_SITES_STRUCTURED})"));
+        if structured {
+            text.push_str(&format!("\n      {notice} (structuredContent `uses_not_listed` has up to {ALIAS_SITES_STRUCTURED})"));
+        } else {
+            text.push_str(&format!("\n      {notice}"));
+        }
     }
     (Some(text), entries)
 }
@@ -2904,12 +3343,19 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     let depth_text = if depth == 1 { String::new() } else { format!(", {} deep (asked {depth})", plural(deepest, "level")) };
     // Incoming sites that only name the function (`this.safeParse.bind(this)`) are no calls: the
     // headline counts them apart (trial30 M7: zod's `safeParse` had "119 call sites", 117 calls).
+    // An accessor's sites are property accesses, each running it (`box.size`).
+    let accessors: HashSet<String> = if dir.op == "incoming_calls" {
+        accessor_names(&mut site_source, &cache, walk.roots.iter().chain(&walk.entries), encoding)
+    } else {
+        HashSet::new()
+    };
     let value_sites: usize = if dir.op == "incoming_calls" {
         walk.entries
             .iter()
             .flat_map(|node| node.call_sites.iter())
             .filter(|site| {
                 cache.place(&site.uri, site.line0).quoted
+                    && !accessors.contains(&site.callee)
                     && site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value)
             })
             .count()
@@ -3063,7 +3509,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         let mut site_lines: Vec<SiteLine> = Vec::new();
         for site in &node.call_sites {
             let site_place = cache.place(&site.uri, site.line0);
-            let usage = (dir.op == "incoming_calls" && site_place.quoted)
+            let usage = (dir.op == "incoming_calls" && site_place.quoted && !accessors.contains(&site.callee))
                 .then(|| site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding))
                 .flatten();
             let as_value = usize::from(usage == Some(SiteUsage::Value));
@@ -3193,11 +3639,12 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         && walk.entries.iter().any(|node| node.depth == deepest && matches!(node.followed, Followed::Yes | Followed::OtherRootWalked))
     {
         // The uses a server does not list (references as values, unresolved calls, dispatch by
-        // name or through a base) are checked at the queried item only (trial136 F3: sqlparse's
-        // `imt` at depth 2 "ends here", where `group_over` is used as a value).
+        // name or through a base) are not the hierarchy's end (trial136 F3: sqlparse's `imt` at
+        // depth 2 "ends here", where `group_over` is used as a value); they are checked for the
+        // queried item and each followed entry, in the notes (trial144 F2).
         if dir.op == "incoming_calls" && deepest >= 1 {
             out.push_str(&format!(
-                "depth {} found nothing more as {server_id} lists callers: the hierarchy ends here for calls it resolves — the uses it does not list (references as values, unresolved calls, dispatch by name or through a base) are checked for the queried item only, not for the entries above; ask incoming_calls at an entry for its own\n",
+                "depth {} found nothing more as {server_id} lists callers: the hierarchy ends here for calls it resolves — the uses it does not list (references as values, unresolved calls, dispatch by name or through a base) are checked for the queried item and for each followed entry (those not checked in time are named): the notes below name those found, per entry\n",
                 deepest + 1
             ));
         } else {
@@ -3232,6 +3679,17 @@ mod tests {
     }
 
     #[test]
+    fn call_sites_kept_unchecked_by_definition_are_named() {
+        assert_eq!(unchecked_definitions_note("tsserver", "", &[], 0), None);
+        let note = unchecked_definitions_note("tsserver", " below depth 1", &["test/a.ts:4 in `f`".to_owned()], 2).expect("a note");
+        assert!(
+            note.starts_with("note: NOT checked against their definition below depth 1: 1 call site tsserver gave no definition for"),
+            "{note}"
+        );
+        assert!(note.contains("test/a.ts:4 in `f`; 2 call sites not asked (time ran out) — kept as listed"), "{note}");
+    }
+
+    #[test]
     fn a_name_passed_as_a_value_is_told_apart_from_a_call() {
         let usage = |line: &str, name: &str| usage_on_line(line, line.find(name).expect("name on the line"));
         assert_eq!(usage("    transform(self.0.as_ref(), lowercase, |f| write!(f, \"-\"), f)", "lowercase"), Some(SiteUsage::Value));
@@ -3251,6 +3709,37 @@ mod tests {
         assert_eq!(usage("\tkeys := TypedKeys[int](s)", "TypedKeys"), Some(SiteUsage::Call));
         assert_eq!(usage("\tf := New[string, int]", "New"), Some(SiteUsage::Value), "an instantiation not called");
         assert_eq!(usage("  (", "("), None);
+    }
+
+    #[test]
+    fn a_name_that_ends_its_line_is_a_value_unless_new_or_a_jsx_tag_calls_it() {
+        let usage = |line: &str, name: &str| usage_on_line(line, line.rfind(name).expect("name on the line"));
+        // trial149 F1: immer's `export const produce: IProduce = immer.produce` reads the property.
+        assert_eq!(usage("export const produce: IProduce = immer.produce", "produce"), Some(SiteUsage::Value));
+        assert_eq!(usage("  return helper", "helper"), Some(SiteUsage::Value));
+        assert_eq!(usage("    const keep = box.make", "make"), Some(SiteUsage::Value));
+        // Called with nothing after the name: a constructor with no arguments, a JSX tag.
+        assert_eq!(usage("  const box = new Box", "Box"), Some(SiteUsage::Call));
+        assert_eq!(usage("  const box = new ns.Box;", "Box"), Some(SiteUsage::Call));
+        assert_eq!(usage("  return <Panel", "Panel"), Some(SiteUsage::Call));
+        assert_eq!(usage("    <ui.Panel title=\"x\" />", "Panel"), Some(SiteUsage::Call));
+        assert_eq!(usage("  {open && <Panel />}", "Panel"), Some(SiteUsage::Call));
+        // A decorator, bare or qualified (review44 BUG 2).
+        assert_eq!(usage("@retry", "retry"), Some(SiteUsage::Call));
+        assert_eq!(usage("    @utils.retry", "retry"), Some(SiteUsage::Call));
+        assert_eq!(usage("@ns.inner.Component", "Component"), Some(SiteUsage::Call));
+        // No tag: a comparison, type arguments, a name that merely contains `new`.
+        assert_eq!(usage("  if (a < limit", "limit"), Some(SiteUsage::Value));
+        assert_eq!(usage("  const xs: Array<Panel", "Panel"), Some(SiteUsage::Value));
+        assert_eq!(usage("  const f = renew", "renew"), Some(SiteUsage::Value));
+        assert_eq!(usage("  const f = anew make", "make"), Some(SiteUsage::Value));
+        // Only a declared accessor runs on a property access.
+        let accessor = |line: &str, name: &str| declares_accessor(line, line.find(name).expect("name on the line"));
+        assert!(accessor("  get size(): number {", "size"));
+        assert!(accessor("  static set value(v: number) {", "value"));
+        assert!(!accessor("  get(key: string): number {", "get"));
+        assert!(!accessor("  size(): number {", "size"));
+        assert!(!accessor("  target = obj.get size", "size"));
     }
 
     #[test]

@@ -989,6 +989,14 @@ pub struct CheckedRenameCoverage {
     /// Occurrences in doc-test code that the server resolved to another definition of the same
     /// name (rightly left).
     pub doc_tests_of_other_symbols: usize,
+    /// Occurrences in Python doctests' expected output (`path:line`; also in
+    /// `left_in_doc_tests`): the doctests compare it (an exception class in a traceback), no
+    /// server edits it.
+    pub left_in_doctest_expected_output: Vec<String>,
+    /// Occurrences in Python doctests that cannot name the renamed symbol (a parameter's word
+    /// outside a keyword of a call of its function, a member's word that is no attribute, a part
+    /// of a traceback doctest does not compare): rightly left.
+    pub doctest_other_names: usize,
     /// Occurrences in documentation files (no server edits them), not counting those in
     /// `left_in_pytest_doctest_files`.
     pub left_in_documentation_files: Vec<String>,

@@ -713,6 +713,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &resolved.cursor_identifier,
         &across.renamed_by_own_server,
         &across.not_asked,
+        &across.refused,
     ));
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     // A changed public name of a Python package is said near the top, in both shapes.

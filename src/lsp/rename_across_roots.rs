@@ -56,6 +56,24 @@ pub struct AcrossRoots {
     /// Roots that should have been asked and were not, with why (their occurrences of the old
     /// name are reported as NOT renamed).
     pub not_asked: Vec<(PathBuf, String)>,
+    /// Of `not_asked`, the roots whose own server answered the rename with an error of its own
+    /// (a conflict in that root's code, say): asking again gives the same answer.
+    pub refused: Vec<PathBuf>,
+}
+
+/// Why a root's part of the rename is missing (see [`rename_in_root`]).
+struct RootNotRenamed {
+    /// For the answer.
+    why: String,
+    /// The root's server answered the rename with an error of its own (not a timeout, a
+    /// cancellation or a change while it computed): a refusal that asking again repeats.
+    refused_by_server: bool,
+}
+
+impl From<String> for RootNotRenamed {
+    fn from(why: String) -> Self {
+        RootNotRenamed { why, refused_by_server: false }
+    }
 }
 
 /// For a rename whose server (`server`, at `origin` (`line0`, `character`)) is one of several
@@ -150,7 +168,7 @@ pub fn rename_in_owning_and_dependent_roots(
         asks.iter().find(|(asked, ..)| asked == root).map_or_else(|| "where the rename was asked".to_owned(), |(.., why)| why.clone())
     };
     // Every other root at once: a cold server's start and indexing overlap the others'.
-    let results: Vec<(PathBuf, Result<RootPart, String>)> = std::thread::scope(|scope| {
+    let results: Vec<(PathBuf, Result<RootPart, RootNotRenamed>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = asks
             .iter()
             .map(|(root, path, line, byte, _)| {
@@ -168,8 +186,8 @@ pub fn rename_in_owning_and_dependent_roots(
             .into_iter()
             .map(|(root, thread)| {
                 let result = match thread {
-                    Ok(handle) => handle.join().unwrap_or_else(|_| Err("its rename thread panicked".to_owned())),
-                    Err(err) => Err(format!("no thread could be started for it: {err}")),
+                    Ok(handle) => handle.join().unwrap_or_else(|_| Err("its rename thread panicked".to_owned().into())),
+                    Err(err) => Err(format!("no thread could be started for it: {err}").into()),
                 };
                 (root, result)
             })
@@ -179,7 +197,21 @@ pub fn rename_in_owning_and_dependent_roots(
     for (root, result) in results {
         match result {
             Ok(part) => parts.push(part),
-            Err(why) => across.not_asked.push((root, why)),
+            Err(not_renamed) => {
+                if not_renamed.refused_by_server {
+                    across.warnings.push(format!(
+                        "WARNING: {} @ {} ({}) refused to rename its own code: {} — this edit renames the other roots only, and {}'s code that uses `{old_name}` no longer builds against them; pick another name, or first change {}'s code so the rename is free (asking again gives the same refusal)",
+                        server.id(),
+                        supervisor.display_path(&root),
+                        role(&root),
+                        not_renamed.why,
+                        supervisor.display_path(&root),
+                        supervisor.display_path(&root)
+                    ));
+                    across.refused.push(root.clone());
+                }
+                across.not_asked.push((root, not_renamed.why));
+            }
         }
     }
     // The merge: each file from the server whose root holds it (the deepest such root), else
@@ -240,7 +272,8 @@ pub fn rename_in_owning_and_dependent_roots(
         across.renamed_by_own_server.push(part.root.clone());
     }
     for (root, why) in &across.not_asked {
-        across.report.push(format!("  NOT asked: {} @ {} ({}): {why}", server.id(), supervisor.display_path(root), role(root)));
+        let asked = if across.refused.contains(root) { "NOT renamed (refused)" } else { "NOT asked" };
+        across.report.push(format!("  {asked}: {} @ {} ({}): {why}", server.id(), supervisor.display_path(root), role(root)));
     }
     across.plan = Some(merged);
     across
@@ -248,7 +281,7 @@ pub fn rename_in_owning_and_dependent_roots(
 
 /// Asks the server of `root` to rename at the definition (`definition_path`, 0-based `line`,
 /// byte column `byte` of `line_text`) and checks its edit under `root`. `Err` says why not, for
-/// the answer.
+/// the answer, and whether the server itself refused.
 #[allow(clippy::too_many_arguments)]
 fn rename_in_root(
     supervisor: &LspSupervisor,
@@ -261,7 +294,7 @@ fn rename_in_root(
     old_name: &str,
     new_name: &str,
     deadline: Instant,
-) -> Result<RootPart, String> {
+) -> Result<RootPart, RootNotRenamed> {
     let started = Instant::now();
     let lease =
         supervisor.server_for_root(server_id, root, deadline).map_err(|err| format!("its server could not be started: {}", err.message))?;
@@ -286,13 +319,31 @@ fn rename_in_root(
     };
     let edit = match other.request::<lsp_types::request::Rename>(params, deadline) {
         Ok(Some(edit)) => edit,
-        Ok(None) => return Err(format!("{} returned no edit (still loading?)", other.id())),
+        Ok(None) => return Err(format!("{} returned no edit (still loading?)", other.id()).into()),
+        // A conflict the server names (gopls: "renaming this method … would change the referent
+        // of this selection", google/uuid + consumer, trial147 M1) is its refusal: asking again
+        // repeats it. Other errors are not (rust-analyzer's "No references found at position"
+        // for code its configuration leaves out, a loading server's "no package metadata", a
+        // cancellation: recheck of trial147 M1).
+        Err(crate::lsp::client::RequestFailure::Server(error)) if names_a_rename_conflict(&error.message) => {
+            return Err(RootNotRenamed {
+                // (gopls separates its message's parts with tabs.)
+                why: format!(
+                    "{} answered textDocument/rename with error {}: {}",
+                    other.id(),
+                    error.code,
+                    error.message.split_whitespace().collect::<Vec<_>>().join(" ")
+                ),
+                refused_by_server: true,
+            });
+        }
         Err(failure) => {
             let err = failure.to_tool_error(other.id(), "textDocument/rename");
             return Err(format!(
                 "{}; next step: call lsp_rename again (a warm server answers faster) or give it a longer timeout",
                 err.message
-            ));
+            )
+            .into());
         }
     };
     // Its own check: a third of what is left, at most 30 s (as the starting root's).
@@ -382,4 +433,31 @@ pub fn related_roots(supervisor: &LspSupervisor, definition: &crate::lsp::server
         }
     }
     related
+}
+
+/// Whether a server's error answer to `textDocument/rename` names a conflict in its own code
+/// (the new name would be captured, shadow, or clash with a declaration): gopls' "would change
+/// the referent", "conflicts with", "would shadow", "already declared"; rust-analyzer's and
+/// others' "conflict"/"collides". An error that does not is no refusal (see [`rename_in_root`]).
+fn names_a_rename_conflict(message: &str) -> bool {
+    let message = message.to_lowercase();
+    ["would change the referent", "conflict", "would shadow", "already declared", "collides", "would be shadowed"]
+        .iter()
+        .any(|sign| message.contains(sign))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_rename_conflict;
+
+    #[test]
+    fn only_a_named_conflict_is_a_refusal() {
+        assert!(names_a_rename_conflict(
+            "renaming this method \"URN\" to \"Label\"\twould change the referent of this selection\tof this method"
+        ));
+        assert!(names_a_rename_conflict("renaming this func \"F\" to \"G\" would conflict with this declaration"));
+        assert!(!names_a_rename_conflict("No references found at position"));
+        assert!(!names_a_rename_conflict("no package metadata for file:///w/consumer/main.go"));
+        assert!(!names_a_rename_conflict("request cancelled"));
+    }
 }

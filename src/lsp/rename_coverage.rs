@@ -1417,6 +1417,17 @@ pub fn complete_rename(
             in_text.push((hit, OccurrenceKind::Text));
         }
     }
+    // Python doctests, read as doctest reads them (trial148 F1, M4): a name in an example's
+    // expected output (an exception class in a traceback) is compared when the doctests run, so
+    // it is doctest content, not docstring prose; and only the occurrences that can name the
+    // renamed symbol are at risk — a parameter as a keyword of a call of its function, a member as
+    // an attribute, a module-level name bare or qualified — the rest are other names, counted.
+    // What the renamed symbol is (a parameter, a member, a module-level name, a local) is read
+    // once, when something needs it.
+    let python_symbol: std::cell::OnceCell<Option<crate::lsp::python_doctests::RenamedPythonSymbol>> = std::cell::OnceCell::new();
+    let python_symbol =
+        || python_symbol.get_or_init(|| renamed_python_symbol_at(&reader, &origin_targets, local_scope.is_some(), encoding)).clone();
+    let python_doctests = python_doctest_occurrences(&reader, &mut in_text, python_symbol, old_name);
     // Doc-test occurrences: the server resolves each in a copy of its example (it answers
     // nothing in the doc comment itself); those that lead to the renamed symbol are renamed like
     // missed references, those that lead elsewhere are another item's (left, counted), and the
@@ -1542,6 +1553,13 @@ pub fn complete_rename(
             }
             DocTestResolution::Unresolved(why) => doc_tests.push((hit, why)),
         }
+    }
+    // A doctest's expected output: no server edits it, and the doctests compare it.
+    for hit in &python_doctests.expected_output {
+        doc_tests.push((hit.clone(), "a doctest's expected output, which the doctests compare: edit it by hand".to_owned()));
+    }
+    if !python_doctests.expected_output.is_empty() {
+        doc_tests.sort_by(|(a, _), (b, _)| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
     }
     let covered_now = grep.hits.iter().filter(|hit| is_covered(&edits, hit)).count();
     let mut report = vec![format!(
@@ -1742,12 +1760,20 @@ pub fn complete_rename(
     }
     if !doc_tests.is_empty() {
         report.push(format!(
-            "  left unrenamed: {} in doc comments (doc-tests may fail) — code examples whose `{old_name}` could not be resolved; edit those that use this symbol, then run {}:",
+            "  left unrenamed: {} in doc comments (doc-tests may fail) — {}, then run {}:",
             doc_tests.len(),
+            match (doc_tests.len() - python_doctests.expected_output.len(), python_doctests.expected_output.len()) {
+                (_, 0) => format!("code examples whose `{old_name}` could not be resolved; edit those that use this symbol"),
+                (0, _) => format!("doctests' expected output that names `{old_name}` (no server edits expected output); edit it by hand"),
+                _ => format!("code examples whose `{old_name}` could not be resolved, and doctests' expected output that names it (no server edits expected output); edit those that use this symbol and the expected output by hand"),
+            },
             doc_test_command(doc_tests.iter().map(|(hit, _)| hit))
         ));
         let lines = one_per_line(doc_tests.iter(), |(hit, _)| hit);
         list_lines(&mut report, &lines, DOC_TESTS_LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, why)| format!("   ({why})"));
+    }
+    if let Some(line) = python_doctests.other_names_line(old_name, &shown) {
+        report.push(line);
     }
     // The TypeScript type that declares the renamed member (`QueryOptions` for
     // `QueryOptions.queryKeyHashFn`), read once: string keys over it, and double casts to it.
@@ -1787,6 +1813,11 @@ pub fn complete_rename(
     let mut keys_naming_member: Vec<String> = Vec::new();
     // Those in `Omit<…>`'s key list, which compile stale (trial125 F1).
     let mut omit_keys_naming_member: Vec<String> = Vec::new();
+    // Strings that name the member as a key of a value in code (`'value' in received`,
+    // `Object.hasOwn(r, 'value')`, an argument of a `keyof` parameter): `file:line` and the
+    // expression (trial145 F3: the four `in` keys tsc then failed on were the 70-somethingth
+    // lines of the unrenamed list, behind doc comments, with no warning).
+    let mut value_keys_naming_member: Vec<(String, String)> = Vec::new();
     // Decorators right above the renamed declaration that name it by a string (`@once_per('n')`).
     let mut decorator_strings: Vec<String> = Vec::new();
     if !in_text.is_empty() {
@@ -1798,6 +1829,9 @@ pub fn complete_rename(
         // A string that is a property key (`T["_def"]["unknownKeys"]`) likely names a renamed
         // property, and on an `any` base no compiler error ever flags it (trial30 M10).
         let mut parsed: std::collections::HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = std::collections::HashMap::new();
+        let mut key_checker = crate::lsp::string_keys::StringKeyChecker::new(server, workspace_root, deadline);
+        // The lines listed first: the strings the warnings name.
+        let mut keys_first: HashSet<(PathBuf, u32)> = HashSet::new();
         // A key over `member_owner` names this member for certain (trial34 M2:
         // `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was hedged on).
         for (hit, kind) in &in_text {
@@ -1807,7 +1841,47 @@ pub fn complete_rename(
                     crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
                 });
                 let Some(source) = source.as_ref() else { continue };
-                if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start, old_name.len()) {
+                let role = source.string_property_key_role(hit.line, hit.byte_start, old_name.len());
+                // A key of a value in code: by the syntax (`in`, a built-in key lookup), by the
+                // callee's parameter (an argument: a `keyof` one only, trial145 M6) or by the
+                // server (an element access it resolves names another declaration's property).
+                if let Some(role) = role.filter(|role| crate::lsp::syntax::is_key_of_a_value_role(role)) {
+                    let label = match key_checker.check(&hit.path, source, hit.line, hit.byte_start, role) {
+                        crate::lsp::string_keys::KeyCheck::Key(role) => {
+                            let expression = source
+                                .string_key_expression_text(hit.line, hit.byte_start)
+                                .unwrap_or_else(|| hit.line_text.trim().to_owned());
+                            value_keys_naming_member.push((
+                                format!("{}:{}", shown(&hit.path), hit.line + 1),
+                                format!("{role}: `{}`", crate::render::cut_chars(&expression, 60)),
+                            ));
+                            keys_first.insert((hit.path.clone(), hit.line));
+                            format!("   (property key in code: {role} — it names `{old_name}` by the syntax; edit it to '{new_name}' where the value has the renamed member: see the WARNING)")
+                        }
+                        crate::lsp::string_keys::KeyCheck::Defined(target, target_line) => format!(
+                            "   (element-access key of the property declared at {}:{}, which this rename leaves: another property — leave it)",
+                            shown(&target),
+                            target_line + 1
+                        ),
+                        crate::lsp::string_keys::KeyCheck::NotKey { callee: Some(callee), parameter: Some(parameter) } => format!(
+                            "   (string argument of `{callee}`, whose parameter `{parameter}` is no `keyof`: the same word, not a key — leave it)"
+                        ),
+                        crate::lsp::string_keys::KeyCheck::NotKey { callee: Some(callee), parameter: None } => format!(
+                            "   (string argument of `{callee}`, whose declaration shows no `keyof` parameter: the same word, not a key — leave it unless it names this property)"
+                        ),
+                        crate::lsp::string_keys::KeyCheck::NotKey { callee: None, .. } => {
+                            "   (string argument of a call whose callee is no name: a key only where its parameter is a `keyof` — leave it unless it names this property)".to_owned()
+                        }
+                        crate::lsp::string_keys::KeyCheck::Unchecked => "   (string argument or element access not checked in time: it names this property only where the callee's parameter is a `keyof`, or the base has this member — check it)".to_owned(),
+                    };
+                    // One line, several strings: the key's label is the one said.
+                    if keys_first.contains(&(hit.path.clone(), hit.line)) == label.starts_with("   (property key in code") {
+                        labels.insert((hit.path.clone(), hit.line), label);
+                    }
+                    continue;
+                }
+                if let Some(role) = role {
+                    let type_keys_before = keys_naming_member.len() + omit_keys_naming_member.len();
                     let base = source.string_key_base_type_name(hit.line, hit.byte_start);
                     // A type parameter in the true branch of `T extends X ? … : …` is an `X` there:
                     // its key names X's member (trial109 F1: form-core's
@@ -1843,13 +1917,14 @@ pub fn complete_rename(
                         (Some(owner), Some(base)) => format!(
                             "   (string key of `{base}`, not of `{owner}`, which declares this member: {role} — another property unless `{base}` is or inherits `{owner}`; leave it otherwise)"
                         ),
-                        // A string argument: a `keyof` parameter makes it this key, a literal
-                        // union (`'push' | 'replace'`) does not (trial60 M1: "likely names this
-                        // property", and the advised edit broke tsc).
-                        _ if role.starts_with("call argument") => format!("   (string passed as an argument: {role} — leave it when the parameter is a literal union or a plain string)"),
                         _ => format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
                     };
-                    labels.insert((hit.path.clone(), hit.line), label);
+                    if keys_naming_member.len() + omit_keys_naming_member.len() > type_keys_before {
+                        keys_first.insert((hit.path.clone(), hit.line));
+                        labels.insert((hit.path.clone(), hit.line), label);
+                    } else if !keys_first.contains(&(hit.path.clone(), hit.line)) {
+                        labels.insert((hit.path.clone(), hit.line), label);
+                    }
                 }
                 continue;
             }
@@ -1896,7 +1971,10 @@ pub fn complete_rename(
             hit_path == origin_canonical && hit.line + 3 >= line && hit.line <= line + 1
         };
         let mut in_text_listed: Vec<&(WordHit, OccurrenceKind)> = in_text.iter().collect();
-        in_text_listed.sort_by_key(|(hit, kind)| !(*kind == OccurrenceKind::Text && near_declaration(hit)));
+        // The keys the warnings name lead the list, before comments (trial145 F3).
+        in_text_listed.sort_by_key(|(hit, kind)| {
+            (!keys_first.contains(&(hit.path.clone(), hit.line)), !(*kind == OccurrenceKind::Text && near_declaration(hit)))
+        });
         for (hit, kind) in &in_text_listed {
             let quoted = [format!("'{old_name}'"), format!("\"{old_name}\"")];
             if *kind == OccurrenceKind::Text
@@ -2212,6 +2290,35 @@ pub fn complete_rename(
         );
     }
     report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
+    // Python: a renamed member's attribute uses (`.name`) in test files pytest collects where the
+    // server gives no definition — an object whose type it cannot tell, such as a class attribute
+    // a subclass sets (`PeekableMixinTests.cls = None`, `PeekableTests.cls = mi.peekable`): if it
+    // is this class, the tests fail (trial148 M1: `peekable.peek` renamed, 2 tests failed with
+    // AttributeError, and those lines sat among other symbols' under "check them").
+    let untyped_test_uses: Vec<&WordHit> = {
+        let unresolved_python = |(hit, target): &&(WordHit, Option<Target>)| target.is_none() && path_is_python(&hit.path);
+        if elsewhere.iter().any(|entry| unresolved_python(&entry))
+            && matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Member))
+        {
+            let mut collected: HashMap<PathBuf, bool> = HashMap::new();
+            elsewhere
+                .iter()
+                .filter(unresolved_python)
+                .filter(|(hit, _)| hit.line_text.get(..hit.byte_start).is_some_and(|before| before.trim_end().ends_with('.')))
+                .filter(|(hit, _)| {
+                    *collected.entry(hit.path.clone()).or_insert_with(|| {
+                        crate::lsp::rename_test_discovery::pytest_collects_file(server.workspace_root(), server.root(), &hit.path)
+                    })
+                })
+                .map(|(hit, _)| hit)
+                .collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let is_untyped_test_use = |hit: &WordHit| {
+        untyped_test_uses.iter().any(|other| other.path == hit.path && other.line == hit.line && other.byte_start == hit.byte_start)
+    };
     if !elsewhere.is_empty() {
         report.push(format!(
             "  left unrenamed: {} occurrence{} in code whose definition leads elsewhere or nowhere (another symbol with this name, code the server cannot resolve) — check them{}:",
@@ -2227,8 +2334,9 @@ pub fn complete_rename(
         // symbol it cannot type; those that lead to another definition are most often other
         // symbols (cachetools 5.5.0: 15 `getsizeof=None` parameters filled the listing and cut off
         // the 8 unresolved `cache.getsizeof(…)` calls that broke the tests, trial51 F2).
+        // The attribute uses in test files among them first (trial148 M1).
         let mut ranked: Vec<&(WordHit, Option<Target>)> = elsewhere.iter().collect();
-        ranked.sort_by_key(|(_, target)| target.is_some());
+        ranked.sort_by_key(|(hit, target)| (target.is_some(), !is_untyped_test_use(hit)));
         let lines = one_per_line(ranked.iter().copied(), |(hit, _)| hit);
         list_lines(
             &mut report,
@@ -2624,6 +2732,12 @@ pub fn complete_rename(
         left_in_doc_tests: doc_tests.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
+        left_in_doctest_expected_output: python_doctests
+            .expected_output
+            .iter()
+            .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
+            .collect(),
+        doctest_other_names: python_doctests.other_names.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_test_data: test_data.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_scripts_without_extension: scripts.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
@@ -2881,6 +2995,32 @@ pub fn complete_rename(
             decorator_strings.join(", ")
         ));
     }
+    if !value_keys_naming_member.is_empty() {
+        let count = value_keys_naming_member.len();
+        let shown_keys: Vec<String> =
+            value_keys_naming_member.iter().take(10).map(|(place, expression)| format!("{place} ({expression})")).collect();
+        // How to edit one, on the first: `'value' in received` → `'okValue' in received`.
+        let example = value_keys_naming_member.first().and_then(|(_, expression)| {
+            let written = expression.split_once(": `")?.1.strip_suffix('`')?;
+            let renamed = written.replacen(&format!("'{old_name}'"), &format!("'{new_name}'"), 1).replacen(
+                &format!("\"{old_name}\""),
+                &format!("\"{new_name}\""),
+                1,
+            );
+            (renamed != written).then(|| format!(" (`{written}` → `{renamed}`)"))
+        });
+        warnings.push(format!(
+            "WARNING: {} {} `{old_name}` as a property key in code and {} left unrenamed — {} renames no such string with the property: {}{} — where the value there has the renamed member, tsc will likely fail (an `in` test no longer narrows to a type with `{new_name}`, and the reads it guarded no longer compile) or the lookup silently misses at run time; after accepting, edit {} to '{new_name}'{}, and leave one whose value is of another type",
+            crate::render::plural(count, "string"),
+            crate::render::one_or_many(count, "names", "name"),
+            crate::render::one_or_many(count, "is", "are"),
+            server.id(),
+            shown_keys.join(", "),
+            if count > shown_keys.len() { format!(" and {} more (listed first below)", count - shown_keys.len()) } else { String::new() },
+            crate::render::one_or_many(count, "it", "each"),
+            example.unwrap_or_default()
+        ));
+    }
     if !keys_naming_member.is_empty() {
         warnings.push(format!(
             "WARNING: {} that {} the renamed member as a key of the type that declares it {} left unrenamed ({}): the renamed code does not compile until {} edited — listed below",
@@ -2933,13 +3073,19 @@ pub fn complete_rename(
         ));
     }
     if !doc_tests.is_empty() {
+        warnings.push(doc_tests_warning(doc_tests.len(), &python_doctests.expected_output, old_name, &shown));
+    }
+    if !untyped_test_uses.is_empty() {
+        const NAMED: usize = 10;
+        let places: Vec<String> =
+            untyped_test_uses.iter().take(NAMED).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
         warnings.push(format!(
-            "WARNING: {} left unrenamed in doc comments (doc-tests may fail) — listed below",
-            if doc_tests.len() == 1 {
-                "1 occurrence in example code that could not be resolved was".to_owned()
-            } else {
-                format!("{} occurrences in example code that could not be resolved were", doc_tests.len())
-            }
+            "WARNING: {} of `.{old_name}` in test files pytest runs ({}{}) {} left unrenamed: {} gives no definition there (an object whose type it cannot tell — a class attribute a subclass sets, an untyped parameter or fixture); if it is this class's `{old_name}`, those tests now fail with AttributeError — check them first (listed first below)",
+            crate::render::plural(untyped_test_uses.len(), "use"),
+            places.join(", "),
+            if untyped_test_uses.len() > NAMED { format!(" and {} more", untyped_test_uses.len() - NAMED) } else { String::new() },
+            if untyped_test_uses.len() == 1 { "was" } else { "were" },
+            server.id(),
         ));
     }
     RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
@@ -3474,6 +3620,162 @@ fn optional_declarations_read_elsewhere(
         }
     }
     uses_by_declaration.into_iter().collect()
+}
+
+/// The Python doctest occurrences of a rename that [`crate::lsp::python_doctests`] sets apart
+/// from the rest of its comments, strings and doctest code (trial148 F1, M4).
+#[derive(Debug, Default)]
+struct PythonDoctestOccurrences {
+    /// What the renamed symbol is, when its definition says.
+    symbol: Option<crate::lsp::python_doctests::RenamedPythonSymbol>,
+    /// Occurrences in doctests' expected output that the doctests compare and that can name the
+    /// renamed symbol (an exception class in a traceback): left, and failing the doctests.
+    expected_output: Vec<WordHit>,
+    /// Occurrences in doctests that cannot name the renamed symbol, with why.
+    other_names: Vec<(WordHit, crate::lsp::python_doctests::OtherDoctestName)>,
+}
+
+impl PythonDoctestOccurrences {
+    /// The one line counting the doctest occurrences that are other names: `N other occurrences
+    /// of `X` in doctests are other names: <why> (<where>), left alone`.
+    fn other_names_line(&self, old_name: &str, shown: &dyn Fn(&Path) -> String) -> Option<String> {
+        if self.other_names.is_empty() {
+            return None;
+        }
+        let mut reasons: BTreeMap<crate::lsp::python_doctests::OtherDoctestName, usize> = BTreeMap::new();
+        for (_, why) in &self.other_names {
+            *reasons.entry(*why).or_default() += 1;
+        }
+        let reasons: Vec<String> =
+            reasons.into_iter().map(|(why, count)| format!("{count} {}", why.describe(old_name, self.symbol.as_ref()))).collect();
+        const SHOWN: usize = 5;
+        let mut places: Vec<String> = Vec::new();
+        for (hit, _) in &self.other_names {
+            let place = format!("{}:{}", shown(&hit.path), hit.line + 1);
+            if !places.contains(&place) {
+                places.push(place);
+            }
+        }
+        let more = places.len().saturating_sub(SHOWN);
+        places.truncate(SHOWN);
+        Some(format!(
+            "  {} of `{old_name}` in doctests {}: {} ({}{}), left alone",
+            crate::render::plural(self.other_names.len(), "other occurrence"),
+            if self.other_names.len() == 1 { "is another name" } else { "are other names" },
+            reasons.join("; "),
+            places.join(", "),
+            if more > 0 { format!(" and {more} more lines") } else { String::new() },
+        ))
+    }
+}
+
+/// What the renamed Python symbol is, read at the first Python target of `origin_targets` (a
+/// local when `renamed_local`); `None` when no target says.
+fn renamed_python_symbol_at(
+    reader: &WorkspaceReader,
+    origin_targets: &HashSet<Target>,
+    renamed_local: bool,
+    encoding: PositionEncoding,
+) -> Option<crate::lsp::python_doctests::RenamedPythonSymbol> {
+    if renamed_local {
+        return Some(crate::lsp::python_doctests::RenamedPythonSymbol::Local);
+    }
+    let mut targets: Vec<&Target> = origin_targets.iter().filter(|(path, _, _)| path_is_python(path)).collect();
+    targets.sort();
+    targets.into_iter().find_map(|(path, line, character)| {
+        let text = reader.read_to_string(path).ok()?;
+        let byte = encoding.byte_from_column(text.lines().nth(*line as usize)?, *character);
+        crate::lsp::python_doctests::renamed_python_symbol(&text, *line as usize, byte)
+    })
+}
+
+/// Sets apart, of `in_text` (a rename's occurrences in comments, strings and doc-test code), the
+/// Python doctest occurrences that sit in an example's expected output and those that cannot
+/// name the renamed symbol ([`crate::lsp::python_doctests`]; `symbol` says what was renamed,
+/// asked only when there are such occurrences). The doctest code occurrences that can name it
+/// stay in `in_text`.
+fn python_doctest_occurrences(
+    reader: &WorkspaceReader,
+    in_text: &mut Vec<(WordHit, OccurrenceKind)>,
+    symbol: impl FnOnce() -> Option<crate::lsp::python_doctests::RenamedPythonSymbol>,
+    old_name: &str,
+) -> PythonDoctestOccurrences {
+    use crate::lsp::python_doctests::{DoctestOccurrence, ExamplePart, PythonDoctests};
+    let mut out = PythonDoctestOccurrences::default();
+    let candidate =
+        |hit: &WordHit, kind: OccurrenceKind| path_is_python(&hit.path) && matches!(kind, OccurrenceKind::DocTest | OccurrenceKind::Text);
+    if !in_text.iter().any(|(hit, kind)| candidate(hit, *kind)) {
+        return out;
+    }
+    out.symbol = symbol();
+    let mut files: BTreeMap<PathBuf, Option<PythonDoctests>> = BTreeMap::new();
+    let mut kept = Vec::with_capacity(in_text.len());
+    for (hit, kind) in in_text.drain(..) {
+        if !candidate(&hit, kind) {
+            kept.push((hit, kind));
+            continue;
+        }
+        let doctests = files.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).ok().map(PythonDoctests::parse));
+        let part = doctests.as_ref().and_then(|doctests| doctests.part_of(hit.line as usize)).map(|(_, _, part)| part);
+        // A string or comment of an example's own code stays what it is (`incomplete='strict'`).
+        let applies = match kind {
+            OccurrenceKind::DocTest => part.is_some(),
+            _ => part == Some(ExamplePart::ExpectedOutput),
+        };
+        let occurrence = doctests
+            .as_ref()
+            .filter(|_| applies)
+            .and_then(|doctests| doctests.occurrence(hit.line as usize, hit.byte_start, old_name.len(), out.symbol.as_ref()));
+        match occurrence {
+            Some(DoctestOccurrence::ExpectedOutput) => out.expected_output.push(hit),
+            // Doctest code that cannot name the renamed symbol. Expected output that cannot
+            // stays a string, listed as before for the reader to judge.
+            Some(DoctestOccurrence::Other(why)) if kind == OccurrenceKind::DocTest => out.other_names.push((hit, why)),
+            _ => kept.push((hit, kind)),
+        }
+    }
+    *in_text = kept;
+    out
+}
+
+/// The WARNING of a rename that leaves `count` occurrences in doc-test code and doctests'
+/// expected output (`expected_output`, named in it: no server edits expected output).
+fn doc_tests_warning(count: usize, expected_output: &[WordHit], old_name: &str, shown: &dyn Fn(&Path) -> String) -> String {
+    let in_code = count - expected_output.len();
+    let in_output = expected_output.len();
+    let what = match (in_code, in_output) {
+        (1, 0) => "1 occurrence in example code that could not be resolved was".to_owned(),
+        (_, 0) => format!("{in_code} occurrences in example code that could not be resolved were"),
+        (0, _) => format!(
+            "{} in doctests' expected output {}",
+            crate::render::plural(in_output, "occurrence"),
+            if in_output == 1 { "was" } else { "were" }
+        ),
+        _ => format!(
+            "{} in example code that could not be resolved and {in_output} in doctests' expected output were",
+            crate::render::plural(in_code, "occurrence")
+        ),
+    };
+    let detail = if in_output == 0 {
+        String::new()
+    } else {
+        const NAMED: usize = 10;
+        let mut lines: Vec<String> = Vec::new();
+        for hit in expected_output {
+            let line = format!("{}:{}", shown(&hit.path), hit.line + 1);
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+        let more = lines.len().saturating_sub(NAMED);
+        lines.truncate(NAMED);
+        format!(
+            ": the expected output at {}{} names `{old_name}` and must be edited by hand",
+            lines.join(", "),
+            if more > 0 { format!(" and {more} more lines") } else { String::new() }
+        )
+    };
+    format!("WARNING: {what} left unrenamed in doc comments (doc-tests may fail{detail}) — listed below")
 }
 
 /// `` `cargo test --doc` `` when one of `hits` is in a Rust file, else `the doctests`.

@@ -181,6 +181,17 @@ struct ExportSpecifier {
     source: Option<String>,
 }
 
+/// The local names `text` (a TypeScript/JavaScript file at `path`) exports under their own
+/// name through an export list without `from` (`export { MaybeImpl }`).
+fn local_export_names(path: &Path, text: &str) -> Vec<String> {
+    export_specifiers(path, text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|specifier| specifier.source.is_none() && specifier.taken == specifier.published)
+        .map(|specifier| specifier.taken)
+        .collect()
+}
+
 /// Every export specifier of `text` (a TypeScript/JavaScript file at `path`); `None` when no
 /// bundled grammar parses it.
 fn export_specifiers(path: &Path, text: &str) -> Option<Vec<ExportSpecifier>> {
@@ -299,12 +310,18 @@ fn member_notes(
     // also hold the name in another role (trial37 F1: `setState: Store<T>['setState']` declares
     // `StoreActionsFactory.setState`, which stays; only the indexed-access key changed, and the
     // member that did change, `Store.setState`, was never named).
-    let mut members: Vec<(usize, String, &'static str, String)> = Vec::new();
+    let mut members: Vec<(usize, String, &'static str, String, bool)> = Vec::new();
+    let mut locally_exported: Option<Vec<String>> = None;
     for &index in changed {
         let Some(old_line) = old_lines.get(index) else { continue };
         for column in crate::lsp::rename_coverage::word_positions(old_line, old_name) {
             let character = old_line[..column].chars().count() as u32;
-            let Some((owner, kind, at, member_path)) = parsed.member_of_exported_declaration_from(index as u32, character, old_name) else {
+            // An unexported declaration's member is public too when an exported type of the
+            // file extends it (true-myth's `class MaybeImpl`, published as `interface Just<T>
+            // extends MaybeImpl<T>`): the route below finds which.
+            let Some(crate::lsp::syntax::TopLevelDeclarationMember { owner, kind, column: at, path: member_path, exported }) =
+                parsed.member_of_top_level_declaration_from(index as u32, character, old_name)
+            else {
                 continue;
             };
             if at != column {
@@ -319,20 +336,23 @@ fn member_notes(
                     before_old.replace(old_name, new_name) == before_new || before_old == before_new
                 })
             });
-            if renamed && !members.iter().any(|(_, known, _, _)| *known == owner) {
-                members.push((index, owner, kind, member_path));
+            // An `export { Owner }` list exports it under its own name too; otherwise only the
+            // types extending it can carry it out of the module.
+            let exported = exported || locally_exported.get_or_insert_with(|| local_export_names(path, &old_text)).contains(&owner);
+            if renamed && !members.iter().any(|(_, known, _, _, _)| *known == owner) {
+                members.push((index, owner, kind, member_path, exported));
             }
         }
     }
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let mut notes = Vec::new();
-    for (index, owner, kind, member_path) in members.into_iter().take(3) {
+    for (index, owner, kind, member_path, exported) in members.into_iter().take(3) {
         // `range.startIndex` for a property of a member's type: its parent path stays.
         let renamed_path = match member_path.rsplit_once('.') {
             Some((parents, _)) => format!("{parents}.{new_name}"),
             None => new_name.to_owned(),
         };
-        let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else {
+        let Some(route) = exported.then(|| route_to(workspace_root, plan, &package_dir, &entries, path, &owner)).flatten() else {
             // Not exported itself, but a type of this file that extends it is: its members are
             // that type's too (trpc 10.45.2: `RuntimeConfig.errorFormatter`, inherited by the
             // exported `RootConfig`, is an option of `initTRPC.create`, trial54 F3).

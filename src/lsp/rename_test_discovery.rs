@@ -82,6 +82,17 @@ pub(crate) fn test_collection_warnings(
     sentences
 }
 
+/// Whether pytest collects the Python file `path` as a test module by its name: its
+/// `python_files` patterns (pytest's defaults `test_*.py` / `*_test.py`, or those a configuration
+/// in `project_root` sets), read through `workspace_root`'s reader.
+pub(crate) fn pytest_collects_file(workspace_root: &Path, project_root: &Path, path: &Path) -> bool {
+    let file_name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    match pytest_patterns(workspace_root, project_root) {
+        Runner::Pytest { file_patterns, .. } => file_patterns.iter().any(|pattern| glob_matches(pattern, file_name)),
+        Runner::GoTest => false,
+    }
+}
+
 /// Whether `name` is a test name for `runner`, by name alone.
 fn is_test_name(runner: &Runner, name: &str) -> bool {
     match runner {

@@ -275,6 +275,41 @@ pub struct DependentReferences {
     pub not_listed: Vec<(PathBuf, u32)>,
 }
 
+/// `own` (one server's answer) with the locations of `others` (what the other roots' servers
+/// listed) that lie under `root`, the root whose files that server's grep cross-check reads
+/// ([`crate::lsp::rename_coverage::complete_references`]): a use another root's server lists
+/// is in the answer, and the cross-check neither names it as missing nor counts it as
+/// unchecked (trial146 M1: the library's cross-check said "9 whole-word occurrences of
+/// `from_inline` are not in this answer" beside the 8 that downstream's server listed).
+pub(crate) fn with_listed_under_root(
+    mut own: Vec<lsp_types::Location>,
+    others: &[lsp_types::Location],
+    root: &Path,
+) -> Vec<lsp_types::Location> {
+    for location in others {
+        let under_root = crate::lsp::uri::lsp_uri_to_path(&location.uri).is_some_and(|path| path.starts_with(root));
+        if under_root && !own.contains(location) {
+            own.push(location.clone());
+        }
+    }
+    own
+}
+
+/// Names `root` (as shown) in the cross-check's count of the occurrences that are no
+/// references ("the other whole-word occurrences of `name` are not references: …"), for an
+/// answer that merges several roots' cross-checks: each root says its own counts (trial146
+/// minor: the sentence came twice, "54 are in comments" and "2 are in comments", with no
+/// root named).
+pub(crate) fn name_root_in_cross_check_notes(notes: &mut [String], name: &str, root: &str) {
+    let unnamed = format!("the other whole-word occurrences of `{name}` are not references:");
+    let named = format!("the other whole-word occurrences of `{name}` under {root} are not references:");
+    for note in notes.iter_mut() {
+        if note.contains(&unnamed) {
+            *note = note.replacen(&unnamed, &named, 1);
+        }
+    }
+}
+
 /// The references of the symbol at `resolved` in `path` (a file of `server`'s root) that the
 /// servers of the roots depending on that root find ([`LspSupervisor::dependent_roots`]): each is started if
 /// needed, given `path` (it loads the file through its replace / path dependency) and asked
@@ -353,6 +388,8 @@ pub fn references_in_dependent_roots(
                 // `into_inner()` under `#[cfg(feature = "extra")]` was in no note, asked from the
                 // library's definition).
                 let answer = if consumer.definition().cross_check_references {
+                    // What the servers asked before listed under this root is in the answer.
+                    let listed = result.locations.as_deref().unwrap_or_default();
                     let checked = crate::lsp::rename_coverage::complete_references(
                         consumer,
                         supervisor.workspace_root(),
@@ -360,10 +397,12 @@ pub fn references_in_dependent_roots(
                         line0,
                         character,
                         &resolved.cursor_identifier,
-                        Some(answer),
+                        Some(with_listed_under_root(answer, listed, consumer.root())),
                         root_deadline,
                     );
-                    result.notes.extend(checked.notes);
+                    let mut checked_notes = checked.notes;
+                    name_root_in_cross_check_notes(&mut checked_notes, &resolved.cursor_identifier, &display);
+                    result.notes.extend(checked_notes);
                     result.not_listed.extend(checked.not_listed.into_iter().filter(|(file, _)| file.starts_with(root)));
                     checked.answer
                 } else {
@@ -541,6 +580,8 @@ pub fn references_in_owning_root(
             // doc tests) are named as asked from there (trial112 M2: arrayvec's borsh-gated
             // `self.as_slice()` was said from the library's side, not from downstream's).
             let answer = if owning.lease.server.definition().cross_check_references {
+                // What the consumer's server listed under the owning root is in the answer.
+                let listed = result.locations.as_deref().unwrap_or_default();
                 let checked = crate::lsp::rename_coverage::complete_references(
                     &owning.lease.server,
                     supervisor.workspace_root(),
@@ -548,10 +589,12 @@ pub fn references_in_owning_root(
                     owning.line0,
                     owning.character,
                     &resolved.cursor_identifier,
-                    Some(answer),
+                    Some(with_listed_under_root(answer, listed, owner)),
                     deadline,
                 );
-                result.notes.extend(checked.notes);
+                let mut checked_notes = checked.notes;
+                name_root_in_cross_check_notes(&mut checked_notes, &resolved.cursor_identifier, &supervisor.display_path(owner));
+                result.notes.extend(checked_notes);
                 result.not_listed = checked.not_listed;
                 checked.answer
             } else {
@@ -666,7 +709,8 @@ pub fn implementations_in_owning_root(
 /// A rename run through several roots ([`crate::lsp::rename_across_roots`]) passes the roots
 /// whose own server renamed their files (`renamed_by_own_server`: no line for them, their own
 /// check reports them) and the roots it should have asked and could not (`not_asked`, with why:
-/// a line for each, whether the edit writes there or not).
+/// a line for each, whether the edit writes there or not); of those, `refused` are the roots
+/// whose server refused the rename (their next step is another name, not another call).
 pub fn rename_in_other_roots_notes(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
@@ -674,6 +718,7 @@ pub fn rename_in_other_roots_notes(
     old_name: &str,
     renamed_by_own_server: &[PathBuf],
     not_asked: &[(PathBuf, String)],
+    refused: &[PathBuf],
 ) -> Vec<String> {
     let workspace_root = supervisor.workspace_root();
     let mut other_roots: Vec<PathBuf> = not_asked.iter().map(|(root, _)| root.clone()).collect();
@@ -719,8 +764,16 @@ pub fn rename_in_other_roots_notes(
         let shown: Vec<String> = left.iter().take(8).map(|(path, count)| format!("{} ({count})", supervisor.display_path(path))).collect();
         let more = if left.len() > 8 { format!(", and {} more files", left.len() - 8) } else { String::new() };
         if let Some((_, why)) = not_asked.iter().find(|(asked, _)| *asked == root) {
+            let (asked, next_step) = if refused.contains(&root) {
+                ("refused the rename", "next step: pick another name, or first change the code there so the rename is free (asking again gives the same refusal)")
+            } else {
+                (
+                    "was not asked",
+                    "next step: call lsp_rename again once its server is up (`lsp` op status), or rename from the definition's root",
+                )
+            };
             notes.push(format!(
-                "  NOT complete: {display_root}, another {} root this rename must cover, was not asked ({why}); {total} whole-word occurrence{} of `{old_name}` under {display_root} (grep -w: comments and strings included) stay{} unrenamed: {}{more}{}; next step: call lsp_rename again once its server is up (`lsp` op status), or rename from the definition's root",
+                "  NOT complete: {display_root}, another {} root this rename must cover, {asked} ({why}); {total} whole-word occurrence{} of `{old_name}` under {display_root} (grep -w: comments and strings included) stay{} unrenamed: {}{more}{}; {next_step}",
                 server.id(),
                 if total == 1 { "" } else { "s" },
                 if total == 1 { "s" } else { "" },
@@ -906,5 +959,32 @@ mod tests {
         // A manifest gone: stale.
         std::fs::remove_file(dir.path().join("app/go.mod")).unwrap();
         assert!(!again.is_current());
+    }
+
+    #[test]
+    fn another_roots_locations_under_this_root_join_the_cross_checked_list_once() {
+        let location = |path: &str, line: u32| lsp_types::Location {
+            uri: crate::lsp::uri::path_to_lsp_uri(Path::new(path)),
+            range: lsp_types::Range::new(lsp_types::Position::new(line, 4), lsp_types::Position::new(line, 15)),
+        };
+        let own = vec![location("/ws/lib/src/lib.rs", 644)];
+        // downstream's server: the cfg-on copy's uses in the library, and its own files.
+        let others = [location("/ws/lib/src/lib.rs", 644), location("/ws/lib/src/lib.rs", 787), location("/ws/downstream/src/lib.rs", 3)];
+        let listed = with_listed_under_root(own, &others, Path::new("/ws/lib"));
+        assert_eq!(listed, vec![location("/ws/lib/src/lib.rs", 644), location("/ws/lib/src/lib.rs", 787)]);
+    }
+
+    #[test]
+    fn each_roots_count_of_other_occurrences_names_its_root() {
+        let mut notes = vec![
+            "note: the other whole-word occurrences of `smallvec` are not references: 4 in code lead elsewhere, 2 are in comments or strings".to_owned(),
+            "note: the other whole-word occurrences of `SmallVec` are not references: 1 in code lead elsewhere, 0 are in comments or strings".to_owned(),
+        ];
+        name_root_in_cross_check_notes(&mut notes, "smallvec", "downstream");
+        assert_eq!(
+            notes[0],
+            "note: the other whole-word occurrences of `smallvec` under downstream are not references: 4 in code lead elsewhere, 2 are in comments or strings"
+        );
+        assert!(notes[1].contains("of `SmallVec` are not references"), "another name's note is left: {}", notes[1]);
     }
 }

@@ -190,10 +190,78 @@ pub struct TypeScriptScopeFacts {
     pub declares_ambient_modules: bool,
 }
 
-/// Node kinds of function-like scopes, across the bundled grammars.
 /// [`ParsedSource::string_property_key_role`] of a key in `Omit<T, …>`'s key list.
 pub(crate) const OMIT_KEY_ROLE: &str = "key in the key list of `Omit<…>`";
 
+/// [`ParsedSource::string_property_key_role`] of the left operand of `in` (`'value' in x`):
+/// it tests for the property, and narrows `x` to a type that has it.
+pub(crate) const IN_KEY_ROLE: &str = "left operand of `in`";
+
+/// [`ParsedSource::string_property_key_role`] of an element access's key (`x['value']`).
+pub(crate) const ELEMENT_ACCESS_ROLE: &str = "element-access key";
+
+/// [`ParsedSource::string_property_key_role`] of a string argument of a call that is no built-in
+/// property lookup (`emitChange('AsyncQueuer', this)`): a property key only where the
+/// parameter's type is a `keyof`, which the call's syntax does not show — the callee's
+/// declaration does ([`ParsedSource::string_argument_callee`],
+/// [`ParsedSource::typescript_parameter_at`]). A test title (`test('map', …)`) or a message is
+/// another string of the same word (trial145 M6).
+pub(crate) const CALL_ARGUMENT_ROLE: &str = "call argument";
+
+/// The built-in calls whose argument names a property key by the syntax alone: the called
+/// expression (its last names, `?.` read as `.`), the key's argument index, and the role
+/// [`ParsedSource::string_property_key_role`] gives the key.
+const KEY_TAKING_CALLS: &[(&str, usize, &str)] = &[
+    ("Object.hasOwn", 1, "key argument of `Object.hasOwn`"),
+    ("Object.defineProperty", 1, "key argument of `Object.defineProperty`"),
+    ("Object.getOwnPropertyDescriptor", 1, "key argument of `Object.getOwnPropertyDescriptor`"),
+    ("Reflect.get", 1, "key argument of `Reflect.get`"),
+    ("Reflect.has", 1, "key argument of `Reflect.has`"),
+    ("Reflect.set", 1, "key argument of `Reflect.set`"),
+    ("Reflect.deleteProperty", 1, "key argument of `Reflect.deleteProperty`"),
+    ("Reflect.defineProperty", 1, "key argument of `Reflect.defineProperty`"),
+    ("Reflect.getOwnPropertyDescriptor", 1, "key argument of `Reflect.getOwnPropertyDescriptor`"),
+    ("hasOwnProperty.call", 1, "key argument of `hasOwnProperty`"),
+    ("propertyIsEnumerable.call", 1, "key argument of `propertyIsEnumerable`"),
+    (".hasOwnProperty", 0, "key argument of `hasOwnProperty`"),
+    (".propertyIsEnumerable", 0, "key argument of `propertyIsEnumerable`"),
+];
+
+/// Whether `role` (of [`ParsedSource::string_property_key_role`]) is a key of a value in code —
+/// `'k' in x`, `x['k']`, `Object.hasOwn(x, 'k')`, `Reflect.get(x, 'k')`, a call argument —
+/// rather than a key in a type or a declaration's quoted name: the code looks the property up
+/// at run time, and tsserver neither counts nor renames the string with the property.
+pub(crate) fn is_key_of_a_value_role(role: &str) -> bool {
+    role == IN_KEY_ROLE || role == ELEMENT_ACCESS_ROLE || role == CALL_ARGUMENT_ROLE || role.starts_with("key argument of ")
+}
+
+/// The callee of a string argument (see [`ParsedSource::string_argument_callee`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StringArgumentCallee {
+    /// The called name (`pluck` in `pluck(r, 'k')`, `emit` in `this.bus.emit('k')`, `Box` in
+    /// `new Box('k')`).
+    pub name: String,
+    /// 0-based line of that name.
+    pub line0: u32,
+    /// Byte column of that name on its line.
+    pub byte_column: usize,
+    /// 0-based index of the string among the call's arguments.
+    pub argument_index: usize,
+}
+
+/// The parameter a declaration takes at an argument index (see
+/// [`ParsedSource::typescript_parameter_at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredParameter {
+    /// The parameter as written, whitespace collapsed (`key: K`, `name: string`).
+    pub text: String,
+    /// Whether its type is a `keyof` (`key: keyof T`), or a type parameter constrained by one
+    /// (`K extends keyof T`): a string passed there is a property key. A literal union
+    /// (`'push' | 'replace'`) is none (trial60 M1: an edit advised there broke tsc).
+    pub is_keyof: bool,
+}
+
+/// Node kinds of function-like scopes, across the bundled grammars.
 pub(crate) const FUNCTION_KINDS: &[&str] = &[
     // TypeScript / JavaScript
     "function_declaration",
@@ -2149,10 +2217,7 @@ impl ParsedSource {
     /// one left (trial30 M10: zod's `DeepPartial` after renaming `unknownKeys`). A string that
     /// holds more than the name (`'d-AsyncQueuer'` for `d`: trial39 F3) names another key: `None`.
     pub fn string_property_key_role(&self, line0: u32, byte_column: usize, name_len: usize) -> Option<&'static str> {
-        let mut node = self.typescript_node_at(line0, byte_column)?;
-        while !matches!(node.kind(), "string" | "template_string") {
-            node = node.parent()?;
-        }
+        let mut node = self.typescript_string_at(line0, byte_column)?;
         let at = self.byte_offset(line0, byte_column)?;
         // The content between the quotes: one fragment, or (a template without one) the text.
         let content = match node.named_child_count() {
@@ -2188,15 +2253,181 @@ impl ParsedSource {
         }
         let is_index = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id());
         match parent.kind() {
-            // `emitChange('AsyncQueuer', this)` with a `keyof PacerEventMap` parameter names the
-            // key (trial39 F2); a string argument that is the whole word only.
-            "arguments" if node.kind() == "string" => Some("call argument — the key of this property only where the parameter's type is a `keyof` (the syntax does not show it: check the parameter's type)"),
+            // `Object.hasOwn(x, 'k')`, `x.hasOwnProperty('k')`, `Reflect.get(x, 'k')` name the key
+            // by the syntax; `emitChange('AsyncQueuer', this)` with a `keyof PacerEventMap`
+            // parameter names it too (trial39 F2), which only the callee's declaration shows
+            // (a test title `test('map', …)` does not: trial145 M6). The whole word only.
+            "arguments" if node.kind() == "string" => {
+                let (callee, index) = self.call_of_argument(node)?;
+                let called: String = self.source.get(callee.byte_range())?.split_whitespace().collect::<String>().replace("?.", ".");
+                let built_in = KEY_TAKING_CALLS.iter().find(|(name, at, _)| {
+                    *at == index
+                        && (called == *name
+                            || called.ends_with(name) && (name.starts_with('.') || called[..called.len() - name.len()].ends_with('.')))
+                });
+                Some(built_in.map_or(CALL_ARGUMENT_ROLE, |(_, _, role)| role))
+            }
+            // `'value' in received` tests for the property and narrows `received` to a type that
+            // has it (trial145 F3: ts-results-es's test helper, broken by a rename of
+            // `OkImpl.value` with nothing said).
+            "binary_expression" if is_in_operand(parent, node) => Some(IN_KEY_ROLE),
             "lookup_type" | "indexed_access_type" => Some("indexed-access type key"),
-            "subscript_expression" if is_index("index") => Some("element-access key"),
+            "subscript_expression" if is_index("index") => Some(ELEMENT_ACCESS_ROLE),
             "pair" if is_index("key") => Some("object key"),
             "property_signature" | "public_field_definition" | "method_definition" => Some("property name"),
             _ => None,
         }
+    }
+
+    /// For a TypeScript/JavaScript string at 0-based `line0`, byte column `byte_column` (inside
+    /// the string): the expression that uses it as a key of a value — `'value' in received`,
+    /// `Object.hasOwn(r, 'value')`, `r['value']`, `pluck(r, 'value')` — as written, whitespace
+    /// collapsed; `None` for a string in no such expression.
+    pub fn string_key_expression_text(&self, line0: u32, byte_column: usize) -> Option<String> {
+        let node = self.typescript_string_at(line0, byte_column)?;
+        let parent = node.parent()?;
+        let is_field = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id());
+        let expression = match parent.kind() {
+            "arguments" => self.call_of_argument(node)?.0.parent()?,
+            "binary_expression" if is_in_operand(parent, node) => parent,
+            "subscript_expression" if is_field("index") => parent,
+            _ => return None,
+        };
+        self.source.get(expression.byte_range()).map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
+    /// The TypeScript/JavaScript string (or template string) holding 0-based `line0`, byte
+    /// column `byte_column`; `None` outside one.
+    fn typescript_string_at(&self, line0: u32, byte_column: usize) -> Option<tree_sitter::Node<'_>> {
+        let mut node = self.typescript_node_at(line0, byte_column)?;
+        while !matches!(node.kind(), "string" | "template_string") {
+            node = node.parent()?;
+        }
+        Some(node)
+    }
+
+    /// The called expression of the call (or `new`) whose argument list holds `argument`, and
+    /// the argument's 0-based index; `None` when `argument` is no argument of a call.
+    fn call_of_argument<'t>(&self, argument: tree_sitter::Node<'t>) -> Option<(tree_sitter::Node<'t>, usize)> {
+        let arguments = argument.parent().filter(|parent| parent.kind() == "arguments")?;
+        let call = arguments.parent()?;
+        let callee = match call.kind() {
+            "call_expression" => call.child_by_field_name("function")?,
+            "new_expression" => call.child_by_field_name("constructor")?,
+            _ => return None,
+        };
+        let mut cursor = arguments.walk();
+        let index = arguments
+            .named_children(&mut cursor)
+            .filter(|child| child.kind() != "comment")
+            .position(|child| child.id() == argument.id())?;
+        Some((callee, index))
+    }
+
+    /// For a TypeScript/JavaScript string argument at 0-based `line0`, byte column `byte_column`
+    /// (inside the string): the name it is passed to — the called identifier, or the last name
+    /// of a called member expression (`this.bus.emit`) — with its position and the argument's
+    /// index. `None` for any other string, or a callee that is no name (`make()('k')`).
+    pub fn string_argument_callee(&self, line0: u32, byte_column: usize) -> Option<StringArgumentCallee> {
+        let node = self.typescript_string_at(line0, byte_column)?;
+        let (callee, argument_index) = self.call_of_argument(node)?;
+        let name = match callee.kind() {
+            "identifier" => callee,
+            "member_expression" => callee.child_by_field_name("property")?,
+            _ => return None,
+        };
+        Some(StringArgumentCallee {
+            name: self.source.get(name.byte_range())?.to_owned(),
+            line0: u32::try_from(name.start_position().row).ok()?,
+            byte_column: name.start_position().column,
+            argument_index,
+        })
+    }
+
+    /// For the TypeScript/JavaScript declaration whose name (or start) is at 0-based `line0`,
+    /// byte column `byte_column` — where a server's `definition` of a called name leads: a
+    /// function or method (signature), a class (its constructor), a `const f = (…) => …` — the
+    /// parameter that takes the argument at `argument_index` (a rest parameter takes those past
+    /// it; a `this` parameter takes none). `None` when no such declaration or parameter is
+    /// there (a variable of an interface type, `declare var test: jest.It`).
+    pub fn typescript_parameter_at(&self, line0: u32, byte_column: usize, argument_index: usize) -> Option<DeclaredParameter> {
+        let text =
+            |node: tree_sitter::Node<'_>| self.source.get(node.byte_range()).unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut node = self.typescript_node_at(line0, byte_column)?;
+        // The declaration the position names: the innermost one with parameters, or a class.
+        let declaration = loop {
+            match node.kind() {
+                "function_declaration"
+                | "generator_function_declaration"
+                | "function_signature"
+                | "function_expression"
+                | "function"
+                | "arrow_function"
+                | "method_definition"
+                | "method_signature"
+                | "abstract_method_signature"
+                | "call_signature"
+                | "construct_signature" => break node,
+                "class_declaration" | "abstract_class_declaration" | "class" => {
+                    let body = node.child_by_field_name("body")?;
+                    let mut cursor = body.walk();
+                    let constructor = body.named_children(&mut cursor).find(|member| {
+                        matches!(member.kind(), "method_definition" | "method_signature")
+                            && member.child_by_field_name("name").is_some_and(|name| text(name) == "constructor")
+                    });
+                    break constructor?;
+                }
+                "variable_declarator" => {
+                    let mut value = node.child_by_field_name("value")?;
+                    while matches!(value.kind(), "parenthesized_expression" | "as_expression" | "satisfies_expression") {
+                        value = value.named_child(0)?;
+                    }
+                    break value;
+                }
+                "program" | "statement_block" | "class_body" | "interface_body" | "object_type" => return None,
+                _ => node = node.parent()?,
+            }
+        };
+        let parameters = declaration.child_by_field_name("parameters")?;
+        let mut cursor = parameters.walk();
+        let list: Vec<tree_sitter::Node<'_>> = parameters
+            .named_children(&mut cursor)
+            .filter(|parameter| matches!(parameter.kind(), "required_parameter" | "optional_parameter"))
+            .filter(|parameter| parameter.child_by_field_name("pattern").is_none_or(|pattern| text(pattern) != "this"))
+            .collect();
+        let is_rest = |parameter: &tree_sitter::Node<'_>| {
+            parameter.child_by_field_name("pattern").is_some_and(|pattern| pattern.kind() == "rest_pattern")
+        };
+        let parameter = match list.get(argument_index) {
+            Some(parameter) if !list[..argument_index].iter().any(is_rest) => *parameter,
+            _ => *list.iter().find(|parameter| is_rest(parameter))?,
+        };
+        let annotation = parameter.child_by_field_name("type").map(text).unwrap_or_default();
+        let annotation = annotation.trim_start_matches(':').trim();
+        let names_keyof = |type_text: &str| !crate::lsp::rename_coverage::word_positions(type_text, "keyof").is_empty();
+        // A type parameter of the declaration or of a class, interface or type around it
+        // (`<T, K extends keyof T>(obj: T, key: K)`), constrained by a `keyof`.
+        let constrained_by_keyof = |name: &str| {
+            let mut scope = Some(declaration);
+            while let Some(node) = scope {
+                if let Some(list) = node.child_by_field_name("type_parameters") {
+                    let mut cursor = list.walk();
+                    let found = list
+                        .named_children(&mut cursor)
+                        .find(|parameter| parameter.child_by_field_name("name").is_some_and(|n| text(n) == name));
+                    if let Some(found) = found {
+                        return found.child_by_field_name("constraint").is_some_and(|constraint| names_keyof(&text(constraint)));
+                    }
+                }
+                scope = node.parent();
+            }
+            false
+        };
+        let is_keyof = names_keyof(annotation)
+            || (!annotation.is_empty()
+                && annotation.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                && constrained_by_keyof(annotation));
+        Some(DeclaredParameter { text: text(parameter), is_keyof })
     }
 }
 
@@ -2287,10 +2518,7 @@ impl ParsedSource {
     /// name without its own type arguments or namespace (`QueryOptions`). `None` for any other
     /// string, or when that type is no plain type name (an object type, `typeof x`).
     pub fn string_key_base_type_name(&self, line0: u32, byte_column: usize) -> Option<String> {
-        let mut node = self.typescript_node_at(line0, byte_column)?;
-        while !matches!(node.kind(), "string" | "template_string") {
-            node = node.parent()?;
-        }
+        let node = self.typescript_string_at(line0, byte_column)?;
         let mut up = node.parent()?;
         while matches!(up.kind(), "literal_type" | "union_type") {
             up = up.parent()?;
@@ -2693,23 +2921,23 @@ impl ParsedSource {
     /// For a TypeScript/JavaScript member name on 0-based `line0` — a property or method of an
     /// interface, type literal or class (`getSortingFn?: …`, `run() {}`), or a key of an object
     /// literal (`includesString: …`, a shorthand `includesString,`) — the top-level declaration
-    /// it belongs to when that declaration is exported and the member is part of its shape, not
-    /// of a function body: (the declaration's name, `interface`/`type`/`class`/`variable`).
-    /// `None` otherwise. A rename of such a member changes the exported shape (trial33 M1:
-    /// `SortingColumn.getSortingFn`, `filterFns.includesString`).
+    /// it belongs to when the member is part of its shape, not of a function body. `None`
+    /// otherwise (a member of a local shape, inside a function body; a declaration exported
+    /// inside a `namespace` or `declare module` is taken as the exported one). A rename of
+    /// such a member changes the declaration's shape (trial33 M1: `SortingColumn.getSortingFn`,
+    /// `filterFns.includesString`), which is public when the declaration is exported
+    /// ([`TopLevelDeclarationMember::exported`]) or an exported type extends it (true-myth
+    /// 9.4.0: the unexported `class MaybeImpl` holds `andThen`, and `export interface Just<T>
+    /// extends MaybeImpl<T>` publishes it; recheck of trial141).
     ///
     /// The occurrence of `name` on `line0` is the one at or after character `character_hint`
-    /// (the first when none is); its byte column in the line is returned third. Last comes the
-    /// member's path below the declaration: `name` for a direct member, `range.startIndex` for a
-    /// property of the type of the member `range` (trial56 M1: `Virtualizer.range`'s
-    /// `{ startIndex: number }` was called `Virtualizer.startIndex`), `run(…).retries` for a
-    /// property of a parameter's type of the method `run`.
-    pub fn member_of_exported_declaration_from(
-        &self,
-        line0: u32,
-        character_hint: u32,
-        name: &str,
-    ) -> Option<(String, &'static str, usize, String)> {
+    /// (the first when none is); [`TopLevelDeclarationMember::column`] is its byte column in the
+    /// line. [`TopLevelDeclarationMember::path`] is the member's path below the declaration:
+    /// `name` for a direct member, `range.startIndex` for a property of the type of the member
+    /// `range` (trial56 M1: `Virtualizer.range`'s `{ startIndex: number }` was called
+    /// `Virtualizer.startIndex`), `run(…).retries` for a property of a parameter's type of the
+    /// method `run`.
+    pub fn member_of_top_level_declaration_from(&self, line0: u32, character_hint: u32, name: &str) -> Option<TopLevelDeclarationMember> {
         if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
             return None;
         }
@@ -2758,29 +2986,50 @@ impl ParsedSource {
                         path.push(key);
                     }
                 }
-                "export_statement" => {
+                "export_statement" | "program" => {
                     path.reverse();
                     let path = path.join(".");
-                    return match node.kind() {
-                        "interface_declaration" => Some((text(node.child_by_field_name("name")?)?, "interface", column, path)),
-                        "type_alias_declaration" => Some((text(node.child_by_field_name("name")?)?, "type", column, path)),
-                        "class_declaration" | "abstract_class_declaration" => {
-                            Some((text(node.child_by_field_name("name")?)?, "class", column, path))
-                        }
+                    let (owner, kind) = match node.kind() {
+                        "interface_declaration" => (text(node.child_by_field_name("name")?)?, "interface"),
+                        "type_alias_declaration" => (text(node.child_by_field_name("name")?)?, "type"),
+                        "class_declaration" | "abstract_class_declaration" => (text(node.child_by_field_name("name")?)?, "class"),
                         "lexical_declaration" | "variable_declaration" => {
                             let mut cursor = node.walk();
                             let declarator = node.named_children(&mut cursor).find(|child| child.kind() == "variable_declarator")?;
-                            Some((text(declarator.child_by_field_name("name")?)?, "object", column, path))
+                            (text(declarator.child_by_field_name("name")?)?, "object")
                         }
-                        _ => None,
+                        _ => return None,
                     };
+                    return Some(TopLevelDeclarationMember { owner, kind, column, path, exported: up.kind() == "export_statement" });
                 }
-                "program" => return None,
                 _ => {}
             }
             node = up;
         }
     }
+}
+
+/// Whether `operand` is the left operand of the `in` expression `binary` (`'value' in x`).
+fn is_in_operand(binary: tree_sitter::Node<'_>, operand: tree_sitter::Node<'_>) -> bool {
+    binary.child_by_field_name("left").is_some_and(|left| left.id() == operand.id())
+        && binary.child_by_field_name("operator").is_some_and(|operator| operator.kind() == "in")
+}
+
+/// A member of a top-level TypeScript/JavaScript declaration (see
+/// [`ParsedSource::member_of_top_level_declaration_from`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopLevelDeclarationMember {
+    /// The declaration's name (`SortingColumn`, `filterFns`).
+    pub owner: String,
+    /// `interface`, `type`, `class` or `object` (a variable's object literal).
+    pub kind: &'static str,
+    /// The byte column of the member's name in its line.
+    pub column: usize,
+    /// The member's path below the declaration (`range.startIndex`, `run(…).retries`).
+    pub path: String,
+    /// Whether the declaration is exported (`export class …`); `false` for one only its module
+    /// sees.
+    pub exported: bool,
 }
 
 /// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
@@ -2897,14 +3146,14 @@ mod tests {
         assert_eq!(parsed.string_property_key_role(3, 17, 11), None, "an error message");
         let call = "emitChange('AsyncQueuer', this);\nlog('AsyncQueuer changed');\n";
         let parsed_call = ParsedSource::parse(Path::new("a.ts"), call).expect("parsed");
-        assert_eq!(parsed_call.string_property_key_role(0, 12, 11), Some("call argument — the key of this property only where the parameter's type is a `keyof` (the syntax does not show it: check the parameter's type)"));
+        assert_eq!(parsed_call.string_property_key_role(0, 12, 11), Some(CALL_ARGUMENT_ROLE));
         assert_eq!(parsed_call.string_property_key_role(1, 5, 11), None, "a message that holds the word");
         let dashed = "emitChange('d-AsyncQueuer', 1);\nconst v = obj['d-AsyncQueuer'];\nconst w = obj[`d`];\n";
         let parsed_dashed = ParsedSource::parse(Path::new("a.ts"), dashed).expect("parsed");
         assert_eq!(parsed_dashed.string_property_key_role(0, 12, 1), None, "`d` is only the start of the key");
         assert_eq!(parsed_dashed.string_property_key_role(1, 15, 1), None, "`d` is only the start of the key");
         assert_eq!(parsed_dashed.string_property_key_role(1, 15, 13), Some("element-access key"));
-        assert_eq!(parsed_dashed.string_property_key_role(0, 12, 13), Some("call argument — the key of this property only where the parameter's type is a `keyof` (the syntax does not show it: check the parameter's type)"));
+        assert_eq!(parsed_dashed.string_property_key_role(0, 12, 13), Some(CALL_ARGUMENT_ROLE));
         assert_eq!(parsed_dashed.string_property_key_role(2, 15, 1), Some("element-access key"), "a template string");
         let pick = "type H = Pick<QueryOptions<any>, 'queryKeyHashFn' | 'other'>;\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), pick).expect("parsed");
@@ -2918,6 +3167,49 @@ mod tests {
         assert_eq!(parsed.string_key_base_type_name(1, 18).as_deref(), Some("Options"), "an indexed-access type");
         assert_eq!(parsed.string_key_base_type_name(2, 25), None, "an object type has no name");
         assert_eq!(parsed.string_key_base_type_name(3, 15), None, "an element access is no type");
+    }
+
+    #[test]
+    fn keys_of_values_in_code_are_told_by_their_syntax() {
+        let source = "const a = 'value' in received ? received.value : 0;\nconst b = Object.hasOwn(r, 'value') || r?.hasOwnProperty('value');\nconst c = Reflect.get(r, 'value') ?? Object.prototype.hasOwnProperty.call(r, 'value');\nconst d = Reflect.get('value', r);\nfor (const k in 'value') {}\nconst e = 'value' === kind;\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.string_property_key_role(0, 11, 5), Some(IN_KEY_ROLE));
+        assert_eq!(parsed.string_property_key_role(1, 28, 5), Some("key argument of `Object.hasOwn`"));
+        assert_eq!(parsed.string_property_key_role(1, 58, 5), Some("key argument of `hasOwnProperty`"), "`?.` read as `.`");
+        assert_eq!(parsed.string_property_key_role(2, 26, 5), Some("key argument of `Reflect.get`"));
+        assert_eq!(parsed.string_property_key_role(2, 78, 5), Some("key argument of `hasOwnProperty`"));
+        assert_eq!(parsed.string_property_key_role(3, 23, 5), Some(CALL_ARGUMENT_ROLE), "the object's place, not the key's");
+        assert_eq!(parsed.string_property_key_role(4, 17, 5), None, "the right operand of `in`");
+        assert_eq!(parsed.string_property_key_role(5, 11, 5), None, "a comparison");
+        assert_eq!(parsed.string_key_expression_text(0, 11).as_deref(), Some("'value' in received"));
+        assert_eq!(parsed.string_key_expression_text(1, 58).as_deref(), Some("r?.hasOwnProperty('value')"));
+        assert_eq!(parsed.string_key_expression_text(5, 11), None);
+        for role in [IN_KEY_ROLE, ELEMENT_ACCESS_ROLE, CALL_ARGUMENT_ROLE, "key argument of `Reflect.has`"] {
+            assert!(is_key_of_a_value_role(role), "{role}");
+        }
+        assert!(!is_key_of_a_value_role("key in a type argument") && !is_key_of_a_value_role(OMIT_KEY_ROLE));
+    }
+
+    #[test]
+    fn a_string_arguments_callee_and_the_parameter_it_fills_are_found() {
+        let calls = "test('map', () => {});\nthis.bus.emit(\n  'AsyncQueuer',\n  1,\n);\nnew Ok('Ok');\nmake()('k');\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), calls).expect("parsed");
+        let callee = |line0, byte| parsed.string_argument_callee(line0, byte).map(|c| (c.name, c.line0, c.byte_column, c.argument_index));
+        assert_eq!(callee(0, 6), Some(("test".to_owned(), 0, 0, 0)));
+        assert_eq!(callee(2, 3), Some(("emit".to_owned(), 1, 9, 0)), "a member's name, lines above");
+        assert_eq!(callee(5, 8), Some(("Ok".to_owned(), 5, 4, 0)));
+        assert_eq!(callee(6, 8), None, "a callee that is no name");
+        let declarations = "export function pluck<T, K extends keyof T>(obj: T, key: K): T[K] { return obj[key]; }\ndeclare function test(name: string, fn?: () => void): void;\nexport class Box<T> {\n  constructor(private val: T) {}\n  get(this: Box<T>, key: keyof T, ...rest: string[]) { return key; }\n}\nexport const emit = <E extends Extract<keyof Events, string>>(event: E) => event;\ndeclare var it: jest.It;\n";
+        let parsed = ParsedSource::parse(Path::new("a.d.ts"), declarations).expect("parsed");
+        let parameter = |line0, byte, index| parsed.typescript_parameter_at(line0, byte, index).map(|p| (p.text, p.is_keyof));
+        assert_eq!(parameter(0, 16, 1), Some(("key: K".to_owned(), true)), "a type parameter constrained by `keyof`");
+        assert_eq!(parameter(0, 16, 0), Some(("obj: T".to_owned(), false)));
+        assert_eq!(parameter(1, 17, 0), Some(("name: string".to_owned(), false)));
+        assert_eq!(parameter(2, 13, 0), Some(("private val: T".to_owned(), false)), "a class: its constructor");
+        assert_eq!(parameter(4, 2, 0), Some(("key: keyof T".to_owned(), true)), "a `this` parameter takes no argument");
+        assert_eq!(parameter(4, 2, 3), Some(("...rest: string[]".to_owned(), false)), "a rest parameter takes those past it");
+        assert_eq!(parameter(6, 13, 0), Some(("event: E".to_owned(), true)), "an arrow function bound to a name");
+        assert_eq!(parameter(7, 12, 0), None, "a variable of an interface type");
     }
 
     #[test]
@@ -3075,36 +3367,61 @@ mod tests {
         let source = "export interface SortingColumn {\n  getSortingFn?: () => number;\n}\nexport const filterFns = {\n  includesString,\n  equals: (a: number) => a,\n};\nexport function make() {\n  const local = { inner: 1 };\n  return local;\n}\ninterface Hidden {\n  secret: number;\n}\nexport class Runner {\n  run(): void {}\n}\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
         assert_eq!(
-            parsed.member_of_exported_declaration_from(1, 0, "getSortingFn").map(|(owner, kind, _, _)| (owner, kind)),
+            parsed
+                .member_of_top_level_declaration_from(1, 0, "getSortingFn")
+                .filter(|member| member.exported)
+                .map(|member| (member.owner, member.kind)),
             Some(("SortingColumn".to_owned(), "interface"))
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(4, 0, "includesString").map(|(owner, kind, _, _)| (owner, kind)),
+            parsed
+                .member_of_top_level_declaration_from(4, 0, "includesString")
+                .filter(|member| member.exported)
+                .map(|member| (member.owner, member.kind)),
             Some(("filterFns".to_owned(), "object"))
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(5, 0, "equals").map(|(owner, kind, _, _)| (owner, kind)),
+            parsed
+                .member_of_top_level_declaration_from(5, 0, "equals")
+                .filter(|member| member.exported)
+                .map(|member| (member.owner, member.kind)),
             Some(("filterFns".to_owned(), "object"))
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(8, 0, "inner").map(|(owner, kind, _, _)| (owner, kind)),
+            parsed
+                .member_of_top_level_declaration_from(8, 0, "inner")
+                .filter(|member| member.exported)
+                .map(|member| (member.owner, member.kind)),
             None,
             "a local object in a function body"
         );
         assert_eq!(
-            parsed.member_of_exported_declaration_from(12, 0, "secret").map(|(owner, kind, _, _)| (owner, kind)),
+            parsed
+                .member_of_top_level_declaration_from(12, 0, "secret")
+                .filter(|member| member.exported)
+                .map(|member| (member.owner, member.kind)),
             None,
             "an interface not exported"
         );
+        let hidden = parsed.member_of_top_level_declaration_from(12, 0, "secret").expect("a member of a top-level interface");
+        assert_eq!((hidden.owner.as_str(), hidden.kind, hidden.path.as_str(), hidden.exported), ("Hidden", "interface", "secret", false));
+        assert!(parsed.member_of_top_level_declaration_from(15, 0, "run").expect("Runner.run").exported);
+        assert_eq!(parsed.member_of_top_level_declaration_from(8, 0, "inner"), None, "a local object stays out");
         assert_eq!(
-            parsed.member_of_exported_declaration_from(15, 0, "run").map(|(owner, kind, _, _)| (owner, kind)),
+            parsed
+                .member_of_top_level_declaration_from(15, 0, "run")
+                .filter(|member| member.exported)
+                .map(|member| (member.owner, member.kind)),
             Some(("Runner".to_owned(), "class"))
         );
         // The path below the declaration: a property of a member's type, of a parameter's type.
         let nested = "export class Virtualizer {\n  range: { startIndex: number; endIndex: number } | null = null\n  scrollTo(options: { behavior: string }) {}\n  plain = 1\n}\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), nested).expect("parsed");
         let path = |line0: u32, name: &str| {
-            parsed.member_of_exported_declaration_from(line0, 0, name).map(|(owner, _, _, path)| format!("{owner}.{path}"))
+            parsed
+                .member_of_top_level_declaration_from(line0, 0, name)
+                .filter(|member| member.exported)
+                .map(|member| format!("{}.{}", member.owner, member.path))
         };
         assert_eq!(path(1, "startIndex").as_deref(), Some("Virtualizer.range.startIndex"));
         assert_eq!(path(1, "range").as_deref(), Some("Virtualizer.range"));

@@ -186,6 +186,30 @@ pub(crate) fn take_maybe_unmasked(
     taken
 }
 
+/// Splits `gone` (errors the write's check no longer reports in a file) into those it resolved
+/// and those on a line it left unchanged where it introduced a new error (`new`; old lines
+/// mapped through `line_map`): a checker reports one error per expression, so the older one may stand behind
+/// the new one — pyright reports `Argument missing for parameter "strict"` in place of the
+/// argument's own type error on that call (inflect 7.4.0, trial144 F1/M4: the fix then said it
+/// "introduced" the pristine type error, which made every importer's resolved errors "hidden",
+/// and the next identical break read "no new errors" in the 9 test files it broke). Returns
+/// (resolved, hidden behind a new error).
+pub(crate) fn split_hidden_behind_new_errors(
+    gone: Vec<DiagnosticRecord>,
+    new: &[DiagnosticRecord],
+    line_map: &crate::lsp::diagnostics_on_write::LineMap,
+) -> (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) {
+    let new_error_lines: std::collections::HashSet<u32> =
+        new.iter().filter(|record| record.severity == Severity::Error).map(|record| record.line).collect();
+    // (Only on a line the write left unchanged: on a line it wrote, the old error went with the
+    // old text — a rename onto another function replaces the call's error, lsp_rename's
+    // `an_existing_error_whose_message_names_the_renamed_function_is_not_new`.)
+    gone.into_iter().partition(|record| {
+        let (line, unchanged) = line_map.map(record.line);
+        record.severity != Severity::Error || !unchanged || !new_error_lines.contains(&line)
+    })
+}
+
 /// Whether the line of `record` (read from its file now, beneath `workspace_root`: a file the
 /// write did not change) names one of `names` as a word; `true` when `names` is empty (unknown:
 /// every line counts) or the line cannot be read.

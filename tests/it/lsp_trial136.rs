@@ -4,7 +4,8 @@
 //!   "no callers" with no note: the base's own `process` calls it as `self._process(…)`.
 //! - F3: `incoming_calls` at depth 2 of `imt` said "depth 2 found nothing more: the hierarchy ends
 //!   here", where its caller `group_over` is used as a value (called through a list of
-//!   groupings), which a depth-1 query at `group_over` notes.
+//!   groupings), which a depth-1 query at `group_over` notes (and, since trial144 F2, the depth-2
+//!   answer notes for it).
 //! - F2: renaming the class `Where` to `WhereClause` gave no warning, and 11 tests failed:
 //!   `ReindentFilter` builds `'_process_{cls}'.format(cls=type(tlist).__name__)` and looks up
 //!   `_process_where`, so the renamed class fell back to `_process_default`.
@@ -42,8 +43,8 @@ fn an_override_says_the_calls_through_its_base_method_are_not_listed() {
 }
 
 #[test]
-fn a_deeper_walk_that_ends_says_the_entries_unlisted_uses_were_not_checked() {
-    let test = "lsp_trial136::a_deeper_walk_that_ends_says_the_entries_unlisted_uses_were_not_checked";
+fn a_deeper_walk_that_ends_names_the_entries_unlisted_uses() {
+    let test = "lsp_trial136::a_deeper_walk_that_ends_names_the_entries_unlisted_uses";
     if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
         return;
     }
@@ -60,7 +61,13 @@ fn a_deeper_walk_that_ends_says_the_entries_unlisted_uses_were_not_checked() {
         support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "groupish.py", "line": 1, "symbol": "imt", "depth": 2}));
     assert!(text.contains("def group_over(tokens):"), "{text}");
     assert!(!text.contains("the hierarchy ends here\n"), "{text}");
-    assert!(text.contains("are checked for the queried item only, not for the entries above"), "{text}");
+    assert!(text.contains("are checked for the queried item and for each followed entry"), "{text}");
+    // The followed `group_over`'s use as a value, named for it (trial144 F2).
+    assert!(
+        text.contains("note: for the depth-1 caller `group_over` (groupish.py:5), whose callers depth 2 lists — NOT in this answer as call sites: 1 reference of `group_over`")
+            && text.contains("groupish.py:9: GROUPINGS = [group_over]"),
+        "{text}"
+    );
 }
 
 #[test]

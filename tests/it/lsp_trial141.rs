@@ -6,6 +6,9 @@
 //! - F2: `outgoing_calls` of a function returning a method chain placed every call of the chain
 //!   at the chain's first line (four `andThen` calls counted as one), and the chain's calls
 //!   tsserver did not list were taken as listed.
+//! - Recheck (F-new-1): renaming `andThen` of the unexported `class MaybeImpl`, which the
+//!   exported `interface Just<T> extends MaybeImpl<T>` publishes, said nothing of the public API
+//!   while every user's `maybe.andThen(…)` broke.
 //!
 //! Ground truth: tsc compiles the fixture, and grep finds the two calls.
 
@@ -83,4 +86,49 @@ fn outgoing_calls_of_a_method_chain_place_each_call_at_its_own_line() {
     };
     assert_eq!(lines_of("map"), vec![13, 14], "{text}\n{structured:#}");
     assert_eq!(lines_of("value"), vec![15], "{text}\n{structured:#}");
+}
+
+/// The recheck's F-new-1: a member of an unexported class is public API when an exported
+/// interface of its module extends the class (true-myth 9.4.0 maybe.ts: `class MaybeImpl`,
+/// `export interface Just<T> extends MaybeImpl<T>`, `export interface Nothing<T> extends
+/// Omit<MaybeImpl<T>, 'value'>`); a member of an unexported class nothing exported extends is not.
+#[test]
+fn renaming_a_member_of_an_unexported_class_an_exported_interface_extends_is_a_public_api_change() {
+    let test = "lsp_trial141::renaming_a_member_of_an_unexported_class_an_exported_interface_extends_is_a_public_api_change";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let maybe = "class MaybeImpl<T extends {}> {\n  constructor(readonly value?: T) {}\n  andThen<U extends {}>(fn: (t: T) => MaybeImpl<U>): MaybeImpl<U>;\n  andThen<U extends {}>(fn: (t: T) => MaybeImpl<U>, label: string): MaybeImpl<U>;\n  andThen<U extends {}>(fn: (t: T) => MaybeImpl<U>): MaybeImpl<U> {\n    return fn(this.value as T);\n  }\n}\n\nclass Counter {\n  tick(): number {\n    return 1;\n  }\n}\n\nexport interface Just<T extends {}> extends MaybeImpl<T> {\n  value: T;\n}\n\nexport interface Nothing<T extends {}> extends Omit<MaybeImpl<T>, 'value'> {}\n\nexport function just<T extends {}>(value: T): Just<T> {\n  return new MaybeImpl(value) as Just<T>;\n}\n\nexport function count(): number {\n  return new Counter().tick();\n}\n";
+    let dir = support::workspace_with(&[
+        (
+            "package.json",
+            "{\"name\": \"maybe-lib\", \"version\": \"1.0.0\", \"type\": \"module\", \"exports\": {\".\": {\"types\": \"./dist/index.d.ts\", \"default\": \"./dist/index.js\"}}}\n",
+        ),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2015\", \"lib\": [\"ES2015\"], \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/index.ts", "export * as maybe from './maybe.js';\n"),
+        ("src/maybe.ts", maybe),
+    ]);
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/maybe.ts", "line": 5, "symbol": "andThen", "new_name": "flatMap", "preview": true}),
+    );
+    assert!(
+        text.contains("note: public API changed: src/maybe.ts:3 declares `andThen`, a member of the class `MaybeImpl`, which the exported `Just` extends — the package `maybe-lib` exports `Just`"),
+        "{text}"
+    );
+    // `Counter` is used by an exported function but no exported type extends it: its member is
+    // no public API.
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/maybe.ts", "line": 11, "symbol": "tick", "new_name": "step", "preview": true}),
+    );
+    assert!(text.contains("rename `tick` → `step`"), "{text}");
+    assert!(!text.contains("public API changed"), "Counter is not published:\n{text}");
 }

@@ -175,6 +175,12 @@ pub fn lsp_run_allowing_writes_with_config(workspace: &Path, config: runbound::R
 /// not how fast: `write`/`edit` get 300 s, the check budgets 120 s / 240 s, navigation's
 /// indexing wait 180 s (the corpus tests' settings, see `corpus::tools_run`).
 pub fn lsp_run_allowing_writes_with_room(workspace: &Path) -> runbound::Run {
+    lsp_run_allowing_writes_with_config(workspace, config_with_room())
+}
+
+/// The configuration of [`lsp_run_allowing_writes_with_room`], for a test that builds its run
+/// itself (with structural tools, another tool's timeout).
+pub fn config_with_room() -> runbound::RunConfig {
     let mut config = runbound::RunConfig::default();
     config.lsp.write_diagnostics_budget = Duration::from_secs(120);
     config.lsp.write_diagnostics_check_budget = Duration::from_secs(240);
@@ -182,7 +188,7 @@ pub fn lsp_run_allowing_writes_with_room(workspace: &Path) -> runbound::Run {
     for tool in ["write", "edit"] {
         config.tool_timeouts.insert(tool.to_owned(), Duration::from_secs(300));
     }
-    lsp_run_allowing_writes_with_config(workspace, config)
+    config
 }
 
 /// Whether lldb's DAP adapter (`lldb-dap`, `lldb-dap-NN`, an LLVM tree's, the legacy
