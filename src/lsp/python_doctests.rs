@@ -40,7 +40,13 @@ pub enum RenamedPythonSymbol {
     },
     /// A class member (a method, a class or instance attribute, a nested class): named as an
     /// attribute, `obj.name`.
-    Member,
+    Member {
+        /// When the member is a field of a class whose generated constructor takes its fields as
+        /// keyword arguments (a dataclass, an attrs class, a `NamedTuple`, a `TypedDict`, a
+        /// pydantic model, a msgspec `Struct`): that class's name, since `Point(x=1)` names the
+        /// field `x` and its repr `Point(x=1)` shows it (review44 BUG 3). `None` otherwise.
+        constructor_class: Option<String>,
+    },
     /// A module-level name (function, class, variable): named bare or qualified by its module.
     ModuleLevel,
     /// A function's local variable: not visible in a docstring's examples.
@@ -233,9 +239,15 @@ impl PythonDoctests {
                 match symbol {
                     None | Some(RenamedPythonSymbol::ModuleLevel) => DoctestOccurrence::ExpectedOutput,
                     Some(RenamedPythonSymbol::Local) => DoctestOccurrence::Other(OtherDoctestName::Local),
-                    // A member shows in output qualified (`<bound method peekable.peek …>`).
-                    Some(RenamedPythonSymbol::Member) => {
-                        if line_text.get(..byte_start).is_some_and(|before| before.ends_with('.')) {
+                    // A member shows in output qualified (`<bound method peekable.peek …>`), a
+                    // field of a generated constructor in its class's repr (`Point(x=1, y=2)`).
+                    Some(RenamedPythonSymbol::Member { constructor_class }) => {
+                        let qualified = line_text.get(..byte_start).is_some_and(|before| before.ends_with('.'));
+                        let in_repr = constructor_class.as_deref().is_some_and(|class| {
+                            line_text.get(byte_start + word_len..).is_some_and(|after| after.starts_with('='))
+                                && line_text.contains(&format!("{class}("))
+                        });
+                        if qualified || in_repr {
                             DoctestOccurrence::ExpectedOutput
                         } else {
                             DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)
@@ -383,7 +395,20 @@ impl ExampleCode {
                     DoctestOccurrence::Other(OtherDoctestName::NotAKeywordOfTheFunction)
                 }
             }
-            RenamedPythonSymbol::Member => {
+            RenamedPythonSymbol::Member { constructor_class } => {
+                // `Point(x=1)`: a keyword of the class's generated constructor.
+                if let Some(class) = constructor_class {
+                    let of_the_constructor = keyword_of_call
+                        .and_then(|keyword| keyword.parent())
+                        .filter(|arguments| arguments.kind() == "argument_list")
+                        .and_then(|arguments| arguments.parent())
+                        .filter(|call| call.kind() == "call")
+                        .and_then(|call| call.child_by_field_name("function"))
+                        .is_some_and(|function| self.callee_is(function, std::slice::from_ref(class)));
+                    if of_the_constructor {
+                        return DoctestOccurrence::Source;
+                    }
+                }
                 if let Some(object) = attribute_of {
                     if object.kind() == "identifier" && bound().imported_modules.contains(self.text_of(object)) {
                         return DoctestOccurrence::Other(OtherDoctestName::AttributeOfAnImportedModule);
@@ -633,18 +658,49 @@ pub fn renamed_python_symbol(text: &str, line: usize, byte_column: usize) -> Opt
     let named_definition = matches!(parent.kind(), "function_definition" | "class_definition")
         && parent.child_by_field_name("name").is_some_and(|name| name.id() == node.id());
     if named_definition && class_of_body(parent).is_some() {
-        return Some(RenamedPythonSymbol::Member);
+        return Some(RenamedPythonSymbol::Member { constructor_class: None });
     }
     if parent.kind() == "attribute" && parent.child_by_field_name("attribute").is_some_and(|name| name.id() == node.id()) {
-        return Some(RenamedPythonSymbol::Member);
+        return Some(RenamedPythonSymbol::Member { constructor_class: None });
     }
     if parent.kind() == "assignment" && parent.child_by_field_name("left").is_some_and(|left| left.id() == node.id()) {
         let statement = parent.parent().filter(|statement| statement.kind() == "expression_statement");
-        if statement.is_some_and(|statement| class_of_body(statement).is_some()) {
-            return Some(RenamedPythonSymbol::Member);
+        if let Some(class) = statement.and_then(class_of_body) {
+            let constructor_class = class_has_field_constructor(class, text).then(|| name_of(class)).flatten();
+            return Some(RenamedPythonSymbol::Member { constructor_class });
         }
     }
     crate::lsp::rename_public_names::python_module_level_occurrence(text, line, byte_column).then_some(RenamedPythonSymbol::ModuleLevel)
+}
+
+/// The decorators whose class gets a constructor that takes the class-body fields as keyword
+/// arguments, by the last part of their dotted name (`dataclasses.dataclass`, `attr.s`,
+/// `attrs.define`, `@dataclass(frozen=True)`).
+const FIELD_CONSTRUCTOR_DECORATORS: &[&str] = &["dataclass", "s", "attrs", "define", "frozen", "mutable", "dataclass_transform"];
+
+/// The bases whose subclasses get such a constructor, by the last part of their dotted name.
+const FIELD_CONSTRUCTOR_BASES: &[&str] = &["NamedTuple", "TypedDict", "BaseModel", "BaseSettings", "Struct"];
+
+/// Whether `class` (a `class_definition` of `text`) gets a constructor that takes its class-body
+/// fields as keyword arguments: a decorator of [`FIELD_CONSTRUCTOR_DECORATORS`] or a base of
+/// [`FIELD_CONSTRUCTOR_BASES`]. A subclass of such a class that has neither is not told.
+fn class_has_field_constructor(class: tree_sitter::Node<'_>, text: &str) -> bool {
+    let last_part = |node: tree_sitter::Node<'_>| -> Option<String> {
+        let node = if node.kind() == "call" { node.child_by_field_name("function")? } else { node };
+        let name = text.get(node.start_byte()..node.end_byte())?;
+        Some(name.rsplit('.').next().unwrap_or(name).trim().to_owned())
+    };
+    let decorated = class.parent().filter(|parent| parent.kind() == "decorated_definition").is_some_and(|definition| {
+        let mut cursor = definition.walk();
+        let decorators: Vec<_> = definition.named_children(&mut cursor).filter(|child| child.kind() == "decorator").collect();
+        decorators.into_iter().filter_map(|decorator| decorator.named_child(0)).filter_map(last_part).any(|name| FIELD_CONSTRUCTOR_DECORATORS.contains(&name.as_str()))
+    });
+    let based = class.child_by_field_name("superclasses").is_some_and(|bases| {
+        let mut cursor = bases.walk();
+        let bases: Vec<_> = bases.named_children(&mut cursor).collect();
+        bases.into_iter().filter_map(last_part).any(|name| FIELD_CONSTRUCTOR_BASES.contains(&name.as_str()))
+    });
+    decorated || based
 }
 
 /// The class whose body holds `definition` directly (through a decorator).
@@ -729,9 +785,9 @@ mod tests {
             matches!(renamed_python_symbol(MORE, line, byte), Some(RenamedPythonSymbol::Parameter { function, .. }) if function == "windowed")
         );
         let (line, byte) = position(27, "prepend", 0);
-        assert_eq!(renamed_python_symbol(MORE, line, byte), Some(RenamedPythonSymbol::Member));
+        assert_eq!(renamed_python_symbol(MORE, line, byte), Some(RenamedPythonSymbol::Member { constructor_class: None }));
         let (line, byte) = position(25, "_it", 0);
-        assert_eq!(renamed_python_symbol(MORE, line, byte), Some(RenamedPythonSymbol::Member));
+        assert_eq!(renamed_python_symbol(MORE, line, byte), Some(RenamedPythonSymbol::Member { constructor_class: None }));
         let (line, byte) = position(31, "prepend", 0);
         assert_eq!(renamed_python_symbol(MORE, line, byte), Some(RenamedPythonSymbol::ModuleLevel));
         let (line, byte) = position(23, "peekable", 0);
@@ -753,7 +809,7 @@ mod tests {
         assert_eq!(at(13, "iterable", 0, &iterable), other);
         let strict = RenamedPythonSymbol::Parameter { function: "chunked".to_owned(), callables: vec!["chunked".to_owned()] };
         assert_eq!(at(13, "strict", 0, &strict), other, "windowed's keyword");
-        let member = RenamedPythonSymbol::Member;
+        let member = RenamedPythonSymbol::Member { constructor_class: None };
         assert_eq!(at(16, "prepend", 0, &member), Some(DoctestOccurrence::Source), "p.prepend");
         assert_eq!(at(18, "prepend", 0, &member), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)));
         assert_eq!(at(18, "prepend", 1, &member), Some(DoctestOccurrence::Other(OtherDoctestName::AttributeOfAnImportedModule)));
@@ -770,5 +826,48 @@ mod tests {
         assert_eq!(at(13, "strict", 0, &windowed), Some(DoctestOccurrence::Source));
         // Unknown: everything counts.
         assert_eq!(doctests.occurrence(12, 8, 8, None), Some(DoctestOccurrence::Source));
+    }
+
+    const FIELDS: &str = "from dataclasses import dataclass\nfrom typing import NamedTuple\n\n\n@dataclass(frozen=True)\nclass Point:\n    \"\"\"A point.\n\n    >>> Point(x=1, y=2)\n    Point(x=1, y=2)\n    >>> Plain(x=1).x\n    1\n    \"\"\"\n\n    x: int\n    y: int = 0\n\n\nclass Pair(typing.NamedTuple):\n    x: int\n\n\nclass Plain:\n    x = 0\n\n    def __init__(self, x):\n        self.x = x\n";
+
+    #[test]
+    fn a_field_of_a_generated_constructor_is_named_by_the_constructor_keyword_and_its_repr() {
+        let position = |line: usize, word: &str, nth: usize| -> (usize, usize) {
+            let text = FIELDS.lines().nth(line).unwrap();
+            (line, text.match_indices(word).nth(nth).unwrap().0)
+        };
+        let point_x = RenamedPythonSymbol::Member { constructor_class: Some("Point".to_owned()) };
+        let (line, byte) = position(14, "x", 0);
+        assert_eq!(renamed_python_symbol(FIELDS, line, byte), Some(point_x.clone()), "a dataclass field");
+        let (line, byte) = position(15, "y", 0);
+        assert_eq!(
+            renamed_python_symbol(FIELDS, line, byte),
+            Some(RenamedPythonSymbol::Member { constructor_class: Some("Point".to_owned()) }),
+            "a field with a default"
+        );
+        let (line, byte) = position(19, "x", 0);
+        assert_eq!(
+            renamed_python_symbol(FIELDS, line, byte),
+            Some(RenamedPythonSymbol::Member { constructor_class: Some("Pair".to_owned()) }),
+            "a NamedTuple field, its base dotted"
+        );
+        let (line, byte) = position(23, "x", 0);
+        assert_eq!(
+            renamed_python_symbol(FIELDS, line, byte),
+            Some(RenamedPythonSymbol::Member { constructor_class: None }),
+            "a plain class attribute: its __init__ takes its own parameter"
+        );
+        let doctests = PythonDoctests::parse(FIELDS.to_owned());
+        let at = |line: usize, word: &str, nth: usize, symbol: &RenamedPythonSymbol| -> Option<DoctestOccurrence> {
+            let (line, byte) = position(line, word, nth);
+            doctests.occurrence(line, byte, word.len(), Some(symbol))
+        };
+        assert_eq!(at(8, "x", 0, &point_x), Some(DoctestOccurrence::Source), "Point(x=1)");
+        assert_eq!(at(9, "x", 0, &point_x), Some(DoctestOccurrence::ExpectedOutput), "the repr Point(x=1, y=2)");
+        assert_eq!(at(10, "x", 0, &point_x), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)), "Plain(x=1)");
+        assert_eq!(at(10, "x", 1, &point_x), Some(DoctestOccurrence::Source), ".x");
+        let plain_x = RenamedPythonSymbol::Member { constructor_class: None };
+        assert_eq!(at(8, "x", 0, &plain_x), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)));
+        assert_eq!(at(9, "x", 0, &plain_x), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)));
     }
 }

@@ -2298,7 +2298,7 @@ pub fn complete_rename(
     let untyped_test_uses: Vec<&WordHit> = {
         let unresolved_python = |(hit, target): &&(WordHit, Option<Target>)| target.is_none() && path_is_python(&hit.path);
         if elsewhere.iter().any(|entry| unresolved_python(&entry))
-            && matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Member))
+            && matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Member { .. }))
         {
             let mut collected: HashMap<PathBuf, bool> = HashMap::new();
             elsewhere

@@ -210,3 +210,42 @@ fn a_method_rename_warns_of_unresolved_attribute_uses_in_test_files() {
     // Ground truth: the test fails at the line the WARNING names.
     assert_eq!(support::python_prints(dir.path(), failing_lines), "['tests/test_peek.py:11'] 1");
 }
+
+const POINT: &str = "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Point:\n    \"\"\"A point on the plane.\n\n    >>> Point(x=1, y=2)\n    Point(x=1, y=2)\n    >>> Point(3, 4).x\n    3\n    >>> x = 5\n    >>> x + 1\n    6\n    \"\"\"\n\n    x: int\n    y: int = 0\n\n\ndef origin():\n    return Point(x=0, y=0)\n";
+
+/// Review of trial 148's work, BUG 3: renaming a dataclass field counted the doctests' keyword
+/// argument of the generated constructor (`Point(x=1)`) and its repr (`Point(x=1, y=2)`) as
+/// another name, with no WARNING; both doctests then fail. The examples' own variable `x` stays
+/// another name.
+#[test]
+fn a_dataclass_field_rename_warns_of_constructor_keywords_and_reprs_in_doctests() {
+    let test = "lsp_trial148::a_dataclass_field_rename_warns_of_constructor_keywords_and_reprs_in_doctests";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/geometry.py", POINT),
+    ]);
+    assert_eq!(failing_doctests(dir.path(), &["pkg.geometry"]), "[] 4");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "pkg/geometry.py", "line": 17, "symbol": "x", "new_name": "left"}));
+    let after = std::fs::read_to_string(dir.path().join("pkg/geometry.py")).unwrap();
+    // The server renamed the code's keyword argument of the generated constructor.
+    assert!(after.contains("return Point(left=0, y=0)"), "{after}\n{text}");
+    let warnings: Vec<&str> = text.lines().filter(|line| line.starts_with("WARNING:") && line.contains("doc-tests may fail")).collect();
+    assert!(!warnings.is_empty(), "no doctest WARNING:\n{text}");
+    assert!(
+        text.contains("pkg/geometry.py:8: >>> Point(x=1, y=2)") && text.contains("pkg/geometry.py:9: Point(x=1, y=2)"),
+        "the keyword and the repr are listed:\n{text}"
+    );
+    assert!(text.contains("pkg/geometry.py:10: >>> Point(3, 4).x"), "the attribute use is listed:\n{text}");
+    assert!(warnings.iter().any(|warning| warning.contains("the expected output at pkg/geometry.py:9 names `x`")), "{text}");
+    assert!(
+        text.contains("  2 other occurrences of `x` in doctests are other names: 2 not an attribute `.x` (a same-named function or variable of the examples) (pkg/geometry.py:12, pkg/geometry.py:13), left alone"),
+        "the examples' own variable stays another name:\n{text}"
+    );
+    // Ground truth: the doctests that fail are those listed.
+    assert_eq!(failing_doctests(dir.path(), &["pkg.geometry"]), "['pkg/geometry.py:10', 'pkg/geometry.py:8'] 4");
+}
