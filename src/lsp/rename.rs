@@ -884,6 +884,24 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // A root of the language whose own server refused the rename (a name conflict in its code,
+    // review44 RISK 6): written, the other roots would take the new name and that root's code
+    // would no longer build against them. Staged, not written, so the agent picks another name.
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && !across.refused.is_empty()).then(|| {
+            let roots: Vec<String> = across.refused.iter().map(|root| supervisor.display_path(root)).collect();
+            format!(
+                "NOT written: {} @ {} refused to rename `{}` in {} own code (the WARNING below says why): written, the other roots would take `{}` and the code of {} that uses `{}` would no longer build against them; it is staged instead — `resolve` discard and pick another name, or `resolve` accept to write the other roots as they are",
+                server.id(),
+                roots.join(", "),
+                resolved.cursor_identifier,
+                crate::render::one_or_many(roots.len(), "its", "their"),
+                args.new_name,
+                roots.join(", "),
+                resolved.cursor_identifier,
+            )
+        })
+    });
     if args.preview || staged_because.is_some() {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The warnings and the check's findings (indented under its summary line) are repeated

@@ -53,6 +53,25 @@ fn a_consumer_gopls_refusing_the_rename_is_a_warning_with_another_name_as_next_s
     assert!(text.contains("consumer, another gopls root this rename must cover, refused the rename"), "{text}");
     assert!(!text.contains("a warm server answers faster"), "a refusal is no slow server:\n{text}");
     assert!(!text.contains("call lsp_rename again once its server is up"), "{text}");
+    // Asked to write (review44 RISK 6): the library alone would take the new name and the
+    // consumer stop building, so the rename is staged, not written.
+    let library_before = std::fs::read_to_string(dir.path().join("uuid/uuid.go")).unwrap();
+    let written = support::call_ok(&run, "lsp_rename", json!({"file": "uuid/uuid.go", "line": 7, "symbol": "URN", "new_name": "Label"}));
+    assert!(
+        written.starts_with("NOT written: gopls @ consumer refused to rename `URN` in its own code (the WARNING below says why): written, the other roots would take `Label` and the code of consumer that uses `URN` would no longer build against them; it is staged instead"),
+        "{written}"
+    );
+    assert!(written.contains("WARNING: gopls @ consumer"), "{written}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("uuid/uuid.go")).unwrap(), library_before, "nothing written");
+    // Ground truth: the consumer still builds.
+    let build = std::process::Command::new("go")
+        .args(["build", "./..."])
+        .current_dir(dir.path().join("consumer"))
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
 }
 
 /// M2: a write to a file the build constraints exclude, in a module below the workspace root:
