@@ -693,7 +693,11 @@ fn class_has_field_constructor(class: tree_sitter::Node<'_>, text: &str) -> bool
     let decorated = class.parent().filter(|parent| parent.kind() == "decorated_definition").is_some_and(|definition| {
         let mut cursor = definition.walk();
         let decorators: Vec<_> = definition.named_children(&mut cursor).filter(|child| child.kind() == "decorator").collect();
-        decorators.into_iter().filter_map(|decorator| decorator.named_child(0)).filter_map(last_part).any(|name| FIELD_CONSTRUCTOR_DECORATORS.contains(&name.as_str()))
+        decorators
+            .into_iter()
+            .filter_map(|decorator| decorator.named_child(0))
+            .filter_map(last_part)
+            .any(|name| FIELD_CONSTRUCTOR_DECORATORS.contains(&name.as_str()))
     });
     let based = class.child_by_field_name("superclasses").is_some_and(|bases| {
         let mut cursor = bases.walk();
