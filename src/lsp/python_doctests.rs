@@ -165,6 +165,9 @@ pub struct PythonDoctests {
     lines: Vec<std::ops::Range<usize>>,
     /// Per string that holds examples, its examples.
     docstrings: Vec<Vec<DoctestExample>>,
+    /// The file parsed without a syntax error: only its docstrings (and `__test__` values) were
+    /// read, so a `>>>` line outside them is no example.
+    parsed_cleanly: bool,
 }
 
 /// Which part of an example a line is.
@@ -180,7 +183,7 @@ impl PythonDoctests {
     /// Reads the examples of every string literal of `text` (a Python file) that holds a `>>>`
     /// prompt; none when it does not parse.
     pub fn parse(text: String) -> PythonDoctests {
-        let docstrings = docstring_examples(&text);
+        let (docstrings, parsed_cleanly) = docstring_examples(&text);
         let mut lines = Vec::new();
         let mut start = 0;
         for line in text.split_inclusive('\n') {
@@ -189,7 +192,14 @@ impl PythonDoctests {
             lines.push(start..start + content.len());
             start += line.len();
         }
-        PythonDoctests { text, lines, docstrings }
+        PythonDoctests { text, lines, docstrings, parsed_cleanly }
+    }
+
+    /// Whether a `>>>` line that is part of no example is known to be no doctest: the file parsed
+    /// cleanly, so only docstrings and `__test__` values were read (a prompt in another string is
+    /// plain text).
+    pub fn knows_every_docstring(&self) -> bool {
+        self.parsed_cleanly
     }
 
     /// 0-based line `line` of the file, without its line break.
@@ -494,18 +504,61 @@ impl ExampleCode {
     }
 }
 
-/// The examples of each string literal of `text` that holds a `>>>` prompt.
-fn docstring_examples(text: &str) -> Vec<Vec<DoctestExample>> {
-    if !text.contains(">>>") {
-        return Vec::new();
+/// Whether `string` is a docstring doctest collects: the first statement of a module, a class
+/// body or a function body (review44 RISK 7: any string with a `>>>` prompt was read as one, a
+/// REPL prompt constant among them).
+fn is_docstring(string: tree_sitter::Node<'_>) -> bool {
+    let Some(statement) = string.parent().filter(|parent| parent.kind() == "expression_statement") else { return false };
+    if statement.named_child_count() != 1 {
+        return false;
     }
-    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(text, SupportLang::Python) else { return Vec::new() };
+    let Some(body) = statement.parent() else { return false };
+    let first_statement = {
+        let mut cursor = body.walk();
+        let first = body.named_children(&mut cursor).find(|child| child.kind() != "comment");
+        first
+    };
+    if first_statement.is_none_or(|first| first.id() != statement.id()) {
+        return false;
+    }
+    match body.kind() {
+        "module" => true,
+        "block" => body.parent().is_some_and(|owner| matches!(owner.kind(), "function_definition" | "class_definition")),
+        _ => false,
+    }
+}
+
+/// Whether `string` is a value of the module's `__test__` dict (`__test__ = {"name": """>>> …"""}`),
+/// which doctest collects too.
+fn is_module_test_value(string: tree_sitter::Node<'_>, text: &str) -> bool {
+    let Some(pair) = string.parent().filter(|parent| parent.kind() == "pair") else { return false };
+    if pair.child_by_field_name("value").is_none_or(|value| value.id() != string.id()) {
+        return false;
+    }
+    let Some(assignment) = pair.parent().filter(|dict| dict.kind() == "dictionary").and_then(|dict| dict.parent()) else { return false };
+    assignment.kind() == "assignment"
+        && assignment.child_by_field_name("left").is_some_and(|left| text.get(left.start_byte()..left.end_byte()) == Some("__test__"))
+        && assignment.parent().and_then(|statement| statement.parent()).is_some_and(|module| module.kind() == "module")
+}
+
+/// The examples of each docstring of `text` (and each value of its `__test__` dict) that holds a
+/// `>>>` prompt.
+/// With a syntax error in the file, every string with a prompt counts (its docstrings may sit
+/// under an error node); the flag says whether the file parsed cleanly.
+fn docstring_examples(text: &str) -> (Vec<Vec<DoctestExample>>, bool) {
+    if !text.contains(">>>") {
+        return (Vec::new(), true);
+    }
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(text, SupportLang::Python) else { return (Vec::new(), false) };
+    let parsed_cleanly = !root.root().get_inner_node().has_error();
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut stack = vec![root.root().get_inner_node()];
     while let Some(node) = stack.pop() {
         if node.kind() == "string" {
-            if text.get(node.start_byte()..node.end_byte()).is_some_and(|string| string.contains(">>>")) {
+            if text.get(node.start_byte()..node.end_byte()).is_some_and(|string| string.contains(">>>"))
+                && (!parsed_cleanly || is_docstring(node) || is_module_test_value(node, text))
+            {
                 let first = node.start_position().row;
                 let last = node.end_position().row;
                 // The closing quotes' line holds the string up to them.
@@ -532,7 +585,7 @@ fn docstring_examples(text: &str) -> Vec<Vec<DoctestExample>> {
         children.reverse();
         stack.extend(children);
     }
-    out
+    (out, parsed_cleanly)
 }
 
 /// The indentation of a `>>>` prompt line (`>>>` alone or followed by a space).
@@ -830,6 +883,18 @@ mod tests {
         assert_eq!(at(13, "strict", 0, &windowed), Some(DoctestOccurrence::Source));
         // Unknown: everything counts.
         assert_eq!(doctests.occurrence(12, 8, 8, None), Some(DoctestOccurrence::Source));
+    }
+
+    #[test]
+    fn only_docstrings_and_the_test_dict_hold_examples() {
+        let text = "\"\"\"Module.\n\n>>> one()\n1\n\"\"\"\n\nPROMPT = \"\"\"\n>>> not_an_example()\n\"\"\"\n\n\ndef f():\n    # a comment first\n    \"\"\"F.\n\n    >>> f()\n    \"\"\"\n    x = \"\"\"\n    >>> neither()\n    \"\"\"\n\n\n__test__ = {\"extra\": \"\"\"\n>>> two()\n2\n\"\"\"}\n";
+        let doctests = PythonDoctests::parse(text.to_owned());
+        let sources: Vec<usize> =
+            doctests.docstrings().iter().flatten().flat_map(|example| example.source.iter().map(|(line, _)| *line)).collect();
+        let mut sources = sources;
+        sources.sort();
+        // The module docstring (line 2), f's docstring (line 15), the __test__ value (line 23).
+        assert_eq!(sources, vec![2, 15, 23], "{:?}", doctests.docstrings());
     }
 
     const FIELDS: &str = "from dataclasses import dataclass\nfrom typing import NamedTuple\n\n\n@dataclass(frozen=True)\nclass Point:\n    \"\"\"A point.\n\n    >>> Point(x=1, y=2)\n    Point(x=1, y=2)\n    >>> Plain(x=1).x\n    1\n    \"\"\"\n\n    x: int\n    y: int = 0\n\n\nclass Pair(typing.NamedTuple):\n    x: int\n\n\nclass Plain:\n    x = 0\n\n    def __init__(self, x):\n        self.x = x\n";

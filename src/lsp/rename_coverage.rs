@@ -3726,6 +3726,14 @@ fn python_doctest_occurrences(
             .as_ref()
             .filter(|_| applies)
             .and_then(|doctests| doctests.occurrence(hit.line as usize, hit.byte_start, old_name.len(), out.symbol.as_ref()));
+        // A prompt in a string that is no docstring (a REPL prompt constant): plain text, which
+        // doctest never runs (review44 RISK 7).
+        let not_a_doctest =
+            kind == OccurrenceKind::DocTest && part.is_none() && doctests.as_ref().is_some_and(PythonDoctests::knows_every_docstring);
+        if not_a_doctest {
+            kept.push((hit, OccurrenceKind::Text));
+            continue;
+        }
         match occurrence {
             Some(DoctestOccurrence::ExpectedOutput) => out.expected_output.push(hit),
             // Doctest code that cannot name the renamed symbol. Expected output that cannot

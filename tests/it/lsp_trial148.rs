@@ -211,7 +211,7 @@ fn a_method_rename_warns_of_unresolved_attribute_uses_in_test_files() {
     assert_eq!(support::python_prints(dir.path(), failing_lines), "['tests/test_peek.py:11'] 1");
 }
 
-const POINT: &str = "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Point:\n    \"\"\"A point on the plane.\n\n    >>> Point(x=1, y=2)\n    Point(x=1, y=2)\n    >>> Point(3, 4).x\n    3\n    >>> x = 5\n    >>> x + 1\n    6\n    \"\"\"\n\n    x: int\n    y: int = 0\n\n\ndef origin():\n    return Point(x=0, y=0)\n";
+const POINT: &str = "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Point:\n    \"\"\"A point on the plane.\n\n    >>> Point(x=1, y=2)\n    Point(x=1, y=2)\n    >>> Point(3, 4).x\n    3\n    >>> x = 5\n    >>> x + 1\n    6\n    \"\"\"\n\n    x: int\n    y: int = 0\n\n\ndef origin():\n    return Point(x=0, y=0)\n\n\nHELP = \"\"\"\n>>> Point(x=0)\n\"\"\"\n";
 
 /// Review of trial 148's work, BUG 3: renaming a dataclass field counted the doctests' keyword
 /// argument of the generated constructor (`Point(x=1)`) and its repr (`Point(x=1, y=2)`) as
@@ -246,6 +246,10 @@ fn a_dataclass_field_rename_warns_of_constructor_keywords_and_reprs_in_doctests(
         text.contains("  2 other occurrences of `x` in doctests are other names: 2 not an attribute `.x` (a same-named function or variable of the examples) (pkg/geometry.py:12, pkg/geometry.py:13), left alone"),
         "the examples' own variable stays another name:\n{text}"
     );
+    // A prompt in a string that is no docstring is plain text, which doctest never runs
+    // (review44 RISK 7).
+    assert!(text.contains("left unrenamed: 0 in comments and 1 in strings"), "{text}");
+    assert!(text.contains("    pkg/geometry.py:26: >>> Point(x=0)   (string)"), "{text}");
     // Ground truth: the doctests that fail are those listed.
     assert_eq!(failing_doctests(dir.path(), &["pkg.geometry"]), "['pkg/geometry.py:10', 'pkg/geometry.py:8'] 4");
 }
