@@ -286,7 +286,18 @@ pub fn compile_pattern_in_context(
             ));
         }
     }
-    for context in table.contexts.iter().filter(|c| only.is_none_or(|kind| c.kind == kind)) {
+    // A fragment that starts with one of the language's declaration-first keywords tries the
+    // declaration context first (see `LanguageContexts::declaration_first_keywords`).
+    let declaration_first = only.is_none()
+        && table
+            .declaration_first_keywords
+            .iter()
+            .any(|keyword| fragment.strip_prefix(keyword).is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == '(')));
+    let mut ordered: Vec<&PatternContext> = table.contexts.iter().filter(|c| only.is_none_or(|kind| c.kind == kind)).collect();
+    if declaration_first {
+        ordered.sort_by_key(|context| context.kind != ContextKind::Declaration);
+    }
+    for context in ordered {
         let terminators: &[Option<&str>] = match table.statement_terminator {
             Some(term) if !matches!(context.kind, ContextKind::Expression | ContextKind::Type) && !processed.ends_with(term) => {
                 &[None, Some(term)][..]

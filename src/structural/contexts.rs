@@ -61,6 +61,13 @@ pub struct LanguageContexts {
     /// there a lower-case `$x` is an ordinary identifier that matches literally, so the
     /// compiler warns about it.
     pub dollar_is_identifier_char: bool,
+    /// Leading keywords of a fragment that is read as a top-level declaration first, where the
+    /// statement context gives it another, clean reading: Go `func (r *T) M() *T { … }` in a
+    /// function body is a func-type conversion times a composite literal (a `binary_expression`
+    /// that matches nothing; trial153 F2), and at the top level a `method_declaration`, as the
+    /// ast-grep CLI reads it. A fragment the declaration context does not parse cleanly (a func
+    /// literal `func($X) { … }`) goes on in table order.
+    pub declaration_first_keywords: &'static [&'static str],
 }
 
 const fn ctx(kind: ContextKind, prefix: &'static str, suffix: &'static str) -> PatternContext {
@@ -201,5 +208,9 @@ pub fn language_contexts(language: SupportLang) -> LanguageContexts {
         L::Haskell => (HASKELL, None, false),
         L::Bash | L::Css | L::Hcl | L::Html | L::Json | L::Markdown | L::Nix | L::Yaml | L::Zig => (BARE, None, false),
     };
-    LanguageContexts { contexts, statement_terminator, dollar_is_identifier_char }
+    let declaration_first_keywords: &'static [&'static str] = match language {
+        L::Go => &["func"],
+        _ => &[],
+    };
+    LanguageContexts { contexts, statement_terminator, dollar_is_identifier_char, declaration_first_keywords }
 }

@@ -170,6 +170,10 @@ fn go_module_declarations_match_like_ast_grep_cli() {
     assert_eq!(declaration.node_kind, "function_declaration", "compiled as {}", declaration.compiled_as());
     let method = compile_pattern("func ($R $T) $M($$$P) $RET { $$$B }", SupportLang::Go).unwrap();
     assert_eq!(method.node_kind, "method_declaration", "compiled as {}", method.compiled_as());
+    // A pointer result: in a function body a func-type conversion times a composite literal,
+    // which matched nothing (trial153 F2: gorilla/mux's 15 `func (r *Route) … *Route` methods).
+    let pointer_result = compile_pattern("func ($R *$T) $M($$$P) *$U { $$$B }", SupportLang::Go).unwrap();
+    assert_eq!(pointer_result.node_kind, "method_declaration", "compiled as {}", pointer_result.compiled_as());
     let literal = compile_pattern("func($$$P) { $$$B }", SupportLang::Go).unwrap();
     assert_eq!(literal.node_kind, "func_literal", "compiled as {}", literal.compiled_as());
     let patterns = [
@@ -177,8 +181,12 @@ fn go_module_declarations_match_like_ast_grep_cli() {
         "func $F($$$P) $R { $$$B }",
         "func ($R $T) $M($$$P) { $$$B }",
         "func ($R $T) $M($$$P) $RET { $$$B }",
+        "func ($R *$T) $M($$$P) *$U { $$$B }",
+        "func ($$$R) $M($$$P) *$U { $$$B }",
+        "func $F($$$P) *$U { $$$B }",
         "type $N struct { $$$F }",
         "func($$$P) { $$$B }",
+        "func($$$P) *$U { $$$B }",
         "if $X != nil { $$$B }",
         "$X := $Y",
         "for $K, $V := range $X { $$$B }",
@@ -200,6 +208,7 @@ fn declaration_patterns_compile_to_the_kind_the_cli_reads() {
         ("go", SupportLang::Go, "func $F($$$P) { $$$B }"),
         ("go", SupportLang::Go, "func $F($$$P) $R { $$$B }"),
         ("go", SupportLang::Go, "func ($R $T) $M($$$P) $RET { $$$B }"),
+        ("go", SupportLang::Go, "func ($R *$T) $M($$$P) *$T { $$$B }"),
         ("go", SupportLang::Go, "type $N struct { $$$F }"),
         ("go", SupportLang::Go, "var $X = $Y"),
         ("javascript", SupportLang::JavaScript, "function $F($$$P) { $$$B }"),
