@@ -79,6 +79,21 @@ fn python_import_module_path(line: &str, byte_start: usize) -> bool {
     false
 }
 
+/// Whether `path` is a TypeScript declaration file tsc generated with a declaration map
+/// (`declarationMap`): a `.d.ts` (`.d.mts`, `.d.cts`) whose text ends with a
+/// `//# sourceMappingURL=` comment or that has a `.map` file beside it. Build output, which a
+/// rename does not edit (trial152 F1).
+fn generated_declaration_file(reader: &WorkspaceReader, path: &Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    if ![".d.ts", ".d.mts", ".d.cts"].iter().any(|suffix| name.ends_with(suffix)) {
+        return false;
+    }
+    if path.with_file_name(format!("{name}.map")).is_file() {
+        return true;
+    }
+    reader.read_to_string(path).is_ok_and(|text| text.lines().rev().take(3).any(|line| line.starts_with("//# sourceMappingURL=")))
+}
+
 fn path_is_python(path: &Path) -> bool {
     path.extension().is_some_and(|extension| extension == "py" || extension == "pyi")
 }
@@ -1136,6 +1151,8 @@ pub fn complete_rename(
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     // Python: occurrences in an import's module path (`from .retry import …`): a module's name.
     let mut import_module_paths: Vec<WordHit> = Vec::new();
+    let mut generated_declarations: Vec<WordHit> = Vec::new();
+    let mut generated_declaration_files: HashMap<PathBuf, bool> = HashMap::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut kept_by_export_alias: Vec<WordHit> = Vec::new();
     // TypeScript: uses of the property a renamed local was destructured from (the edit wrote
@@ -1176,6 +1193,15 @@ pub fn complete_rename(
             // Decided after every other occurrence: the binding it names may be renamed only by
             // a later extra rename (a stub's `def` after its `__all__`).
             dunder_all_pending.push(hit);
+            continue;
+        }
+        // TypeScript: a declaration file tsc generated from the sources (a `.d.ts` with a
+        // declaration map) is build output: its definition leads to the source only through the
+        // map, and renaming in it made the shipped typings disagree with the JavaScript beside
+        // them (trial152 F1, F2: rxjs 7.8.1's `dist/types`, `export { pipe }` rewritten to
+        // `export { pipe as pipeWith }`, every consumer's `import { pipe }` broken, tsc clean).
+        if *generated_declaration_files.entry(hit.path.clone()).or_insert_with(|| generated_declaration_file(&reader, &hit.path)) {
+            generated_declarations.push(hit);
             continue;
         }
         let kind = classifier.kind(&hit);
@@ -2295,7 +2321,11 @@ pub fn complete_rename(
     // a subclass sets (`PeekableMixinTests.cls = None`, `PeekableTests.cls = mi.peekable`): if it
     // is this class, the tests fail (trial148 M1: `peekable.peek` renamed, 2 tests failed with
     // AttributeError, and those lines sat among other symbols' under "check them").
-    let untyped_test_uses: Vec<&WordHit> = {
+    // The same in the project's own code (trial150 F2, F3: tomlkit's `Trivia.comment_ws` and
+    // `Key.sep` renamed, `_render_simple_item(self, key, item)` reads `item.trivia.comment_ws`
+    // and `key.sep` on untyped parameters: 424 of 859 tests failed with AttributeError, and
+    // those lines sat in the "check them" list with no WARNING).
+    let (untyped_test_uses, untyped_code_uses): (Vec<&WordHit>, Vec<&WordHit>) = {
         let unresolved_python = |(hit, target): &&(WordHit, Option<Target>)| target.is_none() && path_is_python(&hit.path);
         if elsewhere.iter().any(|entry| unresolved_python(&entry))
             && matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Member { .. }))
@@ -2305,19 +2335,21 @@ pub fn complete_rename(
                 .iter()
                 .filter(unresolved_python)
                 .filter(|(hit, _)| hit.line_text.get(..hit.byte_start).is_some_and(|before| before.trim_end().ends_with('.')))
-                .filter(|(hit, _)| {
+                .map(|(hit, _)| hit)
+                .partition(|hit| {
                     *collected.entry(hit.path.clone()).or_insert_with(|| {
                         crate::lsp::rename_test_discovery::pytest_collects_file(server.workspace_root(), server.root(), &hit.path)
                     })
                 })
-                .map(|(hit, _)| hit)
-                .collect()
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         }
     };
-    let is_untyped_test_use = |hit: &WordHit| {
-        untyped_test_uses.iter().any(|other| other.path == hit.path && other.line == hit.line && other.byte_start == hit.byte_start)
+    let is_untyped_attribute_use = |hit: &WordHit| {
+        untyped_test_uses
+            .iter()
+            .chain(&untyped_code_uses)
+            .any(|other| other.path == hit.path && other.line == hit.line && other.byte_start == hit.byte_start)
     };
     if !elsewhere.is_empty() {
         report.push(format!(
@@ -2334,9 +2366,9 @@ pub fn complete_rename(
         // symbol it cannot type; those that lead to another definition are most often other
         // symbols (cachetools 5.5.0: 15 `getsizeof=None` parameters filled the listing and cut off
         // the 8 unresolved `cache.getsizeof(…)` calls that broke the tests, trial51 F2).
-        // The attribute uses in test files among them first (trial148 M1).
+        // The attribute uses among them first (trial148 M1, trial150 F2).
         let mut ranked: Vec<&(WordHit, Option<Target>)> = elsewhere.iter().collect();
-        ranked.sort_by_key(|(hit, target)| (target.is_some(), !is_untyped_test_use(hit)));
+        ranked.sort_by_key(|(hit, target)| (target.is_some(), !is_untyped_attribute_use(hit)));
         let lines = one_per_line(ranked.iter().copied(), |(hit, _)| hit);
         list_lines(
             &mut report,
@@ -2366,6 +2398,17 @@ pub fn complete_rename(
             }
             },
         );
+    }
+    if !generated_declarations.is_empty() {
+        let files: std::collections::BTreeSet<String> = generated_declarations.iter().map(|hit| shown(&hit.path)).collect();
+        report.push(format!(
+            "  left unrenamed: {} in {} tsc generated from the sources (a declaration map beside each: {}) — build output, not edited: the project's build regenerates them with the new name (until then they describe the old one, like the JavaScript built beside them):",
+            crate::render::plural(generated_declarations.len(), "occurrence"),
+            crate::render::plural(files.len(), "declaration file"),
+            files.iter().take(3).cloned().collect::<Vec<_>>().join(", ") + if files.len() > 3 { ", …" } else { "" },
+        ));
+        let lines = one_per_line(generated_declarations.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| "   (generated declaration file)".to_owned());
     }
     if !import_module_paths.is_empty() {
         report.push(format!(
@@ -3085,6 +3128,19 @@ pub fn complete_rename(
             places.join(", "),
             if untyped_test_uses.len() > NAMED { format!(" and {} more", untyped_test_uses.len() - NAMED) } else { String::new() },
             if untyped_test_uses.len() == 1 { "was" } else { "were" },
+            server.id(),
+        ));
+    }
+    if !untyped_code_uses.is_empty() {
+        const NAMED: usize = 10;
+        let places: Vec<String> =
+            untyped_code_uses.iter().take(NAMED).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        warnings.push(format!(
+            "WARNING: {} of `.{old_name}` in the project's code ({}{}) {} left unrenamed: {} gives no definition there (an object whose type it cannot tell — an untyped parameter, an attribute of one); if it is this class's `{old_name}`, that code now fails with AttributeError at run time, which no type checker reports — check them first (listed first below)",
+            crate::render::plural(untyped_code_uses.len(), "use"),
+            places.join(", "),
+            if untyped_code_uses.len() > NAMED { format!(" and {} more", untyped_code_uses.len() - NAMED) } else { String::new() },
+            if untyped_code_uses.len() == 1 { "was" } else { "were" },
             server.id(),
         ));
     }

@@ -1163,9 +1163,12 @@ impl<'a> SourceCache<'a> {
         let Some(new_content) = &change.new_content else { return false };
         let text = String::from_utf8_lossy(new_content);
         text.split('\n').nth(line0 as usize).is_some_and(|line| {
-            crate::lsp::rename_coverage::word_positions(line, new_name)
-                .iter()
-                .any(|&at| line[..at].trim_end().ends_with("def") || line[..at].trim().is_empty())
+            crate::lsp::rename_coverage::word_positions(line, new_name).iter().any(|&at| {
+                let before = line[..at].trim();
+                // `def name`, a class-body `name = …`, or an instance attribute's `self.name = …`
+                // (trial150 F3: `SingleKey`'s renamed `self.sep = sep` was called not renamed).
+                line[..at].trim_end().ends_with("def") || before.is_empty() || before == "self." || before == "cls."
+            })
         })
     }
 }

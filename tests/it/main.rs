@@ -87,6 +87,8 @@ mod lsp_trial147;
 mod lsp_trial148;
 mod lsp_trial149;
 mod lsp_trial14_wording;
+mod lsp_trial150;
+mod lsp_trial152;
 mod lsp_trial16;
 mod lsp_trial17;
 mod lsp_trial18;

@@ -1,0 +1,70 @@
+//! Wrong answers from the fresh-user trial 150 (tomlkit 0.13.2), against the real pyright and
+//! CPython, on a fixture of the same shape:
+//! - F2: renaming the dataclass field `Trivia.comment_ws` left `item.trivia.comment_ws` in
+//!   `Container._render_simple_item(self, key, item)` (an untyped parameter) unrenamed, listed
+//!   only among "check them" with no WARNING; 424 of 859 tests failed with AttributeError.
+//! - F3: renaming `Key.sep` warned twice that the subclasses' `self.sep = sep` were not renamed,
+//!   when the edit renamed both, and did not flag the untyped `key.sep` that broke the tests.
+//!
+//! Ground truth: the renamed package run by CPython.
+
+use crate::support;
+
+use serde_json::json;
+
+const ITEMS: &str = "from dataclasses import dataclass\n\n\n@dataclass\nclass Trivia:\n    comment_ws: str = \"\"\n    comment: str = \"\"\n\n\nclass Item:\n    def __init__(self, trivia: Trivia) -> None:\n        self._trivia = trivia\n\n    @property\n    def trivia(self) -> Trivia:\n        return self._trivia\n\n\nclass Key:\n    sep: str\n\n    def as_string(self) -> str:\n        return self.sep\n\n\nclass SingleKey(Key):\n    def __init__(self, sep: str = \" = \") -> None:\n        self.sep = sep\n\n\nclass DottedKey(Key):\n    def __init__(self, sep: str | None = None) -> None:\n        self.sep = \" = \" if sep is None else sep\n";
+
+const CONTAINER: &str = "from pkg.items import Item, SingleKey, Trivia\n\n\ndef render_simple_item(key, item):\n    return f\"{key.sep}{item.trivia.comment_ws}{item.trivia.comment}\"\n\n\ndef render() -> str:\n    return render_simple_item(SingleKey(), Item(Trivia(\" \", \"# c\")))\n";
+
+fn render(dir: &std::path::Path) -> String {
+    support::python_prints(dir, "import pkg.container\ntry:\n    print(repr(pkg.container.render()))\nexcept AttributeError as error:\n    print('AttributeError', error)")
+}
+
+#[test]
+fn an_untyped_attribute_use_in_the_projects_code_is_a_warning_and_a_renamed_self_assignment_is_renamed() {
+    let test = "lsp_trial150::an_untyped_attribute_use_in_the_projects_code_is_a_warning_and_a_renamed_self_assignment_is_renamed";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let files = [
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/items.py", ITEMS),
+        ("pkg/container.py", CONTAINER),
+    ];
+    let dir = support::workspace_with(&files);
+    assert_eq!(render(dir.path()), "' =  # c'");
+    let run = support::lsp_run_allowing_writes(dir.path());
+
+    // F2: the dataclass field.
+    let preview = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/items.py", "line": 6, "symbol": "comment_ws", "new_name": "comment_space", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(
+        text.contains("WARNING: 1 use of `.comment_ws` in the project's code (pkg/container.py:5) was left unrenamed: pyright gives no definition there"),
+        "{text}"
+    );
+    let edit_id =
+        preview.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    // Ground truth: the untyped use breaks at run time.
+    let rendered = render(dir.path());
+    assert!(rendered.starts_with("AttributeError"), "{rendered}");
+
+    // F3: the class attribute the subclasses assign.
+    let dir = support::workspace_with(&files);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "pkg/items.py", "line": 20, "symbol": "sep", "new_name": "separator"}));
+    let items = std::fs::read_to_string(dir.path().join("pkg/items.py")).unwrap();
+    assert!(
+        items.contains("        self.separator = sep\n") && items.contains("        self.separator = \" = \" if sep is None else sep\n"),
+        "{items}"
+    );
+    assert!(!text.contains("assigns its own `self.sep`"), "the subclasses' assignments were renamed:\n{text}");
+    assert!(text.contains("WARNING: 1 use of `.sep` in the project's code (pkg/container.py:5) was left unrenamed"), "{text}");
+    assert!(render(dir.path()).starts_with("AttributeError"), "ground truth: the untyped use breaks");
+}
