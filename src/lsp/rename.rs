@@ -884,6 +884,24 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Python: overrides (or the overridden base method) in the workspace left with the old
+    // name: dispatch changes silently, no checker reports it (trial150 M3).
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && !overrides.overrides_left.is_empty()).then(|| {
+            const NAMED: usize = 5;
+            let named: Vec<&str> = overrides.overrides_left.iter().take(NAMED).map(String::as_str).collect();
+            format!(
+                "NOT written: this rename leaves {} that {} `{}` with the old name — {}{} (the notes below say how dispatch changes): calls and reads of `{}` then reach another class's member with no error at all, and no checker reports it; it is staged instead — rename {} too first, or `resolve` accept to write it as is, or discard",
+                crate::render::plural(overrides.overrides_left.len(), "related method"),
+                crate::render::one_or_many(overrides.overrides_left.len(), "overrides or is overridden by", "override or are overridden by"),
+                resolved.cursor_identifier,
+                named.join(", "),
+                if overrides.overrides_left.len() > NAMED { format!(" and {} more", overrides.overrides_left.len() - NAMED) } else { String::new() },
+                resolved.cursor_identifier,
+                crate::render::one_or_many(overrides.overrides_left.len(), "it", "them"),
+            )
+        })
+    });
     // A root of the language whose own server refused the rename (a name conflict in its code,
     // review44 RISK 6): written, the other roots would take the new name and that root's code
     // would no longer build against them. Staged, not written, so the agent picks another name.

@@ -55,6 +55,12 @@ pub struct OverrideFindings {
     /// One note per related method the plan leaves with the old name (`note: dispatch changed:
     /// …`), with its file, 1-based line and the next step; empty when there is none.
     pub dispatch_notes: Vec<String>,
+    /// The related methods inside the workspace that the plan leaves with the old name and
+    /// whose dispatch the rename changes (an override below, or the base method above), as
+    /// `` `Class.name` (path:line) ``: the rename is staged, not written, when there is one
+    /// (trial150 M3: tomlkit's `Item._getstate` renamed with its 13 overrides left, written, 21
+    /// tests failed).
+    pub overrides_left: Vec<String>,
     /// One `WARNING:` line naming the renamed uses (`path:line`, 1-based, at most 5 shown) whose
     /// receiver the server types as a union with a base class that keeps the old name:
     /// `AttributeError` at run time when it holds that base (trial53 F2); empty when none.
@@ -680,6 +686,9 @@ pub fn override_findings(
             )
         };
         findings.dispatch_notes.push(note);
+        if inside {
+            findings.overrides_left.push(format!("`{qualified}` ({shown})"));
+        }
     }
     // A base that calls the member on `self` without defining it relies on its subclasses to
     // (a template method): the rename leaves those uses, which no definition backs, and they

@@ -70,10 +70,21 @@ fn renaming_a_method_names_the_overrides_and_base_methods_it_leaves_with_the_old
 
     // The override, applied: the base method is named, and the interpreter shows that the call
     // through the base class now reaches the base method.
+    // Asked to write, it is staged first (trial150 M3): the agent decides.
     let applied =
         run.call(Caller::Main, "lsp_rename", json!({"file": "caches/sub.py", "line": 6, "symbol": "expire", "new_name": "purge"}));
     let text = applied.joined_text();
     assert!(!applied.is_error, "{text}");
+    assert!(
+        text.starts_with("NOT written: this rename leaves 1 related method that overrides or is overridden by `expire` with the old name — `Base.expire` (caches/base.py:2)"),
+        "{text}"
+    );
+    assert!(!support::corpus::read(dir.path(), "caches/sub.py").contains("    def purge(self"), "nothing written yet");
+    let structured = applied.structured_content.clone().unwrap();
+    assert_eq!(structured["dispatch_changes"].as_array().map(Vec::len), Some(1));
+    let edit_id = structured["edit_id"].as_str().expect("staged").to_owned();
+    let accepted = support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(accepted.contains("dispatch changed"), "the warnings are repeated on accept:\n{accepted}");
     let said = "note: dispatch changed: `Sub.expire` overrides `Base.expire` (caches/base.py:2), which this rename does not rename: calls of `expire` through the base class";
     assert!(text.contains(said), "{text}");
     assert!(
@@ -82,7 +93,6 @@ fn renaming_a_method_names_the_overrides_and_base_methods_it_leaves_with_the_old
     );
     assert!(support::corpus::read(dir.path(), "caches/sub.py").contains("    def purge(self"), "{text}");
     assert_eq!(python_prints(dir.path(), dispatch), "0 2", "Sub().run() reaches Base.expire after the rename:\n{text}");
-    assert_eq!(applied.structured_content.unwrap()["dispatch_changes"].as_array().map(Vec::len), Some(1));
 
     // Nothing overrides `run` and it overrides nothing.
     let alone = run.call(
