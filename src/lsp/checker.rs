@@ -33,6 +33,7 @@
 //! line-based output allows it. A missing checker says which binaries were looked for; when no
 //! checker could run at all the call fails (`unavailable`) instead of answering "0 errors".
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -527,21 +528,35 @@ pub fn project_diagnostics(
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
-            // The call's features are for the first cargo root; another one (a crate with a
-            // path dependency on it) gets the part its package declares (trial95 M4).
+            // With several cargo roots (a crate and one with a path dependency on it), each gets
+            // the part of the call's features its package declares (trial95 M4) — the first one
+            // too, unless a feature is declared by none of them: then the first one gets them all
+            // and cargo's refusal names it (trial151 M8: `features: ["serde"]`, the library's
+            // feature, was passed to the downstream crate listed first, whose check failed).
             let first_cargo_root = roots.iter().find(|(checker, _)| *checker == "cargo").map(|(_, dir)| dir.clone());
+            let several_cargo_roots = roots.iter().filter(|(checker, _)| *checker == "cargo").count() > 1;
+            let per_root: HashMap<PathBuf, (FeatureSelection, Vec<String>)> = if several_cargo_roots && !selection.is_default() {
+                roots
+                    .iter()
+                    .filter(|(checker, _)| *checker == "cargo")
+                    .filter_map(|(_, dir)| {
+                        let manifest = crate::files::read_workspace_file_to_string(root, &dir.join("Cargo.toml")).ok()?;
+                        Some((dir.clone(), crate::lsp::cargo_features::selection_for_other_root(selection, &manifest)))
+                    })
+                    .collect()
+            } else {
+                HashMap::new()
+            };
+            let declared_by_none =
+                selection.features.iter().any(|feature| !per_root.values().any(|(kept, _)| kept.features.contains(feature)));
             let mut runs: Vec<CheckerRun> = roots
                 .iter()
                 .map(|(checker, dir)| {
-                    let (root_selection, left_out) =
-                        if *checker == "cargo" && Some(dir) != first_cargo_root.as_ref() && !selection.is_default() {
-                            match crate::files::read_workspace_file_to_string(root, &dir.join("Cargo.toml")) {
-                                Ok(manifest) => crate::lsp::cargo_features::selection_for_other_root(selection, &manifest),
-                                Err(_) => (selection.clone(), Vec::new()),
-                            }
-                        } else {
-                            (selection.clone(), Vec::new())
-                        };
+                    let first_takes_all = Some(dir) == first_cargo_root.as_ref() && declared_by_none;
+                    let (root_selection, left_out) = match per_root.get(dir) {
+                        Some(filtered) if *checker == "cargo" && !first_takes_all => filtered.clone(),
+                        _ => (selection.clone(), Vec::new()),
+                    };
                     let mut run = run_checker(
                         checker,
                         dir,

@@ -88,6 +88,7 @@ mod lsp_trial148;
 mod lsp_trial149;
 mod lsp_trial14_wording;
 mod lsp_trial150;
+mod lsp_trial151;
 mod lsp_trial152;
 mod lsp_trial16;
 mod lsp_trial17;
