@@ -1954,7 +1954,8 @@ fn run_checker(
     }
     let mut restricted_notes: Vec<String> = Vec::new();
     let mut extra_env: Vec<(String, String)> = Vec::new();
-    // A generated pyright configuration (restricted runs), removed when this run ends.
+    // A generated pyright configuration (restricted runs), or tsc's build info, removed when this
+    // run ends.
     let mut generated_config: Option<tempfile::TempDir> = None;
     let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
         // All targets, as rust-analyzer's own check does: a project whose tests or benches do not
@@ -2026,7 +2027,26 @@ fn run_checker(
             }
             vec![(vec!["pyright", "basedpyright"], args)]
         }
-        "tsc" => vec![(vec!["tsc"], vec!["--noEmit".into(), "-p".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()])],
+        "tsc" => {
+            let mut args: Vec<String> = vec!["--noEmit".into(), "-p".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()];
+            // An incremental (or composite) project: tsc writes its build info even under
+            // `--noEmit`, beside the configuration — a read-only check left an 82 KB
+            // `tsconfig.tsbuildinfo` in rxjs's workspace (trial152 M4). It goes to a temporary
+            // directory instead, removed when this run ends.
+            if typescript_config_builds_incrementally(root, workspace_root) {
+                match tempfile::Builder::new().prefix("runbound-tsc-").tempdir() {
+                    Ok(dir) => {
+                        args.push("--tsBuildInfoFile".into());
+                        args.push(dir.path().join("tsconfig.tsbuildinfo").to_string_lossy().into_owned());
+                        generated_config = Some(dir);
+                    }
+                    Err(err) => restricted_notes.push(format!(
+                        "tsc may write its build info (tsconfig.tsbuildinfo) into the project: no temporary directory for it ({err})"
+                    )),
+                }
+            }
+            vec![(vec!["tsc"], args)]
+        }
         "go" => {
             if trust.is_restricted() {
                 extra_env.push(("GOTOOLCHAIN".to_owned(), "local".to_owned()));
@@ -2388,6 +2408,32 @@ fn run_checker(
     }
     drop(generated_config);
     run
+}
+
+/// Whether `root`'s `tsconfig.json`, or the configuration it `extends` (a relative path, one
+/// level), turns on `incremental` or `composite`, so that tsc writes a `.tsbuildinfo` file even
+/// under `--noEmit`. Read as text (a JSON with comments): a mention of either option set to
+/// `true`.
+fn typescript_config_builds_incrementally(root: &Path, workspace_root: &Path) -> bool {
+    let sets_it = |text: &str| {
+        ["\"incremental\"", "\"composite\""].iter().any(|option| {
+            text.match_indices(option).any(|(at, _)| {
+                text[at + option.len()..].trim_start().strip_prefix(':').is_some_and(|value| value.trim_start().starts_with("true"))
+            })
+        })
+    };
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &root.join("tsconfig.json")) else { return false };
+    if sets_it(&text) {
+        return true;
+    }
+    let extended = text.split_once("\"extends\"").and_then(|(_, rest)| {
+        let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+        Some(rest[..rest.find('"')?].to_owned())
+    });
+    extended.filter(|path| path.starts_with('.')).is_some_and(|path| {
+        let path = if path.ends_with(".json") { path } else { format!("{path}.json") };
+        crate::files::read_workspace_file_to_string(workspace_root, &root.join(path)).is_ok_and(|text| sets_it(&text))
+    })
 }
 
 /// A pyright configuration outside the workspace for a restricted run of a project with no

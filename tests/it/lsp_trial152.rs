@@ -59,3 +59,34 @@ fn a_rename_leaves_the_declaration_files_tsc_generated_and_says_so() {
     assert!(used.contains("isCallable(() => 1)"), "{used}");
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
 }
+
+/// Trial 152 M4: the read-only project check of an incremental project left tsc's build info
+/// (`tsconfig.tsbuildinfo`, 82 KB for rxjs) in the workspace. Ground truth: tsc run by hand
+/// writes it there.
+#[test]
+fn the_project_check_of_an_incremental_typescript_project_writes_nothing_into_it() {
+    let test = "lsp_trial152::the_project_check_of_an_incremental_typescript_project_writes_nothing_into_it";
+    if support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let files = [
+        (
+            "tsconfig.base.json",
+            "{\n  // shared options\n  \"compilerOptions\": {\"incremental\": true, \"strict\": true, \"target\": \"ES2020\"}\n}\n",
+        ),
+        ("tsconfig.json", "{\"extends\": \"./tsconfig.base.json\", \"include\": [\"src\"]}\n"),
+        ("src/a.ts", "export const count: number = 'one';\n"),
+    ];
+    let by_hand = support::workspace_with(&files);
+    let output = std::process::Command::new("tsc").args(["--noEmit", "-p", "tsconfig.json"]).current_dir(by_hand.path()).output().unwrap();
+    assert!(!output.status.success());
+    assert!(by_hand.path().join("tsconfig.tsbuildinfo").is_file(), "tsc by hand writes its build info beside the configuration");
+    let dir = support::workspace_with(&files);
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("src/a.ts:1: error[TS2322]"), "{text}");
+    let mut left: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, vec!["src", "tsconfig.base.json", "tsconfig.json"], "{text}");
+}
