@@ -535,6 +535,18 @@ impl DiagnosticsLedger {
         }
     }
 
+    /// Counts one more instance of `record`'s key in `path` (in `scope`) as reported new, after
+    /// [`DiagnosticsLedger::record`]: the write's line pairing named it new beyond the ledger's
+    /// count (an instance the write added in one hunk while it fixed another in another hunk:
+    /// the count stayed, the instances did not). At most as many as are known.
+    pub fn report_beyond_count(&self, scope: &str, path: &Path, record: &DiagnosticRecord) {
+        if let Some(entry) =
+            self.files.lock().get_mut(&(scope.to_owned(), path.to_path_buf())).and_then(|file| file.entries.get_mut(&record.ledger_key()))
+        {
+            entry.reported = (entry.reported + 1).min(entry.known);
+        }
+    }
+
     /// Keeps `hidden` (instances no longer reported in `path`, in `scope`, after
     /// [`DiagnosticsLedger::record`] forgot them) as known: they may stand behind a new error
     /// and show again when it goes, which is then not new (see
@@ -5580,6 +5592,10 @@ fn without_exact_duplicates(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 /// For a line the write replaced, the map also keeps the identifiers the write replaced on it
 /// ([`LineMap::identifiers_replaced`]): a rename's `parseChunk` → `parse_chunk`, an edit's
 /// `f(` → `g(`.
+///
+/// It also keeps, for the lines the write removed or replaced (before it) and the lines it wrote
+/// (after it), the diff hunk they belong to and their text, so an error that went with one hunk
+/// is not taken for one that sits on a line another hunk wrote ([`LineMap::pairs_across_hunks`]).
 #[derive(Debug, Clone, Default)]
 pub struct LineMap {
     /// Index `line - 1` → (line after the write, whether the line itself survived unchanged).
@@ -5587,6 +5603,29 @@ pub struct LineMap {
     /// 1-based line before the write → the identifiers the write replaced on it, (before,
     /// after), in order; only lines of a replaced hunk that have a counterpart line after it.
     identifiers_replaced: HashMap<u32, Vec<(String, String)>>,
+    /// The lines the write removed or replaced, and those it wrote, with their hunks (boxed: a
+    /// map is kept for every checked file, most of them the identity).
+    hunk_lines: Box<HunkLines>,
+}
+
+/// The changed lines of a [`LineMap`].
+#[derive(Debug, Clone, Default)]
+struct HunkLines {
+    /// 1-based line before the write that the write removed or replaced → its hunk.
+    removed: HashMap<u32, HunkLine>,
+    /// 1-based line after the write that the write wrote → its hunk.
+    written: HashMap<u32, HunkLine>,
+}
+
+/// A line a write removed or replaced, or one it wrote: the diff hunk (a maximal run of changed
+/// lines, numbered in order) it belongs to, its text without leading and trailing white space,
+/// and whether the hunk has a line at the same place on the other side (a line rewritten in
+/// place, not removed or added).
+#[derive(Debug, Clone)]
+struct HunkLine {
+    hunk: u32,
+    text: String,
+    in_place: bool,
 }
 
 impl LineMap {
@@ -5596,10 +5635,17 @@ impl LineMap {
         let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
         let mut old_to_new = vec![(0, false); old_lines.len()];
         let mut identifiers_replaced = HashMap::new();
+        let (mut removed, mut written) = (HashMap::new(), HashMap::new());
+        // Hunks: each run of changed lines between two unchanged ones.
+        let (mut hunk, mut in_hunk) = (0u32, false);
         for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
             let (tag, old_range, new_range) = op.as_tag_tuple();
+            let exact = tag == similar::DiffTag::Equal;
+            if !exact && !in_hunk {
+                hunk += 1;
+            }
+            in_hunk = !exact;
             for (offset, old_index) in old_range.clone().enumerate() {
-                let exact = tag == similar::DiffTag::Equal;
                 let new_index = if new_range.is_empty() { new_range.start } else { new_range.start + offset.min(new_range.len() - 1) };
                 old_to_new[old_index] = (new_index as u32 + 1, exact);
                 if tag == similar::DiffTag::Replace && offset < new_range.len() {
@@ -5608,9 +5654,61 @@ impl LineMap {
                         identifiers_replaced.insert(old_index as u32 + 1, replaced);
                     }
                 }
+                if !exact {
+                    let text = old_lines[old_index].trim().to_owned();
+                    removed.insert(old_index as u32 + 1, HunkLine { hunk, text, in_place: offset < new_range.len() });
+                }
+            }
+            if !exact {
+                for (offset, new_index) in new_range.enumerate() {
+                    let text = new_lines[new_index].trim().to_owned();
+                    written.insert(new_index as u32 + 1, HunkLine { hunk, text, in_place: offset < old_range.len() });
+                }
             }
         }
-        LineMap { old_to_new, identifiers_replaced }
+        LineMap { old_to_new, identifiers_replaced, hunk_lines: Box::new(HunkLines { removed, written }) }
+    }
+
+    /// Whether an instance of a diagnostic on 1-based `old_line` before the write must not be
+    /// paired with one on `new_line` after it: `new_line` is a line the write wrote, in another
+    /// hunk than the one that removed or replaced `old_line` (or `old_line` survived the write
+    /// unchanged, in no hunk) — the write fixed the one and added the other (trial153 F1:
+    /// gorilla/mux, a call fixed in one function and the same wrong call added in another was
+    /// "no new errors", nothing resolved) — unless it is moved code ([`LineMap::moved`]).
+    /// `false` for every pair of an empty map (the identity) and for lines past the end of
+    /// either text.
+    pub fn pairs_across_hunks(&self, old_line: u32, new_line: u32) -> bool {
+        let Some(after) = self.hunk_lines.written.get(&new_line) else { return false };
+        if old_line == 0 || old_line as usize > self.old_to_new.len() {
+            return false;
+        }
+        match self.hunk_lines.removed.get(&old_line) {
+            Some(before) if before.hunk == after.hunk => false,
+            _ => !self.moved(old_line, new_line),
+        }
+    }
+
+    /// Whether the write moved 1-based `old_line` to `new_line`: the same text (trimmed, not
+    /// empty) removed in one hunk and written in another, where it is no line rewritten in
+    /// place (its hunk wrote no line at its place: removed, not replaced) or it moved with a
+    /// neighbour (the line before or after it moved along, with the same text): a moved
+    /// function's error is not new, and the fixed call beside an added copy of it is no move.
+    fn moved(&self, old_line: u32, new_line: u32) -> bool {
+        let HunkLines { removed, written } = &*self.hunk_lines;
+        let (Some(before), Some(after)) = (removed.get(&old_line), written.get(&new_line)) else { return false };
+        if before.text.is_empty() || before.text != after.text || before.hunk == after.hunk {
+            return false;
+        }
+        let moved_along = |old_neighbour: Option<u32>, new_neighbour: Option<u32>| {
+            let (Some(old_neighbour), Some(new_neighbour)) = (old_neighbour, new_neighbour) else { return false };
+            match (removed.get(&old_neighbour), written.get(&new_neighbour)) {
+                (Some(old), Some(new)) => old.hunk == before.hunk && new.hunk == after.hunk && !old.text.is_empty() && old.text == new.text,
+                _ => false,
+            }
+        };
+        !before.in_place
+            || moved_along(old_line.checked_sub(1), new_line.checked_sub(1))
+            || moved_along(old_line.checked_add(1), new_line.checked_add(1))
     }
 
     /// The identifiers the write replaced on 1-based `line` (before the write), as (before,
@@ -5792,6 +5890,10 @@ fn pair_rewordings(new: Vec<DiagnosticRecord>, gone: Vec<DiagnosticRecord>, line
 struct PairedThroughWrite {
     /// The instances the write introduced, named by line.
     new: Vec<DiagnosticRecord>,
+    /// Of `new`'s count, the instances beyond the ledger's (one per instance, by key): new only
+    /// because the written file's hunks left them unpaired ([`unpaired_beyond_counts`]). The
+    /// ledger that counted `new` is told ([`DiagnosticsLedger::report_beyond_count`]).
+    beyond_ledger: Vec<DiagnosticRecord>,
     /// The instances before the write that are gone (empty without a pre-write state).
     gone: Vec<DiagnosticRecord>,
     /// (before, after): one diagnostic the server reworded on a line the write left unchanged.
@@ -5805,18 +5907,27 @@ struct PairedThroughWrite {
 /// one diagnostic: reworded on an unchanged line ([`pair_rewordings`]: pyright printing
 /// `type[Self@C]` one time and `type[C]` the next) or renamed in the message on a line the write
 /// changed ([`pair_renamed_in_message`]). `before`: the file's state before the write, when known.
+///
+/// The ledger counts per key; in the written file an instance on a line the write wrote in
+/// another hunk than the one an old instance went with is not that instance ([`pair_by_line`]):
+/// the count named new grows by those ([`unpaired_beyond_counts`]), and the old ones are gone.
 fn pair_through_write(
-    ledger_new: Vec<DiagnosticRecord>,
+    mut ledger_new: Vec<DiagnosticRecord>,
     before: Option<&[DiagnosticRecord]>,
     current: &[DiagnosticRecord],
     line_map: &LineMap,
 ) -> PairedThroughWrite {
     let (gone, unpaired_after) = pair_by_line(before.unwrap_or(&[]), current, line_map);
     let gone = if before.is_some() { gone } else { Vec::new() };
+    let beyond_ledger = match before {
+        Some(before) => unpaired_beyond_counts(before, current, &unpaired_after),
+        None => Vec::new(),
+    };
+    ledger_new.extend(beyond_ledger.iter().cloned());
     let new = name_new_by_line(ledger_new, &unpaired_after, current);
     let (reworded, new, gone) = pair_rewordings(new, gone, line_map);
     let (renamed, new, gone) = pair_renamed_in_message(new, gone, line_map);
-    PairedThroughWrite { new, gone, reworded, renamed }
+    PairedThroughWrite { new, beyond_ledger, gone, reworded, renamed }
 }
 
 /// The note for a diagnostic [`pair_renamed_in_message`] paired: `before` (its line before the
@@ -5842,9 +5953,12 @@ fn renamed_in_message_note(display: &str, before: &DiagnosticRecord, after: &Dia
 /// Pairs the instances of each ledger key in `before` (lines mapped through `line_map`) with
 /// those in `after`: an instance whose line survived the write pairs with one on its mapped line
 /// first, then the rest by distance. Returns (the instances of `before` left unpaired, in order:
-/// gone; the instances of `after` left unpaired: candidates for "new"). The counts per key are
-/// those of a positionless comparison (max(0, before − after) and max(0, after − before)); only
-/// which instances are named depends on lines.
+/// gone; the instances of `after` left unpaired: candidates for "new"). Without a map (a file the
+/// write did not touch) the counts per key are those of a positionless comparison (max(0, before
+/// − after) and max(0, after − before)); only which instances are named depends on lines. In the
+/// written file an instance on a line the write wrote is never paired with one that went with
+/// another hunk ([`LineMap::pairs_across_hunks`]): both are left unpaired, one new and one gone,
+/// beyond those counts (as many pairs as the other instances allow are still made).
 fn pair_by_line(
     before: &[DiagnosticRecord],
     after: &[DiagnosticRecord],
@@ -5864,26 +5978,97 @@ fn pair_by_line(
         let news: Vec<&DiagnosticRecord> = after.iter().filter(|r| r.ledger_key() == key).collect();
         // Cost 0: the old line survived and is the new one; else 1 + distance from where it went.
         let mut pairs: Vec<(u32, usize, usize)> = Vec::with_capacity(olds.len() * news.len());
+        let mut any_barred = false;
         for (i, old) in olds.iter().enumerate() {
             let (mapped, exact) = line_map.map(old.line);
             for (j, new) in news.iter().enumerate() {
+                if line_map.pairs_across_hunks(old.line, new.line) {
+                    any_barred = true;
+                    continue;
+                }
                 let cost = if exact && mapped == new.line { 0 } else { 1 + mapped.abs_diff(new.line) };
                 pairs.push((cost, i, j));
             }
         }
         pairs.sort_unstable();
-        let mut old_used = vec![false; olds.len()];
-        let mut new_used = vec![false; news.len()];
-        for (_, i, j) in pairs {
-            if !old_used[i] && !new_used[j] {
-                old_used[i] = true;
-                new_used[j] = true;
+        // The partner of each old instance, and of each new one.
+        let mut old_partner: Vec<Option<usize>> = vec![None; olds.len()];
+        let mut new_partner: Vec<Option<usize>> = vec![None; news.len()];
+        for &(_, i, j) in &pairs {
+            if old_partner[i].is_none() && new_partner[j].is_none() {
+                old_partner[i] = Some(j);
+                new_partner[j] = Some(i);
             }
         }
-        gone.extend(olds.iter().zip(&old_used).filter(|(_, used)| !**used).map(|(record, _)| (*record).clone()));
-        unpaired_after.extend(news.iter().zip(&new_used).filter(|(_, used)| !**used).map(|(record, _)| (*record).clone()));
+        // With pairs barred, the nearest-first choice may leave an instance unpaired that another
+        // choice pairs: as many pairs as the allowed ones permit (augmenting paths, cheapest
+        // partners first). Without, every pair is allowed and the choice above pairs them all.
+        if any_barred {
+            let mut allowed: Vec<Vec<usize>> = vec![Vec::new(); olds.len()];
+            for &(_, i, j) in &pairs {
+                allowed[i].push(j);
+            }
+            for i in 0..olds.len() {
+                if old_partner[i].is_none() && new_partner.iter().any(Option::is_none) {
+                    let mut visited = vec![false; news.len()];
+                    augment(i, &allowed, &mut visited, &mut old_partner, &mut new_partner);
+                }
+            }
+        }
+        gone.extend(olds.iter().zip(&old_partner).filter(|(_, partner)| partner.is_none()).map(|(record, _)| (*record).clone()));
+        unpaired_after.extend(news.iter().zip(&new_partner).filter(|(_, partner)| partner.is_none()).map(|(record, _)| (*record).clone()));
     }
     (gone, unpaired_after)
+}
+
+/// One augmenting path from old instance `i` (Kuhn's bipartite matching): pairs it with an
+/// allowed new instance that is free or whose partner can be paired with another. Returns
+/// whether it did.
+fn augment(
+    i: usize,
+    allowed: &[Vec<usize>],
+    visited: &mut [bool],
+    old_partner: &mut [Option<usize>],
+    new_partner: &mut [Option<usize>],
+) -> bool {
+    for &j in &allowed[i] {
+        if visited[j] {
+            continue;
+        }
+        visited[j] = true;
+        let free = match new_partner[j] {
+            None => true,
+            Some(other) => augment(other, allowed, visited, old_partner, new_partner),
+        };
+        if free {
+            old_partner[i] = Some(j);
+            new_partner[j] = Some(i);
+            return true;
+        }
+    }
+    false
+}
+
+/// Of `unpaired_after` (what [`pair_by_line`] left unpaired after the write), one instance per
+/// instance beyond the positionless count of its key (max(0, after − before)): those only the
+/// written file's hunks left unpaired ([`LineMap::pairs_across_hunks`]), which the ledger's
+/// count does not hold and which are new as well.
+fn unpaired_beyond_counts(
+    before: &[DiagnosticRecord],
+    after: &[DiagnosticRecord],
+    unpaired_after: &[DiagnosticRecord],
+) -> Vec<DiagnosticRecord> {
+    let (before_counts, after_counts) = (count_by_key(before), count_by_key(after));
+    let mut beyond = Vec::new();
+    for (key, present) in after_counts {
+        let positionless = present.saturating_sub(before_counts.get(&key).copied().unwrap_or(0));
+        let mut unpaired: Vec<&DiagnosticRecord> = unpaired_after.iter().filter(|r| r.ledger_key() == key).collect();
+        unpaired.sort_by_key(|r| r.line);
+        let extra = unpaired.len().saturating_sub(positionless);
+        beyond.extend(unpaired[..extra].iter().map(|r| (*r).clone()));
+    }
+    beyond.sort_by_key(|record| (record.severity, record.line));
+    beyond
 }
 
 /// Chooses which instances of `after` the ledger's new count names per key (`new` holds the
@@ -6420,9 +6605,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         ledger.rebase(&scope, &file.path, before);
                     }
                     let mut diff = ledger.record(&scope, &file.path, &current, observation);
-                    let PairedThroughWrite { new, gone, reworded, renamed } =
+                    let PairedThroughWrite { new, beyond_ledger, gone, reworded, renamed } =
                         pair_through_write(std::mem::take(&mut diff.new), before_wanted.as_deref(), &current, line_map);
                     diff.new = new;
+                    // (The ledger counted per key; what the written file's hunks left unpaired
+                    // is new too, and reported as such.)
+                    for record in &beyond_ledger {
+                        ledger.report_beyond_count(&scope, &file.path, record);
+                    }
                     for (_, after) in reworded.iter().chain(&renamed) {
                         ledger.unreport(&scope, &file.path, after);
                     }
@@ -8293,5 +8483,147 @@ mod tests {
         // Without a map (another file): lines are compared as they are.
         let (gone, _) = pair_by_line(&[record(54, "E"), record(154, "E")], &[record(154, "E")], &LineMap::default());
         assert_eq!(gone, vec![record(54, "E")]);
+    }
+
+    /// trial153 F1's shape (gorilla/mux): the same wrong call at g's lines 6 and 7; one write
+    /// fixes line 6 and adds the call to h (line 12).
+    const F1_OLD: &str = "package fx\n\nfunc f() {}\n\nfunc g() {\n\tf(1)\n\tf(1)\n}\n\nfunc h() {\n\tf()\n}\n";
+    const F1_NEW: &str = "package fx\n\nfunc f() {}\n\nfunc g() {\n\tf()\n\tf(1)\n}\n\nfunc h() {\n\tf()\n\tf(1)\n}\n";
+
+    fn too_many(line: u32) -> DiagnosticRecord {
+        record(line, "too many arguments in call to f")
+    }
+
+    #[test]
+    fn an_error_fixed_in_one_hunk_and_added_in_another_by_one_write_is_new_and_resolved() {
+        // trial153 F1: "no new errors" and nothing resolved; as two writes, 1 new then 1 resolved.
+        let map = LineMap::between(F1_OLD, F1_NEW);
+        assert!(map.written_new_line(12) && map.written_new_line(6) && !map.map(6).1);
+        assert!(map.pairs_across_hunks(6, 12), "line 6 went with the first hunk, line 12 is the second's");
+        assert!(!map.pairs_across_hunks(7, 7) && !map.pairs_across_hunks(6, 6) && !map.pairs_across_hunks(6, 7));
+        assert!(map.pairs_across_hunks(7, 12), "an error that stayed on its unchanged line is no added line's either");
+        let (before, after) = ([too_many(6), too_many(7)], [too_many(7), too_many(12)]);
+        let (gone, unpaired) = pair_by_line(&before, &after, &map);
+        assert_eq!((gone, unpaired), (vec![too_many(6)], vec![too_many(12)]));
+        // The ledger counts 2 before and 2 after: none new by its count; the pairing names line 12
+        // new beyond it and line 6 gone — in the preview and in the record alike.
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/a.go");
+        ledger.seed("s", path, &before);
+        let preview = ledger.preview_new("s", path, Some(&before), &after);
+        assert!(preview.is_empty());
+        let paired = pair_through_write(preview, Some(&before), &after, &map);
+        assert_eq!((paired.new, paired.gone), (vec![too_many(12)], vec![too_many(6)]));
+        ledger.rebase("s", path, &before);
+        let mut diff = ledger.record("s", path, &after, Observation::Complete);
+        assert!(diff.new.is_empty() && diff.still_unresolved_errors.is_empty());
+        let paired = pair_through_write(std::mem::take(&mut diff.new), Some(&before), &after, &map);
+        assert_eq!(paired.beyond_ledger, vec![too_many(12)]);
+        for record in &paired.beyond_ledger {
+            ledger.report_beyond_count("s", path, record);
+        }
+        assert_eq!(paired.new, vec![too_many(12)]);
+        // Line 6 is resolved: no new error stands on its line.
+        let (resolved, hidden) = crate::lsp::write_ledger_rules::split_hidden_behind_new_errors(paired.gone, &paired.new, &map);
+        assert_eq!((resolved, hidden), (vec![too_many(6)], Vec::new()));
+        // The next write (a comment line inserted above g): line 12 is not new again, line 6 not
+        // resolved again, and one of the two is the error reported as new and still there.
+        let next = F1_NEW.replace("func g() {\n", "// g calls f.\nfunc g() {\n");
+        let map = LineMap::between(F1_NEW, &next);
+        let shifted = [too_many(8), too_many(13)];
+        ledger.rebase("s", path, &after);
+        let mut diff = ledger.record("s", path, &shifted, Observation::Complete);
+        assert!(diff.new.is_empty());
+        assert_eq!(diff.still_unresolved_errors.len(), 1);
+        let paired = pair_through_write(std::mem::take(&mut diff.new), Some(&after), &shifted, &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty() && paired.beyond_ledger.is_empty(), "{:?} {:?}", paired.new, paired.gone);
+        // Fixing line 13 (h's call) then resolves it, and nothing is new.
+        let fixed = next.replace("\tf()\n\tf(1)\n}\n", "\tf()\n}\n");
+        let map = LineMap::between(&next, &fixed);
+        ledger.rebase("s", path, &shifted);
+        let mut diff = ledger.record("s", path, &[too_many(8)], Observation::Complete);
+        assert!(diff.new.is_empty());
+        let paired = pair_through_write(std::mem::take(&mut diff.new), Some(&shifted), &[too_many(8)], &map);
+        assert_eq!((paired.new, paired.gone), (Vec::new(), vec![too_many(13)]));
+    }
+
+    #[test]
+    fn moved_code_keeps_its_errors_paired_across_hunks() {
+        let old = "package fx\n\nfunc f() {}\n\nfunc g() {\n\tx := 2\n\ty := 3\n\t_ = x + y\n}\n\nfunc h() {\n\tf(1)\n}\n";
+        // h moved above g: removed in one hunk, written in another.
+        let moved = "package fx\n\nfunc f() {}\n\nfunc h() {\n\tf(1)\n}\n\nfunc g() {\n\tx := 2\n\ty := 3\n\t_ = x + y\n}\n";
+        let map = LineMap::between(old, moved);
+        assert!(!map.map(12).1 && map.written_new_line(6));
+        assert!(!map.pairs_across_hunks(12, 6));
+        let paired = pair_through_write(Vec::new(), Some(&[too_many(12)]), &[too_many(6)], &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty(), "{:?} {:?}", paired.new, paired.gone);
+        // The same, with another function written where h was (its lines rewritten in place):
+        // h's header moved along with the call.
+        let replaced = format!("{moved}\nfunc k() {{\n\tprintln()\n}}\n");
+        let map = LineMap::between(old, &replaced);
+        assert!(!map.pairs_across_hunks(12, 6));
+        assert!(pair_by_line(&[too_many(12)], &[too_many(6)], &map).0.is_empty());
+        // One statement moved below two others.
+        let old = "package fx\n\nfunc f() {}\n\nfunc g() {\n\tf(1)\n\tx := 2\n\ty := 3\n\t_ = x + y\n}\n";
+        let new = "package fx\n\nfunc f() {}\n\nfunc g() {\n\tx := 2\n\ty := 3\n\t_ = x + y\n\tf(1)\n}\n";
+        let map = LineMap::between(old, new);
+        assert!(!map.map(6).1 && map.written_new_line(9));
+        let paired = pair_through_write(Vec::new(), Some(&[too_many(6)]), &[too_many(9)], &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty());
+    }
+
+    #[test]
+    fn an_error_on_a_line_the_write_edited_that_is_still_there_in_its_hunk_stays_paired() {
+        // f(1) → f(1, 2) on line 6: same hunk, the same error (still there, not new or resolved).
+        let edited = F1_OLD.replacen("\tf(1)\n", "\tf(1, 2)\n", 1);
+        let map = LineMap::between(F1_OLD, &edited);
+        assert!(!map.map(6).1 && map.written_new_line(6));
+        let before = [too_many(6), too_many(7)];
+        let paired = pair_through_write(Vec::new(), Some(&before), &before, &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty());
+        // Split over two lines in the same hunk, the error now on the second: still paired.
+        let split = F1_OLD.replacen("\tf(1)\n", "\tf(\n\t\t1)\n", 1);
+        let map = LineMap::between(F1_OLD, &split);
+        let after = [too_many(7), too_many(8)];
+        assert!(map.written_new_line(7) && map.map(7) == (8, true));
+        let paired = pair_through_write(Vec::new(), Some(&before), &after, &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty(), "{:?} {:?}", paired.new, paired.gone);
+        // On a line the write did not write (another file, or an unchanged line): by distance.
+        assert!(!LineMap::default().pairs_across_hunks(6, 12));
+        assert!(pair_by_line(&[too_many(6)], &[too_many(12)], &LineMap::default()).0.is_empty());
+    }
+
+    #[test]
+    fn lines_inserted_above_errors_shift_them_without_new_or_resolved() {
+        let inserted = F1_OLD.replace("package fx\n", "package fx\n\n// Package fx.\n// More.\n");
+        let map = LineMap::between(F1_OLD, &inserted);
+        assert_eq!((map.map(6), map.map(7)), ((9, true), (10, true)));
+        let before = [too_many(6), too_many(7)];
+        let after = [too_many(9), too_many(10)];
+        let paired = pair_through_write(Vec::new(), Some(&before), &after, &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty() && paired.beyond_ledger.is_empty());
+        // An instance the insertion wrote (the same call, above) is the one new.
+        let added = F1_OLD.replace("func g() {\n", "func g() {\n\tf(1)\n");
+        let map = LineMap::between(F1_OLD, &added);
+        let after = [too_many(6), too_many(7), too_many(8)];
+        let (gone, unpaired) = pair_by_line(&before, &after, &map);
+        assert!(gone.is_empty());
+        assert_eq!(unpaired.len(), 1);
+        let paired = pair_through_write(vec![too_many(8)], Some(&before), &after, &map);
+        assert!(paired.gone.is_empty() && paired.beyond_ledger.is_empty());
+        assert_eq!(paired.new.len(), 1);
+    }
+
+    #[test]
+    fn barred_pairs_still_pair_as_many_instances_as_the_allowed_ones_can() {
+        // Line 10 rewritten as lines 10–14 (hunk 1), line 40 rewritten (hunk 2). The old instance
+        // of line 10 is nearest to line 9 (unchanged); line 14 is hunk 1's, barred to line 40's.
+        let old: String = (1..=60).map(|n| format!("line {n}\n")).collect();
+        let new = old.replace("line 10\n", "a\nb\nc\nd\ne\n").replace("line 40\n", "edited 40\n");
+        let map = LineMap::between(&old, &new);
+        assert!(map.written_new_line(14) && !map.written_new_line(9));
+        assert!(map.pairs_across_hunks(40, 14) && !map.pairs_across_hunks(10, 14));
+        let (gone, unpaired) = pair_by_line(&[too_many(10), too_many(40)], &[too_many(9), too_many(14)], &map);
+        assert!(gone.is_empty() && unpaired.is_empty(), "{gone:?} {unpaired:?}");
     }
 }

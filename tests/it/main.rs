@@ -90,6 +90,7 @@ mod lsp_trial14_wording;
 mod lsp_trial150;
 mod lsp_trial151;
 mod lsp_trial152;
+mod lsp_trial153;
 mod lsp_trial16;
 mod lsp_trial17;
 mod lsp_trial18;
