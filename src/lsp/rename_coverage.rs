@@ -79,6 +79,28 @@ fn python_import_module_path(line: &str, byte_start: usize) -> bool {
     false
 }
 
+/// The name of the Example function whose `// Output:` (or `// Unordered output:`) comment block
+/// holds 0-based `line` of a Go test file's `text`; `None` for any other line.
+fn go_example_output_comment(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    if !lines.get(line)?.trim_start().starts_with("//") {
+        return None;
+    }
+    let mut at = line;
+    loop {
+        let comment = lines.get(at)?.trim_start().strip_prefix("//")?.trim();
+        let lower = comment.to_ascii_lowercase();
+        if lower.starts_with("output:") || lower.starts_with("unordered output:") {
+            break;
+        }
+        at = at.checked_sub(1)?;
+    }
+    let function = lines[..at].iter().rev().find(|candidate| candidate.starts_with("func ") || candidate.starts_with('}'))?;
+    let name = function.strip_prefix("func Example")?;
+    let name: String = name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    Some(format!("Example{name}"))
+}
+
 /// Whether `path` is a TypeScript declaration file tsc generated with a declaration map
 /// (`declarationMap`): a `.d.ts` (`.d.mts`, `.d.cts`) whose text ends with a
 /// `//# sourceMappingURL=` comment or that has a `.map` file beside it. Build output, which a
@@ -2015,6 +2037,24 @@ pub fn complete_rename(
                     (hit.path.clone(), hit.line),
                     "   (string next to the renamed declaration: a decorator or a call beside it may name it by this string — check it first)".to_owned(),
                 );
+            }
+        }
+        // Go: a comment line of an Example's `// Output:` block is the output `go test`
+        // compares, not prose: edited to the new name, the example fails unless what it prints
+        // changes too (trial153 M2: gorilla/mux's `// Match: true …` under `Output:`, printed by
+        // `fmt.Printf("Match: …")`, listed as a comment to edit).
+        let mut go_texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+        for (hit, kind) in &in_text_listed {
+            if *kind != OccurrenceKind::Comment || !hit.path.to_string_lossy().ends_with("_test.go") {
+                continue;
+            }
+            let text = go_texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).ok());
+            if let Some(example) = text.as_deref().and_then(|text| go_example_output_comment(text, hit.line as usize)) {
+                labels.entry((hit.path.clone(), hit.line)).or_insert_with(|| {
+                    format!(
+                        "   (expected output of `{example}`, which go test compares: it changes only if what the example prints changes)"
+                    )
+                });
             }
         }
         let lines = one_per_line(in_text_listed.iter().copied(), |(hit, _)| hit);
@@ -5017,6 +5057,18 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_go_example_output_comment_is_told_from_prose() {
+        let text = "package mux\n\n// Match reports.\nfunc ExampleRoute_HeadersRegexp() {\n\t// Match the header.\n\tfmt.Printf(\"Match: %v\\n\", ok)\n\t// Output:\n\t// Match: true\n\t// Match: false\n}\n\nfunc TestMatch(t *testing.T) {\n\t// Match: no output block\n}\n";
+        let at = |line: usize| super::go_example_output_comment(text, line);
+        assert_eq!(at(7).as_deref(), Some("ExampleRoute_HeadersRegexp"));
+        assert_eq!(at(8).as_deref(), Some("ExampleRoute_HeadersRegexp"));
+        assert_eq!(at(6).as_deref(), Some("ExampleRoute_HeadersRegexp"), "the Output: line itself");
+        assert_eq!(at(4), None, "a comment above the output block");
+        assert_eq!(at(2), None, "a doc comment");
+        assert_eq!(at(12), None, "no Example");
+    }
+
     #[test]
     fn an_escape_sequence_is_no_whole_word_occurrence() {
         assert_eq!(word_positions("print('a\\n', n)", "n"), vec![13]);
