@@ -146,7 +146,7 @@ pub struct DiagnosticRecord {
 
 /// The severity rustc gives a rust-analyzer HINT at a macro call that stands for an error raised
 /// in the macro's expansion (related to "Exact error occurred here"): ERROR for a rustc error code
-/// (`E0599`), else WARNING — cargo counts one per call (trial75 F1, F2; trial91 F1, where the
+/// (`E0599`) or no code (a rustc error without one), else WARNING (a lint's name) — cargo counts one per call (trial75 F1, F2; trial91 F1, where the
 /// per-file answer omitted 11 such errors as hints). `None` for any other diagnostic.
 pub(crate) fn macro_call_site_severity(diagnostic: &Diagnostic) -> Option<lsp_types::DiagnosticSeverity> {
     let related = diagnostic.related_information.as_deref().unwrap_or_default();
@@ -155,8 +155,17 @@ pub(crate) fn macro_call_site_severity(diagnostic: &Diagnostic) -> Option<lsp_ty
     {
         return None;
     }
-    let rustc_error = matches!(&diagnostic.code, Some(lsp_types::NumberOrString::String(code))
-        if code.len() == 5 && code.starts_with('E') && code[1..].bytes().all(|b| b.is_ascii_digit()));
+    // A rustc error has an error code (`E0599`) or none at all (`cannot find macro `x` in this
+    // scope`: trial151 F1, where a broken `macro_rules!` body read "no new errors" while cargo
+    // failed with 4 errors); a warning always has its lint's name (`unused_variables`,
+    // `clippy::…`).
+    let rustc_error = match &diagnostic.code {
+        None => true,
+        Some(lsp_types::NumberOrString::String(code)) => {
+            code.len() == 5 && code.starts_with('E') && code[1..].bytes().all(|b| b.is_ascii_digit())
+        }
+        Some(lsp_types::NumberOrString::Number(_)) => false,
+    };
     Some(if rustc_error { lsp_types::DiagnosticSeverity::ERROR } else { lsp_types::DiagnosticSeverity::WARNING })
 }
 
@@ -7338,7 +7347,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     .find(|dir| dir.join("go.mod").is_file())
                     .unwrap_or(supervisor.workspace_root());
                 let constraint = go_build_constraint(path, module);
-                let command = format!("`{}` in {}", constraint.check_command, supervisor.display_path(module));
+                let place = if module == supervisor.workspace_root() {
+                    "from the workspace root".to_owned()
+                } else {
+                    format!("in {}", supervisor.display_path(module))
+                };
+                let command = format!("`{}` {place}", constraint.check_command);
                 if (!constraint.lines.is_empty() || constraint.named_by_file_name)
                     && constraint.older_toolchain.is_none()
                     && !constraint_commands.contains(&command)
@@ -7845,6 +7859,15 @@ mod tests {
         // Other hints stay out.
         let help = diagnostic(6, lsp_types::DiagnosticSeverity::HINT, vec![related(1, "original diagnostic")]);
         assert_eq!(DiagnosticRecord::from_lsp(&source, &help), None);
+        // A rustc error without a code (trial151 F1: `cannot find macro `x` in this scope` in a
+        // `macro_rules!` body) is an error at the call; a lint's warning stays a warning.
+        let mut codeless = diagnostic(6, lsp_types::DiagnosticSeverity::HINT, vec![related(1, "Exact error occurred here")]);
+        codeless.code = None;
+        codeless.message = "cannot find macro `debug_assertx` in this scope".to_owned();
+        assert_eq!(DiagnosticRecord::from_lsp(&source, &codeless).map(|record| record.severity), Some(Severity::Error));
+        let mut lint = codeless.clone();
+        lint.code = Some(lsp_types::NumberOrString::String("unused_variables".to_owned()));
+        assert_eq!(DiagnosticRecord::from_lsp(&source, &lint).map(|record| record.severity), Some(Severity::Warning));
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //!   tool itself named) was passed to the downstream crate listed first, which has no such
 //!   feature: cargo refused it and the check was incomplete.
 //!
+//! - F1: an edit that broke a `macro_rules!` body (`debug_assertx!`, a macro that does not
+//!   exist) read "no new errors": rustc's error has no code, and rust-analyzer's hint at each call
+//!   of the macro was counted as a warning; cargo check failed.
+//!
 //! Ground truth: cargo run by hand in each crate.
 
 use crate::support;
@@ -45,4 +49,32 @@ fn a_feature_only_a_later_cargo_root_declares_is_not_passed_to_the_first() {
     assert!(text.contains("left out for it: `extra` (`app` declares no such feature)"), "{text}");
     assert!(!text.contains("cargo refused the requested features"), "{text}");
     assert!(text.starts_with("project check: 1 error"), "{text}");
+}
+
+const MACRO_LIBRARY: &str = "macro_rules! checked {\n    ($e:expr) => {{\n        debug_assert!($e);\n        $e\n    }};\n}\n\npub fn left(flag: bool) -> bool {\n    checked!(flag)\n}\n\npub fn right(flag: bool) -> bool {\n    checked!(!flag)\n}\n";
+
+#[test]
+fn an_error_without_a_code_in_a_macro_body_is_an_error_at_each_call() {
+    let test = "lsp_trial151::an_error_without_a_code_in_a_macro_body_is_an_error_at_each_call";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"eitherish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", MACRO_LIBRARY),
+    ]);
+    assert!(support::cargo_by_hand(dir.path(), &["check", "--offline"], &[]).status.success());
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "debug_assert!($e);", "new_string": "debug_assertx!($e);"}),
+    );
+    // Ground truth: cargo fails, one error per call of the macro.
+    let cargo = support::cargo_by_hand(dir.path(), &["check", "--offline", "--message-format=short"], &[]);
+    let stderr = String::from_utf8_lossy(&cargo.stderr).into_owned();
+    assert!(!cargo.status.success() && stderr.contains("cannot find macro `debug_assertx` in this scope"), "{stderr}");
+    assert!(!text.contains("no new errors in src/lib.rs"), "{text}");
+    assert!(text.contains("error") && text.contains("cannot find macro `debug_assertx`"), "{text}");
+    assert!(text.contains("src/lib.rs:9: error") && text.contains("src/lib.rs:13: error"), "one error at each call:\n{text}");
 }
