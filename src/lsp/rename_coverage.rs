@@ -3158,29 +3158,34 @@ pub fn complete_rename(
     if !doc_tests.is_empty() {
         warnings.push(doc_tests_warning(doc_tests.len(), &python_doctests.expected_output, old_name, &shown));
     }
-    if !untyped_test_uses.is_empty() {
+    // The untyped attribute uses, in test files and in the project's code: (where, what they
+    // may break).
+    let untyped_groups = [
+        (
+            &untyped_test_uses,
+            "test files pytest runs",
+            "a class attribute a subclass sets, an untyped parameter or fixture",
+            "those tests now fail with AttributeError",
+        ),
+        (
+            &untyped_code_uses,
+            "the project's code",
+            "an untyped parameter, an attribute of one",
+            "that code now fails with AttributeError at run time, which no type checker reports",
+        ),
+    ];
+    for (uses, place, examples, consequence) in untyped_groups {
+        if uses.is_empty() {
+            continue;
+        }
         const NAMED: usize = 10;
-        let places: Vec<String> =
-            untyped_test_uses.iter().take(NAMED).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        let places: Vec<String> = uses.iter().take(NAMED).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
         warnings.push(format!(
-            "WARNING: {} of `.{old_name}` in test files pytest runs ({}{}) {} left unrenamed: {} gives no definition there (an object whose type it cannot tell — a class attribute a subclass sets, an untyped parameter or fixture); if it is this class's `{old_name}`, those tests now fail with AttributeError — check them first (listed first below)",
-            crate::render::plural(untyped_test_uses.len(), "use"),
+            "WARNING: {} of `.{old_name}` in {place} ({}{}) {} left unrenamed: {} gives no definition there (an object whose type it cannot tell — {examples}); if it is this class's `{old_name}`, {consequence} — check them first (listed first below)",
+            crate::render::plural(uses.len(), "use"),
             places.join(", "),
-            if untyped_test_uses.len() > NAMED { format!(" and {} more", untyped_test_uses.len() - NAMED) } else { String::new() },
-            if untyped_test_uses.len() == 1 { "was" } else { "were" },
-            server.id(),
-        ));
-    }
-    if !untyped_code_uses.is_empty() {
-        const NAMED: usize = 10;
-        let places: Vec<String> =
-            untyped_code_uses.iter().take(NAMED).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
-        warnings.push(format!(
-            "WARNING: {} of `.{old_name}` in the project's code ({}{}) {} left unrenamed: {} gives no definition there (an object whose type it cannot tell — an untyped parameter, an attribute of one); if it is this class's `{old_name}`, that code now fails with AttributeError at run time, which no type checker reports — check them first (listed first below)",
-            crate::render::plural(untyped_code_uses.len(), "use"),
-            places.join(", "),
-            if untyped_code_uses.len() > NAMED { format!(" and {} more", untyped_code_uses.len() - NAMED) } else { String::new() },
-            if untyped_code_uses.len() == 1 { "was" } else { "were" },
+            if uses.len() > NAMED { format!(" and {} more", uses.len() - NAMED) } else { String::new() },
+            if uses.len() == 1 { "was" } else { "were" },
             server.id(),
         ));
     }
