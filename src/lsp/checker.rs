@@ -1954,9 +1954,12 @@ fn run_checker(
     }
     let mut restricted_notes: Vec<String> = Vec::new();
     let mut extra_env: Vec<(String, String)> = Vec::new();
-    // A generated pyright configuration (restricted runs), or tsc's build info, removed when this
-    // run ends.
+    // A generated pyright configuration (restricted runs), removed when this run ends.
     let mut generated_config: Option<tempfile::TempDir> = None;
+    // Where tsc writes an incremental project's build info, removed when this run ends; the
+    // confined checker may write there (a clean rxjs failed with "Permission denied" on it,
+    // recheck of trial152 M4).
+    let mut build_info_dir: Option<tempfile::TempDir> = None;
     let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
         // All targets, as rust-analyzer's own check does: a project whose tests or benches do not
         // compile is broken (semver's bench needs nightly: E0554). `--keep-going` reports every
@@ -2038,7 +2041,7 @@ fn run_checker(
                     Ok(dir) => {
                         args.push("--tsBuildInfoFile".into());
                         args.push(dir.path().join("tsconfig.tsbuildinfo").to_string_lossy().into_owned());
-                        generated_config = Some(dir);
+                        build_info_dir = Some(dir);
                     }
                     Err(err) => restricted_notes.push(format!(
                         "tsc may write its build info (tsconfig.tsbuildinfo) into the project: no temporary directory for it ({err})"
@@ -2148,6 +2151,12 @@ fn run_checker(
                 confinement.allow_read(dir.path());
                 if let Ok(resolved) = std::fs::canonicalize(dir.path()) {
                     confinement.allow_read(resolved);
+                }
+            }
+            if let Some(dir) = &build_info_dir {
+                confinement.allow_write(dir.path());
+                if let Ok(resolved) = std::fs::canonicalize(dir.path()) {
+                    confinement.allow_write(resolved);
                 }
             }
             spec = spec.with_filesystem_confinement(confinement);
