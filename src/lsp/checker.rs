@@ -2419,30 +2419,16 @@ fn run_checker(
     run
 }
 
-/// Whether `root`'s `tsconfig.json`, or the configuration it `extends` (a relative path, one
-/// level), turns on `incremental` or `composite`, so that tsc writes a `.tsbuildinfo` file even
-/// under `--noEmit`. Read as text (a JSON with comments): a mention of either option set to
-/// `true`.
+/// Whether `root`'s `tsconfig.json` resolves `incremental` to true, or `composite` to true
+/// without `incremental` false ([`crate::lsp::tsconfig_load::resolved_compiler_option`]): then
+/// tsc writes a `.tsbuildinfo` file even under `--noEmit`. A commented-out option (`tsc --init`'s
+/// template) sets nothing (review45 BUG 1).
 fn typescript_config_builds_incrementally(root: &Path, workspace_root: &Path) -> bool {
-    let sets_it = |text: &str| {
-        ["\"incremental\"", "\"composite\""].iter().any(|option| {
-            text.match_indices(option).any(|(at, _)| {
-                text[at + option.len()..].trim_start().strip_prefix(':').is_some_and(|value| value.trim_start().starts_with("true"))
-            })
-        })
-    };
-    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &root.join("tsconfig.json")) else { return false };
-    if sets_it(&text) {
-        return true;
+    let option = |name: &str| crate::lsp::tsconfig_load::resolved_compiler_option(workspace_root, root, name);
+    match option("incremental") {
+        Some(incremental) => incremental,
+        None => option("composite") == Some(true),
     }
-    let extended = text.split_once("\"extends\"").and_then(|(_, rest)| {
-        let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
-        Some(rest[..rest.find('"')?].to_owned())
-    });
-    extended.filter(|path| path.starts_with('.')).is_some_and(|path| {
-        let path = if path.ends_with(".json") { path } else { format!("{path}.json") };
-        crate::files::read_workspace_file_to_string(workspace_root, &root.join(path)).is_ok_and(|text| sets_it(&text))
-    })
 }
 
 /// A pyright configuration outside the workspace for a restricted run of a project with no

@@ -127,6 +127,35 @@ pub fn config_load_failure(workspace_root: &Path, root: &Path) -> Option<ConfigL
     None
 }
 
+/// The value of the boolean compiler option `option` (`incremental`, `composite`) that `root`'s
+/// `tsconfig.json` resolves to: its own `compilerOptions` first, else the configurations it
+/// `extends` (for an array, the later entry wins, as in tsc), at most [`MAX_EXTENDS_DEPTH`]
+/// configs; comments are JSONC comments, not settings. `None` when no config of the chain sets
+/// it, or one cannot be read (outside the workspace) or parsed.
+pub fn resolved_compiler_option(workspace_root: &Path, root: &Path, option: &str) -> Option<bool> {
+    fn lookup(workspace_root: &Path, config: &Path, option: &str, depth: usize) -> Option<bool> {
+        if depth >= MAX_EXTENDS_DEPTH || !config.starts_with(workspace_root) {
+            return None;
+        }
+        let text = crate::files::read_workspace_file_to_string(workspace_root, config).ok()?;
+        let value = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default()).ok()??;
+        if let Some(own) = value.get("compilerOptions").and_then(|options| options.get(option)).and_then(Value::as_bool) {
+            return Some(own);
+        }
+        let extends: Vec<String> = match value.get("extends") {
+            Some(Value::String(one)) => vec![one.clone()],
+            Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
+            _ => Vec::new(),
+        };
+        let folder = config.parent()?;
+        extends.iter().rev().find_map(|extends| {
+            let base = resolve_extends(workspace_root, folder, extends).ok()?;
+            lookup(workspace_root, &base, option, depth + 1)
+        })
+    }
+    lookup(workspace_root, &root.join("tsconfig.json"), option, 0)
+}
+
 /// The file an `extends` entry names, resolved as tsc does (see the module docs).
 fn resolve_extends(workspace_root: &Path, folder: &Path, extends: &str) -> Result<PathBuf, ConfigProblem> {
     let relative = extends.starts_with("./") || extends.starts_with("../") || extends == "." || extends == "..";
@@ -181,6 +210,26 @@ mod tests {
             std::fs::write(full, text).expect("write");
         }
         dir
+    }
+
+    #[test]
+    fn a_compiler_option_resolves_through_the_extends_chain_and_comments_set_nothing() {
+        let dir = workspace(&[
+            // `tsc --init`'s template: the options commented out.
+            ("init/tsconfig.json", "{\n  \"compilerOptions\": {\n    // \"incremental\": true,\n    /* \"composite\": true, */\n    \"strict\": true\n  }\n}\n"),
+            ("base.json", "{\"compilerOptions\": {\"incremental\": true}}"),
+            ("off/tsconfig.json", "{\"extends\": \"../base.json\", \"compilerOptions\": {\"incremental\": false}}"),
+            ("on/tsconfig.json", "{\"extends\": \"../base\"}"),
+            ("other.json", "{\"compilerOptions\": {\"incremental\": false}}"),
+            ("array/tsconfig.json", "{\"extends\": [\"../other.json\", \"../base.json\"]}"),
+        ]);
+        let root = dir.path().canonicalize().expect("canonical");
+        let option = |folder: &str| resolved_compiler_option(&root, &root.join(folder), "incremental");
+        assert_eq!(option("init"), None, "a comment sets nothing");
+        assert_eq!(resolved_compiler_option(&root, &root.join("init"), "composite"), None);
+        assert_eq!(option("off"), Some(false), "the child's own setting wins");
+        assert_eq!(option("on"), Some(true), "from the base, `.json` appended");
+        assert_eq!(option("array"), Some(true), "the later entry of an array wins");
     }
 
     #[test]
