@@ -409,6 +409,19 @@ pub struct LedgerDiff {
     pub still_unresolved_errors: Vec<DiagnosticRecord>,
 }
 
+impl LedgerDiff {
+    /// Takes out of [`LedgerDiff::still_unresolved_errors`] the instances `new` names (same key,
+    /// same line): the ledger, without positions, lists the first instances of a key as reported
+    /// earlier, and one of them can be the instance the write's line pairing named new beyond
+    /// the ledger's count (review45 BUG 2: "still unresolved: a.go:7, a.go:12" beside "new:
+    /// a.go:12").
+    pub fn drop_still_unresolved_named_new(&mut self) {
+        let new = &self.new;
+        self.still_unresolved_errors
+            .retain(|still| !new.iter().any(|named| named.line == still.line && named.ledger_key() == still.ledger_key()));
+    }
+}
+
 /// The per-run new-only ledger (R-DOW-2), keyed by server and file, then (severity, code,
 /// message), with counts. It remembers every instance seen in the run — in a file's pre-write
 /// state, reported as new, or hidden since by a write that introduced errors — so an error that
@@ -6621,6 +6634,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let PairedThroughWrite { new, beyond_ledger, gone, reworded, renamed } =
                         pair_through_write(std::mem::take(&mut diff.new), before_wanted.as_deref(), &current, line_map);
                     diff.new = new;
+                    diff.drop_still_unresolved_named_new();
                     // (The ledger counted per key; what the written file's hunks left unpaired
                     // is new too, and reported as such.)
                     for record in &beyond_ledger {
@@ -8551,6 +8565,11 @@ mod tests {
             ledger.report_beyond_count("s", path, record);
         }
         assert_eq!(paired.new, vec![too_many(12)]);
+        // With both instances reported as new by an earlier write, the one named new now is
+        // not listed as still there (review45 BUG 2).
+        let mut reported_before = LedgerDiff { new: vec![too_many(12)], still_unresolved_errors: vec![too_many(7), too_many(12)] };
+        reported_before.drop_still_unresolved_named_new();
+        assert_eq!(reported_before.still_unresolved_errors, vec![too_many(7)]);
         // Line 6 is resolved: no new error stands on its line.
         let (resolved, hidden) = crate::lsp::write_ledger_rules::split_hidden_behind_new_errors(paired.gone, &paired.new, &map);
         assert_eq!((resolved, hidden), (vec![too_many(6)], Vec::new()));
