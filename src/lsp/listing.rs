@@ -376,6 +376,12 @@ impl PathTally {
 /// parent folder's): its shortened path starts at the package (`typescript/lib/lib.dom.d.ts`).
 pub const OUTSIDE_NODE_MODULES_ORIGIN: &str = "node_modules outside the workspace";
 
+/// Whether `path` lies in a known dependency location (a `site-packages`, a `node_modules`, the
+/// cargo registry, a sysroot, typeshed …), inside the workspace or not: code no rename edits.
+pub fn is_dependency_path(path: &Path) -> bool {
+    dependency_origin(path).is_some()
+}
+
 /// `(origin, root, path shortened to package + path inside it)` when `path` lies in a known
 /// dependency location. The last matching marker wins (a `node_modules` nested in another's).
 fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {

@@ -555,7 +555,12 @@ pub fn override_findings(
                 continue;
             }
         }
-        let inside = method.location.as_ref().is_some_and(|(path, _)| path.starts_with(workspace_root));
+        // A base in an installed package inside the workspace (`.venv/…/site-packages`) is no
+        // more renamable than one outside it (review45 RISK 4).
+        let inside = method
+            .location
+            .as_ref()
+            .is_some_and(|(path, _)| path.starts_with(workspace_root) && !crate::lsp::listing::is_dependency_path(path));
         let (method_file, method_line) = match &method.location {
             Some((path, line0)) => (crate::render::display_path(workspace_root, path), line0 + 1),
             None => (String::new(), 0),

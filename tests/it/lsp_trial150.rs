@@ -68,3 +68,37 @@ fn an_untyped_attribute_use_in_the_projects_code_is_a_warning_and_a_renamed_self
     assert!(text.contains("WARNING: 1 use of `.sep` in the project's code (pkg/container.py:5) was left unrenamed"), "{text}");
     assert!(render(dir.path()).starts_with("AttributeError"), "ground truth: the untyped use breaks");
 }
+
+/// Review of trial150 M3's staging (review45 RISK 4): an override of a base class in an
+/// installed package inside the workspace (`.venv/…/site-packages`) is library code, which no
+/// rename edits: the rename is written with the dispatch note, not staged with "rename the base
+/// method too".
+#[test]
+fn an_override_of_an_installed_packages_base_inside_the_workspace_is_written_not_staged() {
+    let test = "lsp_trial150::an_override_of_an_installed_packages_base_inside_the_workspace_is_written_not_staged";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("app/__init__.py", ""),
+        ("app/views.py", "from extlib import Base\n\n\nclass View(Base):\n    def dispatch(self) -> str:\n        return \"view\"\n"),
+    ]);
+    let venv =
+        std::process::Command::new("python3").args(["-m", "venv", "--without-pip", ".venv"]).current_dir(dir.path()).output().unwrap();
+    assert!(venv.status.success(), "{}", String::from_utf8_lossy(&venv.stderr));
+    let site_packages = support::python_prints(
+        dir.path(),
+        "import sysconfig; print(sysconfig.get_path('purelib', vars={'base': '.venv', 'platbase': '.venv'}))",
+    );
+    let package = dir.path().join(site_packages.trim()).join("extlib");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::write(package.join("__init__.py"), "class Base:\n    def dispatch(self) -> str:\n        return \"base\"\n\n    def run(self) -> str:\n        return self.dispatch()\n").unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "app/views.py", "line": 5, "symbol": "dispatch", "new_name": "handle"}));
+    assert!(!text.starts_with("NOT written"), "{text}");
+    assert!(text.contains("note: dispatch changed: `View.dispatch` overrides `Base.dispatch`"), "{text}");
+    assert!(text.contains("cannot be renamed: keep the name `dispatch`"), "{text}");
+    let views = std::fs::read_to_string(dir.path().join("app/views.py")).unwrap();
+    assert!(views.contains("def handle(self)"), "written:\n{views}\n{text}");
+}
