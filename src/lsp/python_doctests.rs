@@ -255,7 +255,9 @@ impl PythonDoctests {
                         let qualified = line_text.get(..byte_start).is_some_and(|before| before.ends_with('.'));
                         let in_repr = constructor_class.as_deref().is_some_and(|class| {
                             line_text.get(byte_start + word_len..).is_some_and(|after| after.starts_with('='))
-                                && line_text.contains(&format!("{class}("))
+                                && line_text
+                                    .match_indices(&format!("{class}("))
+                                    .any(|(at, _)| !line_text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
                         });
                         if qualified || in_repr {
                             DoctestOccurrence::ExpectedOutput
@@ -729,7 +731,7 @@ pub fn renamed_python_symbol(text: &str, line: usize, byte_column: usize) -> Opt
 /// The decorators whose class gets a constructor that takes the class-body fields as keyword
 /// arguments, by the last part of their dotted name (`dataclasses.dataclass`, `attr.s`,
 /// `attrs.define`, `@dataclass(frozen=True)`).
-const FIELD_CONSTRUCTOR_DECORATORS: &[&str] = &["dataclass", "s", "attrs", "define", "frozen", "mutable", "dataclass_transform"];
+const FIELD_CONSTRUCTOR_DECORATORS: &[&str] = &["dataclass", "s", "attrs", "define", "frozen", "mutable"];
 
 /// The bases whose subclasses get such a constructor, by the last part of their dotted name.
 const FIELD_CONSTRUCTOR_BASES: &[&str] = &["NamedTuple", "TypedDict", "BaseModel", "BaseSettings", "Struct"];
@@ -935,6 +937,11 @@ mod tests {
         assert_eq!(at(9, "x", 0, &point_x), Some(DoctestOccurrence::ExpectedOutput), "the repr Point(x=1, y=2)");
         assert_eq!(at(10, "x", 0, &point_x), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)), "Plain(x=1)");
         assert_eq!(at(10, "x", 1, &point_x), Some(DoctestOccurrence::Source), ".x");
+        // Another class whose name ends with the field's class's is no repr of it (review45 RISK 9).
+        let my_point = PythonDoctests::parse(FIELDS.replace("    Point(x=1, y=2)\n    >>> Plain", "    MyPoint(x=1, y=2)\n    >>> Plain"));
+        let line = FIELDS.lines().nth(9).unwrap().replace("Point(", "MyPoint(");
+        let byte = line.find("x=").unwrap();
+        assert_eq!(my_point.occurrence(9, byte, 1, Some(&point_x)), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)));
         let plain_x = RenamedPythonSymbol::Member { constructor_class: None };
         assert_eq!(at(8, "x", 0, &plain_x), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)));
         assert_eq!(at(9, "x", 0, &plain_x), Some(DoctestOccurrence::Other(OtherDoctestName::NotAnAttribute)));
