@@ -5972,6 +5972,11 @@ fn renamed_in_message_note(display: &str, before: &DiagnosticRecord, after: &Dia
     )
 }
 
+/// The most (old × new) instance pairs of one ledger key [`pair_by_line`] improves with
+/// augmenting paths (each path walks at most every pair: a key with 200 instances on both sides
+/// stays within a few million steps).
+const MAX_AUGMENTED_PAIRS: usize = 40_000;
+
 /// Pairs the instances of each ledger key in `before` (lines mapped through `line_map`) with
 /// those in `after`: an instance whose line survived the write pairs with one on its mapped line
 /// first, then the rest by distance. Returns (the instances of `before` left unpaired, in order:
@@ -6025,7 +6030,9 @@ fn pair_by_line(
         // With pairs barred, the nearest-first choice may leave an instance unpaired that another
         // choice pairs: as many pairs as the allowed ones permit (augmenting paths, cheapest
         // partners first). Without, every pair is allowed and the choice above pairs them all.
-        if any_barred {
+        // Bounded (review45 RISK 7): past [`MAX_AUGMENTED_PAIRS`] candidate pairs of one key, the
+        // nearest-first choice stands.
+        if any_barred && olds.len() * news.len() <= MAX_AUGMENTED_PAIRS {
             let mut allowed: Vec<Vec<usize>> = vec![Vec::new(); olds.len()];
             for &(_, i, j) in &pairs {
                 allowed[i].push(j);
