@@ -102,3 +102,32 @@ fn an_override_of_an_installed_packages_base_inside_the_workspace_is_written_not
     let views = std::fs::read_to_string(dir.path().join("app/views.py")).unwrap();
     assert!(views.contains("def handle(self)"), "written:\n{views}\n{text}");
 }
+
+/// review45 RISK 6 (the recheck of trial150 F1 warned of tomlkit's plain list): renaming a
+/// member named like a method of Python's built-in types (`append`), an untyped `x.append` in
+/// the project's code is as likely a list's: listed first and noted, not warned of.
+#[test]
+fn an_untyped_use_of_a_builtin_method_name_is_noted_not_warned_of() {
+    let test = "lsp_trial150::an_untyped_use_of_a_builtin_method_name_is_noted_not_warned_of";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/doc.py", "class Doc:\n    def __init__(self) -> None:\n        self.items: list[int] = []\n\n    def append(self, value: int) -> None:\n        self.items.append(value)\n"),
+        ("pkg/use.py", "from pkg.doc import Doc\n\n\ndef fill(target, value):\n    target.append(value)\n\n\ndef build() -> Doc:\n    doc = Doc()\n    doc.append(1)\n    return doc\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "pkg/doc.py", "line": 5, "symbol": "append", "new_name": "add_value", "preview": true}),
+    );
+    assert!(!text.contains("WARNING: 1 use of `.append` in the project's code"), "{text}");
+    assert!(
+        text.contains("note: 1 use of `.append` in the project's code has no definition from pyright (listed first among those to check); `append` is also a method of Python's built-in types, so they are not warned of"),
+        "{text}"
+    );
+    assert!(text.contains("pkg/use.py:5: target.append(value)"), "{text}");
+}
