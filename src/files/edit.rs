@@ -76,8 +76,12 @@ struct EditOutput {
 /// The file an `edit` call will write (its `path`, resolved in the workspace), for the
 /// registry's pre-write layers; nothing when the arguments or the path will be refused.
 pub(crate) fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<PathBuf> {
+    // An edit `run` refuses at once (empty or unchanged text) writes nothing: no pre-write
+    // baseline is taken for it (trial151 M7: an identical old_string and new_string waited 10 s
+    // on rust-analyzer's pre-write state before the refusal).
     EditArguments::deserialize(arguments)
         .ok()
+        .filter(|arguments| !arguments.old_string.is_empty() && arguments.old_string != arguments.new_string)
         .and_then(|arguments| resolve_in_workspace(ctx.workspace_root(), &arguments.path).ok())
         .into_iter()
         .collect()

@@ -78,3 +78,25 @@ fn an_error_without_a_code_in_a_macro_body_is_an_error_at_each_call() {
     assert!(text.contains("error") && text.contains("cannot find macro `debug_assertx`"), "{text}");
     assert!(text.contains("src/lib.rs:9: error") && text.contains("src/lib.rs:13: error"), "one error at each call:\n{text}");
 }
+
+/// Trial 151 M7: an `edit` whose `old_string` equals its `new_string` took 10 s to be refused:
+/// the pre-write layer started rust-analyzer and waited for the file's state first. It is refused
+/// before any server is started.
+#[test]
+fn an_edit_refused_for_identical_text_starts_no_language_server() {
+    let test = "lsp_trial151::an_edit_refused_for_identical_text_starts_no_language_server";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"eitherish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "//! Either.\n\npub fn left(n: u8) -> u8 {\n    n\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let refused = run.call(runbound::Caller::Main, "edit", json!({"path": "src/lib.rs", "old_string": "//!", "new_string": "//!"}));
+    let text = refused.joined_text();
+    assert!(refused.is_error && text.contains("old_string and new_string are identical"), "{text}");
+    let status = support::call_ok(&run, "lsp", json!({"op": "status"}));
+    assert!(status.contains("rust-analyzer"), "{status}");
+    assert!(!status.contains("running pid"), "no server was started for the refused edit:\n{status}");
+}
