@@ -901,6 +901,28 @@ fn raw_text_edits_by_path(edit: &lsp_types::WorkspaceEdit) -> Option<BTreeMap<Pa
 /// `struct`, `enum`, `trait`, `const`, `var` or `let` declaration naming `name` (after a Go
 /// receiver, Rust `pub`, TypeScript `export` and the like): `name`'s occurrence there.
 /// Decorators and attributes between are skipped.
+/// Whether the comment occurrence `hit` is qualified (`Owner.name`, `Owner::name`) by an owner
+/// that is not the one of the declaration on `declaration_line`: a Go method's receiver type
+/// (`func (r *Router) Path(…)`), else a word of the declaration line.
+fn qualified_by_another_owner(hit: &WordHit, declaration_line: &str) -> bool {
+    let before = &hit.line_text[..hit.byte_start];
+    let Some(qualified) = before.strip_suffix('.').or_else(|| before.strip_suffix("::")) else { return false };
+    let owner: String =
+        qualified.chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<Vec<_>>().into_iter().rev().collect();
+    if owner.is_empty() {
+        return false;
+    }
+    let trimmed = declaration_line.trim_start();
+    let go_receiver = trimmed.strip_prefix("func (").and_then(|rest| rest.split(')').next()).map(|receiver| {
+        let type_part = receiver.split_whitespace().last().unwrap_or("");
+        type_part.trim_start_matches('*').split('[').next().unwrap_or("").to_owned()
+    });
+    match go_receiver {
+        Some(receiver) => receiver != owner,
+        None => !crate::lsp::position::contains_word(declaration_line, &owner),
+    }
+}
+
 fn documented_declaration(reader: &WorkspaceReader, path: &Path, comment_line: u32, name: &str) -> Option<WordHit> {
     let text = reader.read_to_string(path).ok()?;
     for (index, line) in text.lines().enumerate().skip(comment_line as usize + 1).take(30) {
@@ -2042,6 +2064,13 @@ pub fn complete_rename(
                 }
             }
             let Some(declaration) = documented_declaration(&reader, &hit.path, hit.line, old_name) else { continue };
+            // A qualified mention (`See Route.Path().`) names its owner's member: another
+            // owner's than the documented declaration's is no mention of that declaration
+            // (trial153 M1: gorilla/mux's `// See Route.Path().` above `Router.Path` was called
+            // "not this symbol" under a rename of `Route.Path`).
+            if qualified_by_another_owner(&hit, &declaration.line_text) {
+                continue;
+            }
             if !is_covered(&edits, &declaration) {
                 labels.insert(
                     (hit.path.clone(), hit.line),
@@ -5122,6 +5151,22 @@ fn complete_references_in_served_files(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_qualified_comment_mention_of_another_owner_is_no_mention_of_the_documented_declaration() {
+        let hit = |line: &str, word: &str| super::WordHit {
+            path: std::path::PathBuf::from("/w/mux.go"),
+            line: 0,
+            byte_start: line.find(&format!(".{word}")).map_or_else(|| line.find(word).unwrap(), |at| at + 1),
+            line_text: line.to_owned(),
+        };
+        let router_path = "func (r *Router) Path(tpl string) *Route {";
+        assert!(super::qualified_by_another_owner(&hit("// See Route.Path().", "Path"), router_path));
+        assert!(!super::qualified_by_another_owner(&hit("// See Router.Path().", "Path"), router_path));
+        assert!(!super::qualified_by_another_owner(&hit("// Path registers a route.", "Path"), router_path), "unqualified");
+        // Rust or Python: the owner named on the declaration line, else another owner.
+        assert!(super::qualified_by_another_owner(&hit("/// Like `Other::path`.", "path"), "    pub fn path(&self) -> &str {"));
+    }
+
     #[test]
     fn a_go_example_output_comment_is_told_from_prose() {
         let text = "package mux\n\n// Match reports.\nfunc ExampleRoute_HeadersRegexp() {\n\t// Match the header.\n\tfmt.Printf(\"Match: %v\\n\", ok)\n\t// Output:\n\t// Match: true\n\t// Match: false\n}\n\nfunc TestMatch(t *testing.T) {\n\t// Match: no output block\n}\n";

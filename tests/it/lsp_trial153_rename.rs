@@ -15,7 +15,7 @@ fn an_example_output_comment_is_labelled_as_the_output_go_test_compares() {
     }
     let dir = support::workspace_with(&[
         ("go.mod", "module example.com/mux\n\ngo 1.19\n"),
-        ("route.go", "package mux\n\n// Route is a route.\ntype Route struct{ path string }\n\n// Match reports whether the path matches.\nfunc (r *Route) Match(path string) bool { return r.path == path }\n"),
+        ("route.go", "package mux\n\n// Route is a route.\ntype Route struct{ path string }\n\n// Match reports whether the path matches.\nfunc (r *Route) Match(path string) bool { return r.path == path }\n\n// Router holds routes.\ntype Router struct{ routes []*Route }\n\n// See Route.Match.\nfunc (r *Router) Match(path string) bool { return len(r.routes) > 0 && r.routes[0].Match(path) }\n"),
         (
             "example_route_test.go",
             "package mux\n\nimport \"fmt\"\n\nfunc ExampleRoute_Match() {\n\tr := &Route{path: \"/a\"}\n\tfmt.Printf(\"Match: %v\\n\", r.Match(\"/a\"))\n\t// Output:\n\t// Match: true\n}\n",
@@ -37,6 +37,9 @@ fn an_example_output_comment_is_labelled_as_the_output_go_test_compares() {
         text.contains("example_route_test.go:9: // Match: true   (expected output of `ExampleRoute_Match`, which go test compares: it changes only if what the example prints changes)"),
         "{text}"
     );
+    // Trial 153 M1: a qualified mention of the renamed method above another type's method of the
+    // same name is not "doc comment of another `Match` … not this symbol".
+    assert!(text.contains("route.go:12: // See Route.Match.   (comment)"), "{text}");
     // Ground truth (vet off: the example's own name is the WARNING's matter): left as it is, the
     // example passes; edited to the new name, it fails.
     assert!(go_test().status.success(), "{}", String::from_utf8_lossy(&go_test().stdout));
