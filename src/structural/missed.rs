@@ -548,6 +548,17 @@ fn addition(extra: &Extra<'_>) -> String {
     text
 }
 
+/// Whether `node`'s first and last children are the unnamed tokens of a bracket pair around
+/// something (`<…>`, `(…)`, `[…]`, `{…}`).
+fn is_bracketed(node: &Node<'_, StrDoc<SupportLang>>) -> bool {
+    let children: Vec<_> = node.children().filter(|child| !child.is_extra()).collect();
+    let (Some(first), Some(last)) = (children.first(), children.last()) else { return false };
+    children.len() > 2
+        && !first.is_named()
+        && !last.is_named()
+        && matches!((first.text().as_ref(), last.text().as_ref()), ("<", ">") | ("(", ")") | ("[", "]") | ("{", "}"))
+}
+
 fn next_variable(name: &str, counter: &mut usize, multiple: bool) -> String {
     *counter += 1;
     let dollars = if multiple { "$$$" } else { "$" };
@@ -594,7 +605,12 @@ fn skeleton(node: &Node<'_, StrDoc<SupportLang>>, name: &str, counter: &mut usiz
     for child in &children {
         if !child.is_named() {
             pieces.push(child.text().into_owned());
-        } else if child.children().any(|c| c.is_named()) && child.children().any(|c| !c.is_named() && !is_punctuation(&c.text())) {
+        } else if child.children().any(|c| c.is_named())
+            && (child.children().any(|c| !c.is_named() && !is_punctuation(&c.text())) || is_bracketed(child))
+        {
+            // A bracketed list (`<T>`, the type arguments of `extends Observable<T>`) is written
+            // as such: a metavariable for the whole list juxtaposed to the previous piece
+            // (`extends $A $B`) does not parse (trial152 M6).
             pieces.push(skeleton(child, name, counter, depth + 1));
         } else {
             pieces.push(next_variable(name, counter, false));

@@ -790,6 +790,26 @@ fn missed_candidates_are_counted_with_the_part_the_pattern_lacks() {
     assert!(!text.contains("note:"), "a different return type is not a missing part: {text}");
 }
 
+/// Trial 152 M6 (rxjs): the part to add for an `extends` clause with type arguments was
+/// `extends $EXTENDS_CLAUSE $EXTENDS_CLAUSE_2`, which does not parse; it is written with its
+/// brackets, and the pattern with it added finds the class the note counted.
+#[test]
+fn a_missed_part_with_type_arguments_is_suggested_in_a_form_that_parses_and_matches() {
+    let dir = support::workspace_with(&[(
+        "a.ts",
+        "export class Observable<T> { x?: T }\nexport class Subject<T> extends Observable<T> implements Iterable<T> {\n  y = 1\n}\n",
+    )]);
+    let run = run_for(dir.path());
+    let (text, structured) =
+        ok(call(&run, "ast_grep", json!({"pattern": "export class $C<$$$T> implements $I { $$$B }", "language": "typescript"})));
+    assert_eq!(structured["missed_candidates"]["count"], 1, "{text}");
+    let add = "extends $EXTENDS_CLAUSE<$$$EXTENDS_CLAUSE_2>";
+    assert!(text.contains(&format!("add `{add}`")), "{text}");
+    let pattern = format!("export class $C<$$$T> {add} implements $I {{ $$$B }}");
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": pattern, "language": "typescript"})));
+    assert_eq!(match_lines(&structured).into_iter().map(|(_, line)| line).collect::<Vec<_>>(), vec![2], "{text}");
+}
+
 const MISSED_TS: &str = "export function plain(a: number) { return a }
 export function generic<T>(a: T) { return a }
 export function typed(a: number): number { return a }
