@@ -6763,6 +6763,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         };
                         lines.push(format!("{display}: {heading} ({}, {reported_by}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
+                        // The cap cut the list: where the rest is (trial153 M5: "showing 20 of 35"
+                        // with no way to see the other 15).
+                        if shown < diff.new.len() {
+                            lines.push(format!(
+                                "  … {} more not shown (at most {cap} per file here): call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} for all of {display}'s diagnostics",
+                                diff.new.len() - shown
+                            ));
+                        }
                     }
                     if !unseen_before.is_empty() {
                         lines.push(format!(

@@ -64,3 +64,32 @@ fn an_error_fixed_in_one_place_and_added_in_another_by_one_write_is_named_new_an
     let after = go_build(dir.path());
     assert!(after.contains("a.go:8:") && after.contains("a.go:13:"), "{after}");
 }
+
+/// Trial 153 M5: a file's new diagnostics past the cap per file read "showing 20 of 35" with no
+/// way to the other 15: the block now says how many more and the call that lists them.
+#[test]
+fn new_diagnostics_past_the_cap_per_file_name_the_call_that_lists_them() {
+    let test = "lsp_trial153::new_diagnostics_past_the_cap_per_file_name_the_call_that_lists_them";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let calls: String = (0..25).map(|_| "\tf()\n").collect();
+    let source = format!("package fx\n\nfunc f() {{}}\n\nfunc g() {{\n{calls}}}\n");
+    let dir = support::workspace_with(&[("go.mod", "module fx\n\ngo 1.19\n"), ("a.go", &source)]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "edit", json!({"path": "a.go", "old_string": "func f() {}", "new_string": "func f(n int) {}"}));
+    // Ground truth: every call is an error.
+    let built = std::process::Command::new("go")
+        .args(["build", "-gcflags=-e", "./..."])
+        .current_dir(dir.path())
+        .env("GOPROXY", "off")
+        .output()
+        .expect("run go build");
+    assert_eq!(String::from_utf8_lossy(&built.stderr).matches("not enough arguments in call to f").count(), 25);
+    let block = block(&text);
+    assert!(block.contains("a.go: new diagnostics introduced by this write (showing 20 of 25, gopls):"), "{block}");
+    assert!(
+        block.contains("  … 5 more not shown (at most 20 per file here): call lsp with {\"op\": \"diagnostics\", \"file\": \"a.go\"} for all of a.go's diagnostics"),
+        "{block}"
+    );
+}
