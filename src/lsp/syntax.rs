@@ -1695,6 +1695,12 @@ impl ParsedSource {
     /// `ZodType`'s 42 "implementations", trial30 F1).
     pub fn implementation_expression_at(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
         let mut node = self.typescript_node_at(line0, byte_column)?;
+        // tsserver answers a `this` whose type is the class (in a static method: `typeof C`) with
+        // the keyword itself: neither the call nor the declaration around it (trial152 M1: rxjs's
+        // `TestScheduler`, three `this` called "call" or counted as declarations).
+        if node.kind() == "this" {
+            return Some("`this` keyword");
+        }
         loop {
             match node.kind() {
                 "class_declaration"
@@ -3467,6 +3473,12 @@ mod tests {
         assert_eq!(parsed.implementation_expression_at(3, 2), Some("arrow function"));
         assert_eq!(parsed.implementation_expression_at(4, 10), Some("function expression"));
         assert_eq!(ParsedSource::parse(Path::new("t.py"), "class A: pass\n").expect("parsed").implementation_expression_at(0, 6), None);
+        // A `this` in a static method (trial152 M1), in a call's arguments and in a declaration.
+        let statics = "class S {\n  static run() {\n    advance(1 / this.factor);\n    let frame = 2 * this.factor;\n  }\n}\n";
+        let parsed = ParsedSource::parse(Path::new("s.ts"), statics).expect("parsed");
+        assert_eq!(parsed.implementation_expression_at(2, 16), Some("`this` keyword"));
+        assert_eq!(parsed.implementation_expression_at(3, 20), Some("`this` keyword"));
+        assert_eq!(parsed.implementation_expression_at(2, 4), Some("call"), "the call itself");
     }
 
     #[test]
