@@ -2068,7 +2068,7 @@ pub fn complete_rename(
             // owner's than the documented declaration's is no mention of that declaration
             // (trial153 M1: gorilla/mux's `// See Route.Path().` above `Router.Path` was called
             // "not this symbol" under a rename of `Route.Path`).
-            if qualified_by_another_owner(&hit, &declaration.line_text) {
+            if qualified_by_another_owner(hit, &declaration.line_text) {
                 continue;
             }
             if !is_covered(&edits, &declaration) {
