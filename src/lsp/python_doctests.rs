@@ -391,17 +391,21 @@ impl ExampleCode {
                 parent.kind() == "attribute" && parent.child_by_field_name("attribute").is_some_and(|name| name.id() == node.id())
             })
             .and_then(|attribute| attribute.child_by_field_name("object"));
+        // The occurrence is a keyword argument (`name=`) of a call of a function named one of
+        // `names` (`f(name=…)`, `x.f(name=…)`).
+        let keyword_of_a_call_of = |names: &[String]| {
+            keyword_of_call
+                .and_then(|keyword| keyword.parent())
+                .filter(|arguments| arguments.kind() == "argument_list")
+                .and_then(|arguments| arguments.parent())
+                .filter(|call| call.kind() == "call")
+                .and_then(|call| call.child_by_field_name("function"))
+                .is_some_and(|function| self.callee_is(function, names))
+        };
         match symbol {
             RenamedPythonSymbol::Local => DoctestOccurrence::Other(OtherDoctestName::Local),
             RenamedPythonSymbol::Parameter { callables, .. } => {
-                let of_the_function = keyword_of_call
-                    .and_then(|keyword| keyword.parent())
-                    .filter(|arguments| arguments.kind() == "argument_list")
-                    .and_then(|arguments| arguments.parent())
-                    .filter(|call| call.kind() == "call")
-                    .and_then(|call| call.child_by_field_name("function"))
-                    .is_some_and(|function| self.callee_is(function, callables));
-                if of_the_function {
+                if keyword_of_a_call_of(callables) {
                     DoctestOccurrence::Source
                 } else {
                     DoctestOccurrence::Other(OtherDoctestName::NotAKeywordOfTheFunction)
@@ -409,17 +413,8 @@ impl ExampleCode {
             }
             RenamedPythonSymbol::Member { constructor_class } => {
                 // `Point(x=1)`: a keyword of the class's generated constructor.
-                if let Some(class) = constructor_class {
-                    let of_the_constructor = keyword_of_call
-                        .and_then(|keyword| keyword.parent())
-                        .filter(|arguments| arguments.kind() == "argument_list")
-                        .and_then(|arguments| arguments.parent())
-                        .filter(|call| call.kind() == "call")
-                        .and_then(|call| call.child_by_field_name("function"))
-                        .is_some_and(|function| self.callee_is(function, std::slice::from_ref(class)));
-                    if of_the_constructor {
-                        return DoctestOccurrence::Source;
-                    }
+                if constructor_class.as_ref().is_some_and(|class| keyword_of_a_call_of(std::slice::from_ref(class))) {
+                    return DoctestOccurrence::Source;
                 }
                 if let Some(object) = attribute_of {
                     if object.kind() == "identifier" && bound().imported_modules.contains(self.text_of(object)) {
