@@ -81,10 +81,9 @@ impl FeatureSelection {
     }
 }
 
-/// A selection narrowed to another cargo root of the workspace: a crate beneath the first one
-/// that is no member of its workspace (a `downstream/` crate with a path dependency on it),
-/// checked by a `cargo check` of its own. The call's features are meant for the first root, and
-/// cargo refuses a `--features` name the package it builds does not declare (trial95 M4: hex's
+/// A selection narrowed to one of several cargo roots of the workspace (a crate and one beneath
+/// it that is no member of its workspace, a `downstream/` crate with a path dependency on it),
+/// each checked by a `cargo check` of its own: cargo refuses a `--features` name the package it builds does not declare (trial95 M4: hex's
 /// `alloc` failed the downstream check, and the answer blamed "something it depends on").
 ///
 /// Kept: `all_features`; a plain feature the manifest's `[features]` table (or an optional

@@ -126,11 +126,13 @@ pub struct CheckerRun {
     /// (trial44 M7). Found by a second `go vet` with only those analyzers, over the packages
     /// whose `go vet` printed findings; empty when there were none.
     pub go_test_vet_findings: Vec<DiagnosticRecord>,
-    /// Cargo runs: the features this run was given, which for a cargo root other than the first
-    /// is the call's selection narrowed to what its package declares (see
+    /// Cargo runs: the features this run was given, which with several cargo roots is the call's
+    /// selection narrowed to what its package declares (the first root too, unless a feature is
+    /// declared by no root: then it gets the whole selection; see
     /// [`crate::lsp::cargo_features::selection_for_other_root`]).
     pub selection: FeatureSelection,
-    /// Cargo runs of another root: what of the call's selection was left out for it, and why.
+    /// Cargo runs with several cargo roots: what of the call's selection was left out for this
+    /// root, and why.
     pub selection_left_out: Vec<String>,
 }
 

@@ -932,8 +932,11 @@ pub struct RenameStaged {
     pub evicted: Vec<String>,
     /// Why a rename asked to be written (`preview` false) was staged instead: it leaves methods
     /// tied to the renamed one by an interface with the old name, so the build breaks where one
-    /// is used as the interface and a type assertion on it stops matching (trial30 M8: goldmark's `BlockParser.Trigger`, 13 implementations left). Absent for a
-    /// preview that was asked.
+    /// is used as the interface and a type assertion on it stops matching (trial30 M8: goldmark's
+    /// `BlockParser.Trigger`, 13 implementations left); it breaks a structural match with a
+    /// `typing.Protocol`; it leaves Python overrides (or the overridden base method) in the
+    /// workspace with the old name (trial150 M3); or a root's own server refused the rename
+    /// (review44 RISK 6). Absent for a preview that was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub staged_because: Option<String>,
 }

@@ -15,8 +15,9 @@
 //! Which occurrences in an example can name the renamed symbol follows from what that symbol is
 //! ([`RenamedPythonSymbol`], read from its definition's syntax tree): a parameter only as a
 //! keyword argument in a call of its function; a method or attribute only as an attribute
-//! (`.name`); a module-level name bare or qualified, not as a call's keyword argument; a
-//! function's local never (a docstring's examples run in the module's globals). The rest are
+//! (`.name`), and a field of a class with a generated constructor (dataclass, NamedTuple, …)
+//! also as that constructor's keyword and in its repr (`Point(x=1)`); a module-level name bare
+//! or qualified, not as a call's keyword argument; a function's local never (a docstring's examples run in the module's globals). The rest are
 //! other names ([`OtherDoctestName`]): the rename leaves them and counts them in one line
 //! (trial148 M4: renaming the parameter `iterable` of `ilen` warned of 111 doctest lines, all
 //! other functions' examples' own variables).
@@ -65,7 +66,8 @@ pub enum OtherDoctestName {
     /// variable of the examples, another function's keyword), or in the output of an example that
     /// does not call the function.
     NotAKeywordOfTheFunction,
-    /// The renamed member's word not as an attribute: a same-named function or variable.
+    /// The renamed member's word not as an attribute (nor, for a field of a generated
+    /// constructor, as its class's keyword or in its repr): a same-named function or variable.
     NotAnAttribute,
     /// The renamed member's word as an attribute of a module the examples import (`mi.prepend`):
     /// that module's function.
@@ -180,8 +182,9 @@ pub enum ExamplePart {
 }
 
 impl PythonDoctests {
-    /// Reads the examples of every string literal of `text` (a Python file) that holds a `>>>`
-    /// prompt; none when it does not parse.
+    /// Reads the examples of `text` (a Python file): of its docstrings and `__test__` values that
+    /// hold a `>>>` prompt, or of every string with a prompt when the file has a syntax error
+    /// ([`PythonDoctests::knows_every_docstring`]).
     pub fn parse(text: String) -> PythonDoctests {
         let (docstrings, parsed_cleanly) = docstring_examples(&text);
         let mut lines = Vec::new();
@@ -540,6 +543,7 @@ fn is_module_test_value(string: tree_sitter::Node<'_>, text: &str) -> bool {
 
 /// The examples of each docstring of `text` (and each value of its `__test__` dict) that holds a
 /// `>>>` prompt.
+///
 /// With a syntax error in the file, every string with a prompt counts (its docstrings may sit
 /// under an error node); the flag says whether the file parsed cleanly.
 fn docstring_examples(text: &str) -> (Vec<Vec<DoctestExample>>, bool) {

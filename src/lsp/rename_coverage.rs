@@ -895,12 +895,6 @@ fn raw_text_edits_by_path(edit: &lsp_types::WorkspaceEdit) -> Option<BTreeMap<Pa
     Some(by_path)
 }
 
-/// The declaration a comment at 0-based `comment_line` of `path` documents, when it declares
-/// `name`: the first line after the comment's block of `//`, `#`, `///`, `*` lines that is no
-/// comment, when it starts a `func`, `type`, `def`, `class`, `fn`, `function`, `interface`,
-/// `struct`, `enum`, `trait`, `const`, `var` or `let` declaration naming `name` (after a Go
-/// receiver, Rust `pub`, TypeScript `export` and the like): `name`'s occurrence there.
-/// Decorators and attributes between are skipped.
 /// Whether the comment occurrence `hit` is qualified (`Owner.name`, `Owner::name`) by an owner
 /// that is not the one of the declaration on `declaration_line`: a Go method's receiver type
 /// (`func (r *Router) Path(…)`), else a word of the declaration line.
@@ -923,6 +917,12 @@ fn qualified_by_another_owner(hit: &WordHit, declaration_line: &str) -> bool {
     }
 }
 
+/// The declaration a comment at 0-based `comment_line` of `path` documents, when it declares
+/// `name`: the first line after the comment's block of `//`, `#`, `///`, `*` lines that is no
+/// comment, when it starts a `func`, `type`, `def`, `class`, `fn`, `function`, `interface`,
+/// `struct`, `enum`, `trait`, `const`, `var` or `let` declaration naming `name` (after a Go
+/// receiver, Rust `pub`, TypeScript `export` and the like): `name`'s occurrence there.
+/// Decorators and attributes between are skipped.
 fn documented_declaration(reader: &WorkspaceReader, path: &Path, comment_line: u32, name: &str) -> Option<WordHit> {
     let text = reader.read_to_string(path).ok()?;
     for (index, line) in text.lines().enumerate().skip(comment_line as usize + 1).take(30) {
@@ -3234,23 +3234,26 @@ pub fn complete_rename(
     if !doc_tests.is_empty() {
         warnings.push(doc_tests_warning(doc_tests.len(), &python_doctests.expected_output, old_name, &shown));
     }
-    // The untyped attribute uses, in test files and in the project's code: (where, what they
-    // may break).
+    // The untyped attribute uses, in test files and in the project's code: (the uses, where,
+    // what an untyped receiver may be, what they may break, whether a built-in method name is
+    // only noted).
     let untyped_groups = [
         (
             &untyped_test_uses,
             "test files pytest runs",
             "a class attribute a subclass sets, an untyped parameter or fixture",
             "those tests now fail with AttributeError",
+            false,
         ),
         (
             &untyped_code_uses,
             "the project's code",
             "an untyped parameter, an attribute of one",
             "that code now fails with AttributeError at run time, which no type checker reports",
+            true,
         ),
     ];
-    for (uses, place, examples, consequence) in untyped_groups {
+    for (uses, place, examples, consequence, builtin_names_only_noted) in untyped_groups {
         if uses.is_empty() {
             continue;
         }
@@ -3258,7 +3261,7 @@ pub fn complete_rename(
         // `x.append` in the project's code is as likely a list's (review45 RISK 6; the recheck
         // of trial150 warned of tomlkit's plain list at container.py:817) — listed first, not
         // warned of.
-        if place == "the project's code" && PYTHON_BUILTIN_METHOD_NAMES.contains(&old_name) {
+        if builtin_names_only_noted && PYTHON_BUILTIN_METHOD_NAMES.contains(&old_name) {
             report.push(format!(
                 "  note: {} of `.{old_name}` in the project's code {} no definition from {} (listed first among those to check); `{old_name}` is also a method of Python's built-in types, so they are not warned of",
                 crate::render::plural(uses.len(), "use"),
@@ -3883,7 +3886,8 @@ fn renamed_python_symbol_at(
 /// Python doctest occurrences that sit in an example's expected output and those that cannot
 /// name the renamed symbol ([`crate::lsp::python_doctests`]; `symbol` says what was renamed,
 /// asked only when there are such occurrences). The doctest code occurrences that can name it
-/// stay in `in_text`.
+/// stay in `in_text`. A doc-test occurrence on a `>>>` line in no example of a file that parsed
+/// cleanly (a prompt in a string that is no docstring) is relabelled plain text (review44 RISK 7).
 fn python_doctest_occurrences(
     reader: &WorkspaceReader,
     in_text: &mut Vec<(WordHit, OccurrenceKind)>,

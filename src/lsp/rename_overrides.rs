@@ -18,7 +18,9 @@
 //!
 //! at most [`MAX_CLASSES_SCANNED`] classes and within the deadline, and says which of them the
 //! rename's plan leaves with the old name (a note per method, with the next step) and what was
-//! not searched.
+//! not searched. Those inside the workspace — not in an installed package there
+//! (`.venv/…/site-packages`) — are [`OverrideFindings::overrides_left`]: the rename is staged,
+//! not written (trial150 M3).
 //!
 //! pyright also renames a use whose receiver it types as a union of the renamed member's class
 //! and a base that keeps the old name: sortedcontainers 2.4.0's `SortedList.__new__` returns a
@@ -1170,8 +1172,9 @@ impl<'a> SourceCache<'a> {
         line(old) != line(new)
     }
 
-    /// Whether the plan gives 0-based `line0` of `path` a `def new_name` or a class attribute
-    /// `new_name = …` (a rename keeps the line count).
+    /// Whether the plan gives 0-based `line0` of `path` a `def new_name`, a class attribute
+    /// `new_name = …` or an instance or class attribute `self.new_name` / `cls.new_name` (a
+    /// rename keeps the line count).
     fn renamed_by_plan(&self, path: &Path, line0: u32, new_name: &str) -> bool {
         let Some(change) = self.plan.changes.iter().find(|change| change.path == path) else { return false };
         let Some(new_content) = &change.new_content else { return false };

@@ -1689,7 +1689,8 @@ impl ParsedSource {
     /// For a TypeScript/JavaScript `implementation` location starting at 0-based `line0`, byte
     /// column `byte_column`: what stands there when it is no class, interface, type, enum,
     /// function or method declaration — `arrow function`, `function expression`, `object
-    /// literal`, `call` — else `None` (a declaration, or a grammar this does not read). tsserver
+    /// literal`, `array literal`, `call`, `property value`, or `` `this` keyword `` (a `this`
+    /// tsserver answers for a class's static side) — else `None` (a declaration, or a grammar this does not read). tsserver
     /// lists such expressions among the implementations of an abstract class when they are cast
     /// to one of its members' types (zod 3.25.76: 5 arrow functions of the `coerce` object among
     /// `ZodType`'s 42 "implementations", trial30 F1).

@@ -20,6 +20,10 @@
 //! `tsconfig.json` (TS6053 "File not found" when none exists). An array `extends` (TypeScript
 //! 5.0) checks each entry. Files outside the workspace are checked for existence only, not read.
 //! At most [`MAX_EXTENDS_DEPTH`] configs are followed per chain; a cycle stops the walk.
+//!
+//! [`resolved_compiler_option`] reads one boolean compiler option (`incremental`, `composite`)
+//! through the same `extends` chain, JSONC comments ignored, for the `"*"` check's tsc build
+//! info (`checker.rs`).
 
 use std::path::{Component, Path, PathBuf};
 

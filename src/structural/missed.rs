@@ -593,12 +593,8 @@ fn skeleton(node: &Node<'_, StrDoc<SupportLang>>, name: &str, counter: &mut usiz
         let keywords: Vec<String> = children[..leading_keywords].iter().map(|child| child.text().into_owned()).collect();
         return format!("{} {}", keywords.join(" "), next_variable(name, counter, true));
     }
-    let first = children[0].text();
-    let last = children[children.len() - 1].text();
-    let bracketed = !children[0].is_named()
-        && !children[children.len() - 1].is_named()
-        && matches!((first.as_ref(), last.as_ref()), ("<", ">") | ("(", ")") | ("[", "]") | ("{", "}"));
-    if bracketed && children.len() > 2 {
+    if is_bracketed(node) {
+        let (first, last) = (children[0].text(), children[children.len() - 1].text());
         return format!("{first}{}{last}", next_variable(name, counter, true));
     }
     let mut pieces: Vec<String> = Vec::new();
