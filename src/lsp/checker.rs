@@ -711,7 +711,7 @@ pub fn project_diagnostics(
         }
         if !run.selection_left_out.is_empty() {
             text.push_str(&format!(
-                "\n    features: this root is checked apart from the first cargo root, with `{}`; left out for it: {}",
+                "\n    features: this root is checked by its own cargo check, with the part of the call's features its package declares, `{}`; left out for it: {}",
                 if run.selection.is_default() { "its default features".to_owned() } else { run.selection.cargo_args().join(" ") },
                 run.selection_left_out.join(", ")
             ));
