@@ -127,9 +127,8 @@ const PYTHON_BUILTIN_METHOD_NAMES: &[&str] = &[
 ];
 
 /// The name of the Example function whose `// Output:` (or `// Unordered output:`) comment block
-/// holds 0-based `line` of a Go test file's `text`; `None` for any other line.
-fn go_example_output_comment(text: &str, line: usize) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
+/// holds 0-based `line` of a Go test file's `lines`; `None` for any other line.
+fn go_example_output_comment(lines: &[String], line: usize) -> Option<String> {
     if !lines.get(line)?.trim_start().starts_with("//") {
         return None;
     }
@@ -906,12 +905,7 @@ fn qualified_by_another_owner(hit: &WordHit, declaration_line: &str) -> bool {
     if owner.is_empty() {
         return false;
     }
-    let trimmed = declaration_line.trim_start();
-    let go_receiver = trimmed.strip_prefix("func (").and_then(|rest| rest.split(')').next()).map(|receiver| {
-        let type_part = receiver.split_whitespace().last().unwrap_or("");
-        type_part.trim_start_matches('*').split('[').next().unwrap_or("").to_owned()
-    });
-    match go_receiver {
+    match crate::lsp::rename_public_api::go_method_receiver(declaration_line) {
         Some(receiver) => receiver != owner,
         None => !crate::lsp::position::contains_word(declaration_line, &owner),
     }
@@ -2119,13 +2113,16 @@ pub fn complete_rename(
         // compares, not prose: edited to the new name, the example fails unless what it prints
         // changes too (trial153 M2: gorilla/mux's `// Match: true …` under `Output:`, printed by
         // `fmt.Printf("Match: …")`, listed as a comment to edit).
-        let mut go_texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+        // Each test file's lines, read and split once.
+        let mut go_lines: HashMap<PathBuf, Option<Vec<String>>> = HashMap::new();
         for (hit, kind) in &in_text_listed {
             if *kind != OccurrenceKind::Comment || !hit.path.to_string_lossy().ends_with("_test.go") {
                 continue;
             }
-            let text = go_texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).ok());
-            if let Some(example) = text.as_deref().and_then(|text| go_example_output_comment(text, hit.line as usize)) {
+            let lines = go_lines
+                .entry(hit.path.clone())
+                .or_insert_with(|| reader.read_to_string(&hit.path).ok().map(|text| text.lines().map(str::to_owned).collect()));
+            if let Some(example) = lines.as_deref().and_then(|lines| go_example_output_comment(lines, hit.line as usize)) {
                 labels.entry((hit.path.clone(), hit.line)).or_insert_with(|| {
                     format!(
                         "   (expected output of `{example}`, which go test compares: it changes only if what the example prints changes)"
@@ -5174,7 +5171,8 @@ mod tests {
     #[test]
     fn a_go_example_output_comment_is_told_from_prose() {
         let text = "package mux\n\n// Match reports.\nfunc ExampleRoute_HeadersRegexp() {\n\t// Match the header.\n\tfmt.Printf(\"Match: %v\\n\", ok)\n\t// Output:\n\t// Match: true\n\t// Match: false\n}\n\nfunc TestMatch(t *testing.T) {\n\t// Match: no output block\n}\n";
-        let at = |line: usize| super::go_example_output_comment(text, line);
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let at = |line: usize| super::go_example_output_comment(&lines, line);
         assert_eq!(at(7).as_deref(), Some("ExampleRoute_HeadersRegexp"));
         assert_eq!(at(8).as_deref(), Some("ExampleRoute_HeadersRegexp"));
         assert_eq!(at(6).as_deref(), Some("ExampleRoute_HeadersRegexp"), "the Output: line itself");
