@@ -71,6 +71,7 @@ pub(crate) mod rename_inherited_members;
 pub(crate) mod rename_local_scope;
 pub(crate) mod rename_macro_arguments;
 pub(crate) mod rename_overrides;
+pub(crate) mod rename_partial_receivers;
 pub(crate) mod rename_public_api;
 pub(crate) mod rename_public_names;
 pub(crate) mod rename_public_typescript;

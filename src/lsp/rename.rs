@@ -744,6 +744,21 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         left_unrenamed,
         override_deadline,
     );
+    // Python: renamed uses on a receiver typed as a union whose other member lacks the name,
+    // which the server already reported there before the write (trial150 F1): at run time the
+    // receiver is a subclass of that member with its own method of the old name.
+    let partial_deadline =
+        (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 6).min(Duration::from_secs(15))).min(deadline);
+    let partial_receivers = crate::lsp::rename_partial_receivers::partial_receiver_uses(
+        server,
+        supervisor.workspace_root(),
+        &plan,
+        &resolved.cursor_identifier,
+        &args.new_name,
+        partial_deadline,
+    );
+    let partial_receiver_warning = partial_receivers.warning(server.id(), &resolved.cursor_identifier, &args.new_name);
+    coverage.report.extend(partial_receivers.summary(server.id(), &resolved.cursor_identifier));
     // TypeScript/JavaScript: a new name a base class or a subclass already declares as a
     // member — the renamed member would override it or be overridden by it, with no type error
     // when the signatures agree (trial46 F3). Asked from the renamed member's declaration.
@@ -852,6 +867,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&overrides.protocol_warnings)
         .chain(&overrides.enum_lookup_warnings)
         .chain(&overrides.union_receiver_warnings)
+        .chain(partial_receiver_warning.iter())
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()
@@ -899,6 +915,22 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
                 if overrides.overrides_left.len() > NAMED { format!(" and {} more", overrides.overrides_left.len() - NAMED) } else { String::new() },
                 resolved.cursor_identifier,
                 crate::render::one_or_many(overrides.overrides_left.len(), "it", "them"),
+            )
+        })
+    });
+    // Python: renamed uses the server already typed as partly lacking the name (trial150 F1):
+    // they fail only at run time, and no checker reports anything new.
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && !partial_receivers.uses.is_empty()).then(|| {
+            format!(
+                "NOT written: this rename changes {} on a receiver {} types as a union whose other member has no `{}` (see the WARNING below): at run time {} a subclass with its own `{}`, so `.{}` raises AttributeError there, and no checker reports it; it is staged instead — `resolve` accept to write it as is and then edit those lines back to `.{}`, or discard",
+                crate::render::plural(partial_receivers.uses.len(), "use"),
+                server.id(),
+                resolved.cursor_identifier,
+                crate::render::one_or_many(partial_receivers.uses.len(), "that receiver holds", "those receivers hold"),
+                resolved.cursor_identifier,
+                args.new_name,
+                resolved.cursor_identifier,
             )
         })
     });

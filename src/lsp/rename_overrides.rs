@@ -1344,7 +1344,7 @@ fn union_receivers(
 /// The byte offsets in `old_line` of the `.old_name` member uses that `new_line` (the same line
 /// after a rename that changes only identifiers) has as `.new_name`: the offset of the name,
 /// after the dot.
-fn renamed_member_uses(old_line: &str, new_line: &str, old_name: &str, new_name: &str) -> Vec<usize> {
+pub(crate) fn renamed_member_uses(old_line: &str, new_line: &str, old_name: &str, new_name: &str) -> Vec<usize> {
     let mut uses = Vec::new();
     let mut shift: isize = 0;
     for at in crate::lsp::rename_coverage::word_positions(old_line, old_name) {

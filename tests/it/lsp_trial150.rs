@@ -6,6 +6,11 @@
 //! - F3: renaming `Key.sep` warned twice that the subclasses' `self.sep = sep` were not renamed,
 //!   when the edit renamed both, and did not flag the untyped `key.sep` that broke the tests.
 //!
+//! - F1: renaming `Container.append` also renamed `doc["a"].append(…)`, whose receiver pyright
+//!   types as `Item | Container` (and already reported `Cannot access attribute "append" for
+//!   class "Item"` there) while at run time it is an `Array`, an `Item` subclass with its own
+//!   `append`: written, 4 tests failed, "no new errors".
+//!
 //! Ground truth: the renamed package run by CPython.
 
 use crate::support;
@@ -130,4 +135,62 @@ fn an_untyped_use_of_a_builtin_method_name_is_noted_not_warned_of() {
         "{text}"
     );
     assert!(text.contains("pkg/use.py:5: target.append(value)"), "{text}");
+}
+
+const PARTIAL_ITEMS: &str = "class Item:\n    def as_string(self) -> str:\n        return \"\"\n\n\nclass Array(Item):\n    def __init__(self) -> None:\n        self.values: list[int] = []\n\n    def append(self, value: int) -> None:\n        self.values.append(value)\n";
+
+const PARTIAL_CONTAINER: &str = "from pkg.items import Item\n\n\nclass Container:\n    def __init__(self) -> None:\n        self.body: dict[str, \"Item | Container\"] = {}\n\n    def append(self, key: str, item: \"Item | Container | None\" = None) -> \"Container\":\n        if item is not None:\n            self.body[key] = item\n        return self\n\n    def __getitem__(self, key: str) -> \"Item | Container\":\n        return self.body[key]\n";
+
+const PARTIAL_USE: &str = "from pkg.container import Container\nfrom pkg.items import Array\n\n\ndef run() -> list[int]:\n    doc = Container()\n    doc.append(\"a\", Array())\n    doc[\"a\"].append(1)\n    return doc[\"a\"].values  # type: ignore[union-attr]\n";
+
+/// F1: a renamed use on a receiver pyright types as a union whose other member lacks the name
+/// (it reported so there before the write) is a WARNING, and the rename is staged, not written.
+#[test]
+fn a_renamed_use_on_a_union_receiver_whose_other_member_lacks_the_name_stages_the_rename() {
+    let test = "lsp_trial150::a_renamed_use_on_a_union_receiver_whose_other_member_lacks_the_name_stages_the_rename";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/items.py", PARTIAL_ITEMS),
+        ("pkg/container.py", PARTIAL_CONTAINER),
+        ("pkg/use.py", PARTIAL_USE),
+    ]);
+    let run_use = |dir: &std::path::Path| {
+        support::python_prints(
+            dir,
+            "import pkg.use\ntry:\n    print(pkg.use.run())\nexcept AttributeError as error:\n    print('AttributeError', error)",
+        )
+    };
+    assert_eq!(run_use(dir.path()), "[1]");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/container.py", "line": 8, "symbol": "append", "new_name": "append_item"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.starts_with(
+            "NOT written: this rename changes 1 use on a receiver pyright types as a union whose other member has no `append`"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("WARNING: 1 use this rename changes from `.append` to `.append_item` sits on a receiver pyright types as a union whose other member has no `append` — pyright already reported there, before this write, that `Item` has no attribute `append`: pkg/use.py:8 (`Item`);"),
+        "{text}"
+    );
+    // `doc.append(…)` on line 7 is a plain `Container`: checked, not named.
+    assert!(text.contains("union-receiver check: 2 renamed `.append` uses on receivers other than `self`/`cls` read against pyright's diagnostics before the write"), "{text}");
+    assert!(text.contains(": 1 such"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("pkg/use.py")).unwrap(), PARTIAL_USE, "nothing written");
+    // Ground truth: accepted as is, the union receiver's call breaks at run time.
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let after = run_use(dir.path());
+    assert!(after.starts_with("AttributeError") && after.contains("append_item"), "{after}");
 }
