@@ -2214,7 +2214,7 @@ pub fn complete_rename(
             // `Counter.Enter` had no warning, and `Walk` silently stopped calling it).
             // The declaration's package is read (the rename may be asked at a call elsewhere).
             let declaration_file = origin_targets.iter().next().map_or(origin, |(path, _, _)| path.as_path());
-            if let Some(receiver) = declaration_line.as_deref().and_then(go_receiver_type_name) {
+            if let Some(receiver) = declaration_line.as_deref().and_then(crate::lsp::rename_public_api::go_method_receiver) {
                 let methods = go_method_names_of_type(&reader, declaration_file, &receiver);
                 let dependency_dirs =
                     crate::lsp::sibling_roots::dependency_dirs_scan(workspace_root, server.id(), server.root()).found.roots;
@@ -3369,16 +3369,6 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
     ))
 }
 
-/// The receiver's type name of a Go method declaration line (`func (c *Counter) Enter(` →
-/// `Counter`, `func (Counter) Exit(` → `Counter`, type parameters dropped).
-fn go_receiver_type_name(line: &str) -> Option<String> {
-    let rest = line.trim_start().strip_prefix("func")?.trim_start().strip_prefix('(')?;
-    let receiver = &rest[..rest.find(')')?];
-    let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
-    let name: String = type_text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-    (!name.is_empty()).then_some(name)
-}
-
 /// The names of the methods declared on the Go type `type_name` (value or pointer receiver) in
 /// the package of `file`: the `.go` files of its directory.
 fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &str) -> HashSet<String> {
@@ -3390,7 +3380,7 @@ fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &st
         }
         let Ok(text) = reader.read_to_string(&path) else { continue };
         for line in text.lines().filter(|line| line.starts_with("func (")) {
-            if go_receiver_type_name(line).as_deref() != Some(type_name) {
+            if crate::lsp::rename_public_api::go_method_receiver(line).as_deref() != Some(type_name) {
                 continue;
             }
             let Some(after) = line.find(')').map(|end| line[end + 1..].trim_start()) else { continue };
@@ -5265,14 +5255,6 @@ mod tests {
         assert!(!at(&["type (", "\ttracer interface {", "\t\tStackTrace() StackTrace", "\t}", ")"], 2));
         assert!(!at(&["\treturn f.StackTrace()"], 0));
         assert!(!at(&["func (w *withStack) StackTrace() StackTrace {"], 0));
-    }
-
-    #[test]
-    fn a_go_receiver_type_name_is_read_from_the_declaration() {
-        assert_eq!(go_receiver_type_name("func (c *Counter) Enter(l walk.Location) error {").as_deref(), Some("Counter"));
-        assert_eq!(go_receiver_type_name("func (Counter) Exit(l walk.Location) error {").as_deref(), Some("Counter"));
-        assert_eq!(go_receiver_type_name("func (s *Set[T]) Add(v T) {").as_deref(), Some("Set"));
-        assert_eq!(go_receiver_type_name("func Walk(v int) error {"), None);
     }
 
     #[test]

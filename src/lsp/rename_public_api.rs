@@ -998,6 +998,7 @@ mod tests {
         assert_eq!(go_method_receiver("func (c *Cache[K, V]) Put(k K, v V) bool {").as_deref(), Some("Cache"));
         assert_eq!(go_method_receiver("func (s Set[T]) Len() int {").as_deref(), Some("Set"));
         assert_eq!(go_method_receiver("func (u *UUID) M() {").as_deref(), Some("UUID"));
+        assert_eq!(go_method_receiver("func (Counter) Exit(l walk.Location) error {").as_deref(), Some("Counter"));
         assert_eq!(go_method_receiver_type("func (validator) filter(x int) {").as_deref(), Some("validator"));
         assert_eq!(go_method_receiver_type("func (o *Options) filter() {").as_deref(), Some("*Options"));
         assert_eq!(go_method_receiver_type("func (*Cache[K, V]) Len() int {").as_deref(), Some("*Cache"));
