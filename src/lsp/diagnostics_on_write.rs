@@ -5648,6 +5648,9 @@ struct HunkLine {
     hunk: u32,
     text: String,
     in_place: bool,
+    /// For a written line: its text (white space aside) is part of the text its hunk removed —
+    /// a line split or re-wrapped, not a new statement.
+    fragment: bool,
 }
 
 impl LineMap {
@@ -5667,24 +5670,44 @@ impl LineMap {
                 hunk += 1;
             }
             in_hunk = !exact;
+            // Each old line's counterpart (an offset in `new_range`): in order, by similarity
+            // when the hunk changed its length (trial157 F1), else by place.
+            let counterparts = if tag == similar::DiffTag::Replace {
+                align_replaced_lines(&old_lines[old_range.clone()], &new_lines[new_range.clone()])
+            } else {
+                (0..old_range.len()).map(|offset| (offset < new_range.len()).then_some(offset)).collect()
+            };
+            let mut has_counterpart = vec![false; new_range.len()];
             for (offset, old_index) in old_range.clone().enumerate() {
-                let new_index = if new_range.is_empty() { new_range.start } else { new_range.start + offset.min(new_range.len() - 1) };
+                let counterpart = counterparts[offset];
+                let new_index = match counterpart {
+                    Some(new_offset) => new_range.start + new_offset,
+                    None if new_range.is_empty() => new_range.start,
+                    None => new_range.start + offset.min(new_range.len() - 1),
+                };
                 old_to_new[old_index] = (new_index as u32 + 1, exact);
-                if tag == similar::DiffTag::Replace && offset < new_range.len() {
-                    let replaced = identifiers_replaced_between(old_lines[old_index], new_lines[new_index]);
-                    if !replaced.is_empty() {
-                        identifiers_replaced.insert(old_index as u32 + 1, replaced);
+                if let Some(new_offset) = counterpart {
+                    has_counterpart[new_offset] = true;
+                    if tag == similar::DiffTag::Replace {
+                        let replaced = identifiers_replaced_between(old_lines[old_index], new_lines[new_index]);
+                        if !replaced.is_empty() {
+                            identifiers_replaced.insert(old_index as u32 + 1, replaced);
+                        }
                     }
                 }
                 if !exact {
                     let text = old_lines[old_index].trim().to_owned();
-                    removed.insert(old_index as u32 + 1, HunkLine { hunk, text, in_place: offset < new_range.len() });
+                    removed.insert(old_index as u32 + 1, HunkLine { hunk, text, in_place: counterpart.is_some(), fragment: false });
                 }
             }
             if !exact {
+                let removed_text: String =
+                    old_lines[old_range.clone()].iter().map(|line| line.split_whitespace().collect::<String>()).collect();
                 for (offset, new_index) in new_range.enumerate() {
                     let text = new_lines[new_index].trim().to_owned();
-                    written.insert(new_index as u32 + 1, HunkLine { hunk, text, in_place: offset < old_range.len() });
+                    let squeezed: String = text.split_whitespace().collect();
+                    let fragment = !squeezed.is_empty() && removed_text.contains(&squeezed);
+                    written.insert(new_index as u32 + 1, HunkLine { hunk, text, in_place: has_counterpart[offset], fragment });
                 }
             }
         }
@@ -5705,7 +5728,11 @@ impl LineMap {
             return false;
         }
         match self.hunk_lines.removed.get(&old_line) {
-            Some(before) if before.hunk == after.hunk => false,
+            // In the same hunk: barred only between an old line that has its counterpart after
+            // the write and a line the hunk added (no old line's counterpart) that is a statement
+            // of its own, not a fragment of the old text (trial157 F1: `t2, err := NewLRU(size,
+            // nil)` fixed in place and a wrong `_, _ = NewLRU(size, nil)` added above it).
+            Some(before) if before.hunk == after.hunk => before.in_place && !after.in_place && !after.fragment,
             _ => !self.moved(old_line, new_line),
         }
     }
@@ -5756,6 +5783,46 @@ impl LineMap {
             None => (line + self.old_to_new.last().map_or(0, |(new, _)| *new).saturating_sub(self.old_to_new.len() as u32), false),
         }
     }
+}
+
+/// The most (old lines × new lines) of a replaced hunk [`align_replaced_lines`] aligns by
+/// similarity; a larger hunk is aligned by place.
+const MAX_ALIGNED_LINE_PAIRS: usize = 400;
+
+/// The counterpart of each of `old` (the lines a diff hunk replaced) among `new` (the lines it
+/// wrote): an offset into `new`, in order. Hunks of equal length (a line rewritten in place) and
+/// hunks past [`MAX_ALIGNED_LINE_PAIRS`] pair by place; otherwise the in-order pairing with the
+/// greatest total similarity (characters in common, trimmed lines), so an old line pairs with the
+/// line it became, not with a line written above it. An old line without counterpart is `None`.
+fn align_replaced_lines(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
+    if old.len() == new.len() || old.len() * new.len() > MAX_ALIGNED_LINE_PAIRS {
+        return (0..old.len()).map(|offset| (offset < new.len()).then_some(offset)).collect();
+    }
+    let similarity: Vec<Vec<f32>> = old
+        .iter()
+        .map(|old_line| new.iter().map(|new_line| similar::TextDiff::from_chars(old_line.trim(), new_line.trim()).ratio()).collect())
+        .collect();
+    // best[i][j]: the greatest total of the first i old lines with the first j new lines.
+    let mut best = vec![vec![0f32; new.len() + 1]; old.len() + 1];
+    for i in 1..=old.len() {
+        for j in 1..=new.len() {
+            best[i][j] = best[i - 1][j].max(best[i][j - 1]).max(best[i - 1][j - 1] + similarity[i - 1][j - 1]);
+        }
+    }
+    let mut counterparts = vec![None; old.len()];
+    let (mut i, mut j) = (old.len(), new.len());
+    while i > 0 && j > 0 {
+        if best[i][j] == best[i - 1][j] {
+            i -= 1;
+        } else if best[i][j] == best[i][j - 1] {
+            j -= 1;
+        } else {
+            counterparts[i - 1] = Some(j - 1);
+            i -= 1;
+            j -= 1;
+        }
+    }
+    counterparts
 }
 
 /// The tokens of a line or message: identifiers (runs of alphanumerics and `_`) and every other
@@ -8607,6 +8674,36 @@ mod tests {
         assert!(diff.new.is_empty());
         let paired = pair_through_write(std::mem::take(&mut diff.new), Some(&shifted), &[too_many(8)], &map);
         assert_eq!((paired.new, paired.gone), (Vec::new(), vec![too_many(13)]));
+    }
+
+    #[test]
+    fn a_wrong_call_added_beside_the_fixed_one_in_its_hunk_is_new_and_the_fixed_one_resolved() {
+        // trial157 F1 (golang-lru): `t2, err := NewLRU(size, nil)` fixed in place, and a wrong
+        // `_, _ = NewLRU(size, nil)` written above it, in one hunk: "no new errors", 1 resolved.
+        let old = "package fx\n\nfunc f(a, b int) {}\n\nfunc g(x int) {\n\tf(x)\n}\n";
+        let new = "package fx\n\nfunc f(a, b int) {}\n\nfunc g(x int) {\n\tf(len(\"a\"))\n\tf(x, 0)\n}\n";
+        let map = LineMap::between(old, new);
+        assert_eq!(map.map(6), (7, false), "line 6 became line 7 (`f(x, 0)`), not the line written above it");
+        assert!(map.pairs_across_hunks(6, 6), "line 6 of the new text is a statement the hunk added");
+        let not_enough = |line| record(line, "not enough arguments in call to f");
+        let paired = pair_through_write(Vec::new(), Some(&[not_enough(6)]), &[not_enough(6)], &map);
+        assert_eq!((paired.new, paired.gone), (vec![not_enough(6)], vec![not_enough(6)]));
+        // golang-lru's own lines.
+        let old = "\tb1, err := simplelru.NewLRU(size, nil)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tt2, err := simplelru.NewLRU(size, nil)\n";
+        let new = "\tb1, err := simplelru.NewLRU(size, nil, \"b1\")\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\t_, _ = simplelru.NewLRU(size, nil)\n\tt2, err := simplelru.NewLRU(size, nil, \"t2\")\n";
+        let map = LineMap::between(old, new);
+        assert_eq!(map.map(5), (6, false));
+        let wrong_count = |line| record(line, "not enough arguments in call to simplelru.NewLRU");
+        let paired = pair_through_write(Vec::new(), Some(&[wrong_count(1), wrong_count(5)]), &[wrong_count(5)], &map);
+        assert_eq!((paired.new, paired.gone), (vec![wrong_count(5)], vec![wrong_count(1), wrong_count(5)]));
+        // A call rewritten over two lines keeps its error, whichever line it is reported on.
+        let split = "package fx\n\nfunc f(a, b int) {}\n\nfunc g(x int) {\n\tf(\n\t\tx)\n}\n";
+        let map = LineMap::between("package fx\n\nfunc f(a, b int) {}\n\nfunc g(x int) {\n\tf(x)\n}\n", split);
+        for line in [6, 7] {
+            let paired = pair_through_write(Vec::new(), Some(&[not_enough(6)]), &[not_enough(line)], &map);
+            assert!(paired.new.is_empty() && paired.gone.is_empty(), "line {line}: {:?} {:?}", paired.new, paired.gone);
+        }
+        assert_eq!(align_replaced_lines(&["a", "b"], &["a", "c"]), vec![Some(0), Some(1)], "equal lengths pair by place");
     }
 
     #[test]
