@@ -1253,6 +1253,11 @@ pub fn complete_rename(
         edits.get(origin).is_some_and(|list| list.iter().any(|edit| edit.new_text == export_alias && range_of(edit).0 == line))
             && !origin_targets.iter().any(|target| renamed_by(&edits, target));
     let mut binding_kept: Vec<WordHit> = Vec::new();
+    // Rust, at a renamed export of another crate's item: paths that reach it through that export
+    // (whether each is a `use`), and the uses named through another module's path, decided once
+    // the modules that import it through the export are known.
+    let mut through_export: Vec<(WordHit, bool)> = Vec::new();
+    let mut binding_kept_qualified: Vec<(WordHit, crate::lsp::rust_reexport_paths::QualifyingModule)> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
@@ -1347,7 +1352,13 @@ pub fn complete_rename(
         let leads_to_renamed = !targets.is_disjoint(&origin_targets)
             || targets.iter().any(|target| renamed_by(&edits, target) && !in_rust_macro_arguments(workspace_root, target, encoding));
         if leads_to_renamed && export_name_only {
-            binding_kept.push(hit);
+            // Rust: a path through the module whose export was renamed (`use crate::Trait;`)
+            // names the export, not the binding: it no longer resolves (trial155 F1).
+            match qualifying_module(&reader, &hit) {
+                Some(module) if same_file(&module.file, origin) => through_export.push((hit, module.in_use_statement)),
+                Some(module) => binding_kept_qualified.push((hit, module)),
+                None => binding_kept.push(hit),
+            }
             continue;
         }
         // TypeScript: a use whose definition leads to the renamed symbol AND to a declaration the
@@ -1510,6 +1521,23 @@ pub fn complete_rename(
     destructured_property.retain(|hit| !is_covered(&edits, hit));
     kept_local_bindings.retain(|hit| !is_covered(&edits, hit));
     binding_kept.retain(|hit| !is_covered(&edits, hit));
+    // A module that imports the name through the export passes the break on to the paths
+    // through it (`use super::Trait` below a `use crate::Trait`), module after module.
+    loop {
+        let importing: Vec<PathBuf> = through_export.iter().filter(|(_, in_use)| *in_use).map(|(hit, _)| hit.path.clone()).collect();
+        let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
+            .into_iter()
+            .partition(|(_, module)| importing.iter().any(|file| same_file(file, &module.file)));
+        binding_kept_qualified = rest;
+        if reached.is_empty() {
+            break;
+        }
+        through_export.extend(reached.into_iter().map(|(hit, module)| (hit, module.in_use_statement)));
+    }
+    binding_kept.extend(binding_kept_qualified.into_iter().map(|(hit, _)| hit));
+    binding_kept.sort_by(|a, b| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
+    through_export.sort_by(|(a, _), (b, _)| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
+    let through_export: Vec<WordHit> = through_export.into_iter().map(|(hit, _)| hit).filter(|hit| !is_covered(&edits, hit)).collect();
     for hit in dunder_all_pending {
         // The module's own binding of the name, renamed: not an attribute of the same spelling.
         let module_text = reader.read_to_string(&hit.path).unwrap_or_default();
@@ -2589,6 +2617,28 @@ pub fn complete_rename(
         let lines = one_per_line(destructured_property.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
+    let mut through_export_warning: Option<String> = None;
+    if !through_export.is_empty() {
+        let listed: Vec<String> = through_export.iter().take(6).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        through_export_warning = Some(format!(
+            "WARNING: {} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}) — {}{}: the export no longer has the name `{old_name}`, so {} (rustc E0432/E0433), and this rename leaves {}; next step: change {} to `{new_name}` (keeping the local name with `{new_name} as {old_name}` in a `use`), or keep the old export beside the new one",
+            crate::render::plural(through_export.len(), "path"),
+            crate::render::one_or_many(through_export.len(), "names", "name"),
+            shown(origin),
+            line + 1,
+            listed.join(", "),
+            if through_export.len() > listed.len() { format!(" and {} more", through_export.len() - listed.len()) } else { String::new() },
+            crate::render::one_or_many(through_export.len(), "it no longer resolves", "they no longer resolve"),
+            crate::render::one_or_many(through_export.len(), "it", "them"),
+            crate::render::one_or_many(through_export.len(), "it", "them"),
+        ));
+        report.push(format!(
+            "  left unrenamed: {} that name `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path or the crate's name) — they break:",
+            crate::render::plural(through_export.len(), "path")
+        ));
+        let lines = one_per_line(through_export.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
     if !binding_kept.is_empty() {
         report.push(format!(
             "  left unrenamed, rightly: {} of the binding `{old_name}` that the renamed export names — this rename changes only the exported name (`{export_alias}` at {}:{}), the binding keeps its name; rename at the binding's declaration to rename it everywhere:",
@@ -2944,7 +2994,7 @@ pub fn complete_rename(
         changes: Some(edits.into_iter().map(|(path, list)| (path_to_lsp_uri(&path), list)).collect()),
         ..lsp_types::WorkspaceEdit::default()
     };
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = through_export_warning.into_iter().collect();
     // Python: a method looked up by a name built at run time from a prefix (`getattr(self,
     // 'visit_' + node.expr_name)`, a visitor's dispatch): renaming `visit_regex` changes which
     // value reaches it, and neither the server nor a type checker sees the lookup (trial88 M1:
@@ -5138,6 +5188,24 @@ fn complete_references_in_served_files(
         ));
     }
     ReferencesCoverage { answer: references, notes, doctest_occurrences: in_doctests, not_listed }
+}
+
+/// The module the path in front of the Rust occurrence `hit` names it through (`use
+/// crate::Trait;`, `super::Trait`, `indexmap::Trait`; see [`crate::lsp::rust_reexport_paths`]);
+/// `None` for another file, or an occurrence no such path qualifies.
+fn qualifying_module(reader: &WorkspaceReader, hit: &WordHit) -> Option<crate::lsp::rust_reexport_paths::QualifyingModule> {
+    if hit.path.extension().is_none_or(|extension| extension != "rs") {
+        return None;
+    }
+    let (_, crate_name, lib_root) = crate::lsp::rename_public_api::rust_library_crate(reader.root(), &hit.path)?;
+    let text = reader.read_to_string(&hit.path).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    crate::lsp::rust_reexport_paths::module_file_qualifying(&hit.path, &lines, hit.line as usize, hit.byte_start, &crate_name, &lib_root)
+}
+
+/// Whether two paths name the same file (as written, or once resolved).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || std::fs::canonicalize(a).ok().is_some_and(|a| std::fs::canonicalize(b).ok() == Some(a))
 }
 
 #[cfg(test)]

@@ -79,7 +79,7 @@ fn has_word(text: &str, word: &str) -> bool {
 /// spells it, its library root file). The library target is the `[lib]` section's `path`, else
 /// `src/lib.rs` (Cargo's default), and must exist. `None` when the nearest Cargo.toml (up to the
 /// workspace root) has no library target, or is a virtual manifest.
-fn rust_library_crate(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, String, std::path::PathBuf)> {
+pub(crate) fn rust_library_crate(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, String, std::path::PathBuf)> {
     let mut directory = path.parent();
     while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
         if let Ok(manifest) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("Cargo.toml")) {
@@ -571,8 +571,16 @@ fn rust_notes(
             let prefix_end = body.find('{').or_else(|| crate::lsp::rename_coverage::word_positions(body, old_name).first().copied());
             let prefix: String = prefix_end.map_or("", |end| &body[..end]).split_whitespace().collect();
             let owner = module.clone().unwrap_or_else(|| format!("the module of {shown}"));
+            // Renamed only as exported (`pub use dep::Old as New;`: the item keeps its name, as
+            // another crate's item does), the old export is kept by the old line itself; `pub
+            // use dep::New as Old;` names an item that does not exist (trial155 F2, E0432).
+            let keep = if has_word(&after, "as") && after.contains(&format!("{old_name} as {new_name}")) {
+                format!("keep the old export beside the new one: `pub use {prefix}{old_name};`")
+            } else {
+                format!("also add `pub use {prefix}{new_name} as {old_name};` next to it")
+            };
             notes.push(format!(
-                "note: public API changed: {shown}:{} re-exports `{old_name}` (`{}`), so this rename replaces `{owner}::{old_name}` with `{owner}::{new_name}`{} — crates that depend on `{crate_name}` and use the old name break; to keep it, also add `pub use {prefix}{new_name} as {old_name};` next to it",
+                "note: public API changed: {shown}:{} re-exports `{old_name}` (`{}`), so this rename replaces `{owner}::{old_name}` with `{owner}::{new_name}`{} — crates that depend on `{crate_name}` and use the old name break; to keep it, {keep}",
                 start + 1,
                 crate::render::cut_chars(&before.split_whitespace().collect::<Vec<_>>().join(" "), 120),
                 if module.is_none() { " (if that module is public)" } else { "" },

@@ -1,0 +1,251 @@
+//! Rust: which module a path names an item through (R-REN-1; issue 11, trial155 F1).
+//!
+//! Renamed at a `pub use dep::Trait;` of another crate's item, rust-analyzer renames only the
+//! exported name (`pub use dep::Trait as NewName;`): the item keeps its name, and its uses are
+//! rightly left. Not so the paths that reach it *through that export* — `use crate::Trait;`,
+//! `use super::{Trait, …};`, `indexmap::Trait` in a test crate: the export no longer has that
+//! name, so they fail to resolve (E0432). indexmap 2.14.2's `Equivalent` re-export: 6 such
+//! imports broke while the preview called all 51 uses "rightly" left.
+//!
+//! A module that imports the name through the export passes the break on: `use super::Trait`
+//! in `src/map/mutable.rs` reaches it through `src/map.rs`'s own `use crate::Trait` (2 more of
+//! indexmap's 6). [`module_file_qualifying`] says whether the path is a `use`, so the caller can
+//! follow such imports.
+//!
+//! [`module_file_qualifying`] reads the path in front of an occurrence (inside a `use` tree too)
+//! and resolves its module part by the file layout: `crate` and the crate's own name lead to the
+//! library root, `self` and `super` to the file's module and its parent, each further segment to
+//! the child module's `name.rs` or `name/mod.rs`. Inline modules and `#[path]` attributes are not
+//! followed (`None`).
+
+use std::path::{Path, PathBuf};
+
+/// The module a path names an occurrence through ([`module_file_qualifying`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct QualifyingModule {
+    /// The module's file.
+    pub file: PathBuf,
+    /// The occurrence is in a `use` statement: it imports the name into its own module.
+    pub in_use_statement: bool,
+}
+
+/// The module file the path in front of the occurrence at byte `byte_start` of 0-based line
+/// `line0` of `lines` (the Rust file `path`) names it through: `use crate::{Bucket, Trait}` →
+/// the library root, `super::Trait` → the parent module's file. `crate_name` (as code spells it,
+/// `-` → `_`) and `lib_root` are the file's package's library. `None` for an occurrence with no
+/// such path (a bare use, another crate's path, an inline module, a path the layout does not
+/// resolve).
+pub(crate) fn module_file_qualifying(
+    path: &Path,
+    lines: &[&str],
+    line0: usize,
+    byte_start: usize,
+    crate_name: &str,
+    lib_root: &Path,
+) -> Option<QualifyingModule> {
+    let (segments, in_use_statement) = qualifying_segments(lines, line0, byte_start)?;
+    let (first, rest) = segments.split_first()?;
+    let in_library = path.starts_with(lib_root.parent()?);
+    let mut module = match first.as_str() {
+        "crate" if in_library => lib_root.to_path_buf(),
+        "self" if in_library => path.to_path_buf(),
+        "super" if in_library => parent_module_file(path, lib_root)?,
+        name if name == crate_name => lib_root.to_path_buf(),
+        _ => return None,
+    };
+    for segment in rest {
+        module = match segment.as_str() {
+            "super" => parent_module_file(&module, lib_root)?,
+            "self" => module,
+            name => child_module_file(&module, lib_root, name)?,
+        };
+    }
+    Some(QualifyingModule { file: module, in_use_statement })
+}
+
+/// The path segments in front of the occurrence (`crate`, `map`), from the line's own `a::b::`
+/// and, inside a `use` statement, the prefixes of the braces that enclose it; and whether it is
+/// in a `use` statement. `None` when no `::` path qualifies it.
+fn qualifying_segments(lines: &[&str], line0: usize, byte_start: usize) -> Option<(Vec<String>, bool)> {
+    let line = lines.get(line0)?;
+    let before = line.get(..byte_start)?;
+    // The `use` statement the occurrence is in: its first line at or above, with no `;` between.
+    let statement_start = (0..=line0).rev().take(40).find(|&index| {
+        let trimmed = lines[index].trim_start();
+        let trimmed = trimmed.strip_prefix("pub").map_or(trimmed, |rest| {
+            let rest = rest.trim_start();
+            if rest.starts_with('(') {
+                rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
+            } else {
+                rest
+            }
+        });
+        trimmed.starts_with("use ")
+    });
+    let statement_start = statement_start.filter(|&start| {
+        let between: String =
+            lines[start..line0].iter().map(|text| format!("{text}\n")).chain(std::iter::once(before.to_owned())).collect();
+        !between.contains(';')
+    });
+    let Some(start) = statement_start else {
+        // No `use`: the path written in front of the occurrence (`crate::Trait<K>`).
+        let segments = trailing_path(before);
+        return (!segments.is_empty()).then_some((segments, false));
+    };
+    let mut text: String = lines[start..line0].iter().map(|text| format!("{text}\n")).collect();
+    text.push_str(before);
+    let body = &text[text.find("use ")? + 4..];
+    let segments = use_tree_prefix(body);
+    (!segments.is_empty()).then_some((segments, true))
+}
+
+/// The `a::b::` segments that end `text` (`impl<Q: crate::` → `["crate"]`).
+fn trailing_path(text: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut rest = text;
+    while let Some(stripped) = rest.strip_suffix("::") {
+        let name_start = stripped
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+            .last()
+            .map_or(stripped.len(), |(index, _)| index);
+        if name_start == stripped.len() {
+            break;
+        }
+        segments.push(stripped[name_start..].to_owned());
+        rest = &stripped[..name_start];
+    }
+    segments.reverse();
+    segments
+}
+
+/// The path prefix in force at the end of `body` (a `use` tree cut at an occurrence): the
+/// segments of the enclosing braces and those written since the last `{` or `,` (`crate::{map::{`
+/// → `["crate", "map"]`).
+fn use_tree_prefix(body: &str) -> Vec<String> {
+    let mut stack: Vec<Vec<String>> = vec![Vec::new()];
+    let mut current: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut after_as = false;
+    let flush = |word: &mut String, current: &mut Vec<String>, after_as: &mut bool| {
+        if !word.is_empty() {
+            if word == "as" {
+                *after_as = true;
+            } else if !*after_as {
+                current.push(std::mem::take(word));
+            }
+            word.clear();
+        }
+    };
+    for character in body.chars() {
+        if character.is_alphanumeric() || character == '_' {
+            word.push(character);
+            continue;
+        }
+        flush(&mut word, &mut current, &mut after_as);
+        match character {
+            '{' => {
+                let mut prefix = stack.last().cloned().unwrap_or_default();
+                prefix.append(&mut current);
+                stack.push(prefix);
+                after_as = false;
+            }
+            ',' => {
+                current.clear();
+                after_as = false;
+            }
+            '}' => {
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+                current.clear();
+                after_as = false;
+            }
+            _ => {}
+        }
+    }
+    flush(&mut word, &mut current, &mut after_as);
+    let mut prefix = stack.pop().unwrap_or_default();
+    prefix.extend(current);
+    prefix
+}
+
+/// The file of the module that declares the module of `file`: `src/map/core.rs` → `src/map.rs`
+/// or `src/map/mod.rs`, `src/map.rs` → the library root.
+fn parent_module_file(file: &Path, lib_root: &Path) -> Option<PathBuf> {
+    if file == lib_root {
+        return None;
+    }
+    let source = lib_root.parent()?;
+    let module_dir = if file.file_name()? == "mod.rs" { file.parent()?.parent()? } else { file.parent()? };
+    if module_dir == source {
+        return Some(lib_root.to_path_buf());
+    }
+    let name = module_dir.file_name()?.to_str()?;
+    let beside = module_dir.parent()?.join(format!("{name}.rs"));
+    let inside = module_dir.join("mod.rs");
+    [beside, inside].into_iter().find(|candidate| candidate.is_file())
+}
+
+/// The file of the child module `name` of the module in `file`.
+fn child_module_file(file: &Path, lib_root: &Path, name: &str) -> Option<PathBuf> {
+    let dir = if file == lib_root || file.file_name()? == "mod.rs" {
+        file.parent()?.to_path_buf()
+    } else {
+        file.parent()?.join(file.file_stem()?)
+    };
+    [dir.join(format!("{name}.rs")), dir.join(name).join("mod.rs")].into_iter().find(|candidate| candidate.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_of_a_use_tree_is_read_up_to_the_occurrence() {
+        assert_eq!(use_tree_prefix("crate::{Bucket, "), ["crate"]);
+        assert_eq!(use_tree_prefix("crate::{map::{Entry as E, "), ["crate", "map"]);
+        assert_eq!(use_tree_prefix("crate::{map::{Entry}, "), ["crate"]);
+        assert_eq!(use_tree_prefix("super::"), ["super"]);
+        assert_eq!(use_tree_prefix("equivalent::"), ["equivalent"]);
+        assert!(use_tree_prefix("").is_empty());
+        assert_eq!(trailing_path("impl<Q: ?Sized + crate::"), ["crate"]);
+        assert_eq!(trailing_path("    x: super::super::"), ["super", "super"]);
+        assert!(trailing_path("let x = ").is_empty());
+    }
+
+    #[test]
+    fn paths_resolve_to_module_files_by_the_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in ["src/lib.rs", "src/map.rs", "src/map/core.rs", "src/set/mod.rs", "tests/t.rs"] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        let lib = root.join("src/lib.rs");
+        let resolve = |file: &str, lines: &[&str], line0: usize, word: &str| {
+            let byte = lines[line0].rfind(word).unwrap();
+            module_file_qualifying(&root.join(file), lines, line0, byte, "indexmap", &lib).map(|module| module.file)
+        };
+        assert_eq!(resolve("src/map.rs", &["use crate::{Bucket, Equivalent};"], 0, "Equivalent"), Some(lib.clone()));
+        assert_eq!(
+            resolve("src/set/mod.rs", &["use super::{", "    Entries,", "    Equivalent,", "};"], 2, "Equivalent"),
+            Some(lib.clone())
+        );
+        assert_eq!(resolve("src/map/core.rs", &["use super::Equivalent;"], 0, "Equivalent"), Some(root.join("src/map.rs")));
+        assert_eq!(resolve("src/map/core.rs", &["use crate::map::Equivalent;"], 0, "Equivalent"), Some(root.join("src/map.rs")));
+        assert_eq!(resolve("tests/t.rs", &["use indexmap::Equivalent;"], 0, "Equivalent"), Some(lib.clone()));
+        assert_eq!(resolve("tests/t.rs", &["use crate::Equivalent;"], 0, "Equivalent"), None, "`crate` of a test crate");
+        assert_eq!(resolve("src/map.rs", &["use equivalent::Equivalent;"], 0, "Equivalent"), None);
+        assert_eq!(resolve("src/map.rs", &["    Q: ?Sized + Equivalent<K>,"], 0, "Equivalent"), None);
+        assert_eq!(resolve("src/map.rs", &["    Q: ?Sized + crate::Equivalent<K>,"], 0, "Equivalent"), Some(lib.clone()));
+        assert_eq!(resolve("src/map.rs", &["use crate::Bucket;", "fn f<Q: Equivalent<K>>() {}"], 1, "Equivalent"), None);
+        let lines = ["use crate::Equivalent;", "fn f<Q: crate::Equivalent<K>>() {}"];
+        let in_use = |line0: usize| {
+            let byte = lines[line0].rfind("Equivalent").unwrap();
+            module_file_qualifying(&root.join("src/map.rs"), &lines, line0, byte, "indexmap", &lib).map(|module| module.in_use_statement)
+        };
+        assert_eq!((in_use(0), in_use(1)), (Some(true), Some(false)));
+    }
+}

@@ -1,0 +1,89 @@
+//! Wrong answers from the fresh-user trial 155 (indexmap 2.14.2), against the real rust-analyzer
+//! and cargo, on a fixture of the same shape (`std`'s `HashMap` in place of the `equivalent`
+//! crate's `Equivalent`: both are another crate's item, which rust-analyzer renames only as
+//! exported, `pub use … as NewName;`):
+//! - F1: the preview called all 51 uses "rightly" left, while 6 `use crate::Equivalent` /
+//!   `use super::{…, Equivalent}` imports reach the item through the renamed export: E0432 (2 of
+//!   them through a parent module's own `use crate::Equivalent`).
+//! - F2: the advice to keep the old name, `pub use equivalent::Equiv as Equivalent;`, names an
+//!   item that does not exist (E0432).
+//!
+//! Ground truth: `cargo check --all-targets` by hand.
+
+use crate::support;
+
+use serde_json::json;
+
+const FILES: [(&str, &str); 6] = [
+    ("Cargo.toml", "[package]\nname = \"reexp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+    (
+        "src/lib.rs",
+        "pub use std::collections::HashMap;\n\nmod inner;\npub mod table;\n\npub fn make() -> HashMap<String, u32> {\n    table::fill(HashMap::new())\n}\n",
+    ),
+    (
+        "src/table.rs",
+        "use crate::{inner::double, HashMap};\n\npub fn fill(mut map: HashMap<String, u32>) -> HashMap<String, u32> {\n    map.insert(\"a\".to_owned(), double(1));\n    map\n}\n",
+    ),
+    (
+        "src/inner/mod.rs",
+        "use super::{\n    HashMap,\n};\n\nmod deep;\n\npub fn double(x: u32) -> u32 {\n    let _unused: Option<HashMap<u8, u8>> = None;\n    x * deep::two()\n}\n",
+    ),
+    // Reaches the item through its parent module's import of the export.
+    ("src/inner/deep.rs", "use super::HashMap;\n\npub fn two() -> u32 {\n    HashMap::<u8, u8>::new().len() as u32 + 2\n}\n"),
+    (
+        "tests/use_it.rs",
+        "use reexp::HashMap;\n\n#[test]\nfn fills() {\n    let map: HashMap<String, u32> = reexp::make();\n    assert_eq!(map[\"a\"], 2);\n}\n",
+    ),
+];
+
+fn cargo_check_errors(dir: &std::path::Path) -> String {
+    let checked = support::cargo_by_hand(dir, &["check", "--all-targets", "--offline", "--message-format=short"], &[]);
+    String::from_utf8_lossy(&checked.stderr).into_owned()
+}
+
+#[test]
+fn imports_through_a_renamed_export_of_another_crates_item_are_a_warning_and_the_advice_compiles() {
+    let test = "lsp_trial155_reexport::imports_through_a_renamed_export_of_another_crates_item_are_a_warning_and_the_advice_compiles";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&FILES);
+    assert!(!cargo_check_errors(dir.path()).contains("error"), "the fixture builds");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 1, "symbol": "HashMap", "new_name": "Map", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("+pub use std::collections::HashMap as Map;"), "rust-analyzer renames the export only:\n{text}");
+    assert!(
+        text.contains("WARNING: 4 paths name `HashMap` through the module whose export this rename changes to `HashMap as Map` (src/lib.rs:1) — src/inner/deep.rs:1, src/inner/mod.rs:2, src/table.rs:1, tests/use_it.rs:1:"),
+        "{text}"
+    );
+    assert!(text.contains("left unrenamed, rightly: 5 uses of the binding `HashMap`"), "the other uses stay rightly left:\n{text}");
+    assert!(text.contains("to keep it, keep the old export beside the new one: `pub use std::collections::HashMap;`"), "{text}");
+    // Ground truth: accepted, the paths fail to resolve (the test target's once the library builds).
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let errors = cargo_check_errors(dir.path());
+    for at in ["src/inner/mod.rs:2:", "src/table.rs:1:"] {
+        assert!(errors.contains(at) && errors.contains("E0432"), "{at} missing in:\n{errors}");
+    }
+    // rustc names `deep.rs`'s import once its parent's import resolves without the old name.
+    let inner = dir.path().join("src/inner/mod.rs");
+    let inner_text = std::fs::read_to_string(&inner).unwrap();
+    std::fs::write(&inner, inner_text.replace("    HashMap,\n", "    Map as Table,\n").replace("HashMap<u8, u8>", "Table<u8, u8>"))
+        .unwrap();
+    let errors = cargo_check_errors(dir.path());
+    assert!(errors.contains("src/inner/deep.rs:1:") && errors.contains("E0432"), "{errors}");
+    std::fs::write(&inner, inner_text).unwrap();
+    // The advice, followed, builds again (the library first: the test target needs it).
+    let lib = dir.path().join("src/lib.rs");
+    let renamed = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("pub use std::collections::HashMap;\n{renamed}")).unwrap();
+    let errors = cargo_check_errors(dir.path());
+    assert!(!errors.contains("error"), "{errors}");
+}
