@@ -742,6 +742,9 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &args.new_name,
         &plan,
         left_unrenamed,
+        &|taken_path, taken_line0, line_text| {
+            supervisor.declaration_renamed_in_run(taken_path, taken_line0, line_text, &resolved.cursor_identifier, &args.new_name)
+        },
         override_deadline,
     );
     // Python: renamed uses on a receiver typed as a union whose other member lacks the name,
@@ -952,6 +955,8 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Remembered for the renames that follow it (an override renamed after its base).
+    supervisor.record_planned_rename(&plan.python_texts(), &resolved.cursor_identifier, &args.new_name);
     if args.preview || staged_because.is_some() {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The warnings and the check's findings (indented under its summary line) are repeated

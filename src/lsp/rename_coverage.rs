@@ -528,8 +528,8 @@ pub struct GrepResult {
 }
 
 /// `text` with every whole-word occurrence of `old_name` replaced by `new_name`, line by line
-/// (what a rename's edits make of a file, for the unit tests of the rename checks).
-#[cfg(test)]
+/// (what a rename's edits make of a file: the unit tests of the rename checks, and the run's
+/// memory of renamed lines, [`crate::lsp::LspSupervisor::record_planned_rename`]).
 pub(crate) fn text_with_word_renamed(text: &str, old_name: &str, new_name: &str) -> String {
     text.split_inclusive('\n')
         .map(|line| {

@@ -146,6 +146,9 @@ impl RelatedMethod {
 /// occurrences the rename leaves) is read for methods of the old name in classes whose base is
 /// no class name the walk can follow (`class Cache(self.Cache)`). Empty findings for other files, names that are not methods and name-mangled
 /// (`__private`) methods; `server` answers `definition` and `references` until `deadline`.
+/// `renamed_in_run(path, line0, line_text)` says whether a rename of this run changed that line
+/// from `old_name` to `new_name` ([`crate::lsp::LspSupervisor::declaration_renamed_in_run`]): a
+/// related member already named `new_name` there is the one this rename follows, not a conflict.
 #[allow(clippy::too_many_arguments)]
 pub fn override_findings(
     server: &LanguageServer,
@@ -156,6 +159,7 @@ pub fn override_findings(
     new_name: &str,
     plan: &WorkspaceEditPlan,
     left_unrenamed: &[String],
+    renamed_in_run: &dyn Fn(&Path, u32, &str) -> bool,
     deadline: Instant,
 ) -> OverrideFindings {
     let mut findings = OverrideFindings::default();
@@ -567,7 +571,17 @@ pub fn override_findings(
             Some((path, line0)) => (crate::render::display_path(workspace_root, path), line0 + 1),
             None => (String::new(), 0),
         };
-        let rename_it_too = format!("lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`");
+        // The symbol twice on the line (`self.parent = self.parent or schema`): the step names the
+        // first occurrence, the declared one, or lsp_rename refuses it as ambiguous (trial154 M3).
+        let occurrence = match &method.location {
+            Some((path, line0)) => files
+                .line(path, *line0)
+                .filter(|text| crate::lsp::rename_coverage::word_positions(text, old_name).len() > 1)
+                .map_or(String::new(), |_| " occurrence 1".to_owned()),
+            None => String::new(),
+        };
+        let rename_it_too =
+            format!("lsp_rename file `{method_file}` line {method_line} symbol `{old_name}`{occurrence} new_name `{new_name}`");
         if method.in_slots {
             findings.declaration_warnings.push(format!(
                 "WARNING: `{}` ({shown}) declares `{old_name}` in its `__slots__`, which this rename does not rename: its instances keep the slot `{old_name}`, which its code still reads (`self.{old_name}`), while the renamed code uses `{new_name}` — AttributeError at run time (an empty slot, or no attribute), and pyright reports nothing; next step: rename the `__slots__` entry and the uses that lead to it too (lsp_rename at a use of `self.{old_name}` in `{}`), or keep the name",
@@ -608,7 +622,7 @@ pub fn override_findings(
         match (own_type_checking_only, method.type_checking_only, method.in_base) {
             (true, false, true) => {
                 findings.declaration_warnings.push(format!(
-                    "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`): at run time `{}` has no `{old_name}` of its own, the attribute is `{qualified}` ({shown}), and this rename does not rename it — every renamed use (`….{new_name}`) raises AttributeError at run time, while pyright, reading the declaration, reports nothing; next step: rename the run-time member (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`) and every `if TYPE_CHECKING:` redeclaration together, or keep the name",
+                    "WARNING: `{own}` ({own_shown}) is declared only for the type checker (inside `if TYPE_CHECKING:`): at run time `{}` has no `{old_name}` of its own, the attribute is `{qualified}` ({shown}), and this rename does not rename it — every renamed use (`….{new_name}`) raises AttributeError at run time, while pyright, reading the declaration, reports nothing; next step: rename the run-time member ({rename_it_too}) and every `if TYPE_CHECKING:` redeclaration together, or keep the name",
                     own_class.name
                 ));
                 continue;
@@ -663,9 +677,7 @@ pub fn override_findings(
             )
         } else if method.in_base {
             let next = if inside {
-                format!(
-                    "rename the base method too (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`), or keep the old name"
-                )
+                format!("rename the base method too ({rename_it_too}), or keep the old name")
             } else {
                 format!(
                     "`{}` is outside the workspace and cannot be renamed: keep the name `{old_name}` (the protocol, or the library's own calls, use it)",
@@ -683,13 +695,11 @@ pub fn override_findings(
             )
         } else {
             format!(
-                "note: dispatch changed: `{own}` is overridden by `{qualified}` ({shown}), which this rename does not rename: `{qualified}` no longer overrides anything, so `{new_name}` {used} on a `{}` instance (and `{}` in `{}`'s code) reaches `{}.{new_name}` instead of the override — no type error shows it; next step: rename the override too (lsp_rename file `{}` line {} symbol `{old_name}` new_name `{new_name}`), or keep the old name",
+                "note: dispatch changed: `{own}` is overridden by `{qualified}` ({shown}), which this rename does not rename: `{qualified}` no longer overrides anything, so `{new_name}` {used} on a `{}` instance (and `{}` in `{}`'s code) reaches `{}.{new_name}` instead of the override — no type error shows it; next step: rename the override too ({rename_it_too}), or keep the old name",
                 method.class_name,
                 access(new_name),
                 own_class.name,
                 own_class.name,
-                method_file,
-                method_line
             )
         };
         findings.dispatch_notes.push(note);
@@ -851,6 +861,8 @@ pub fn override_findings(
             own_class.name,
         ));
     }
+    // The related classes whose `new_name` an earlier rename of this run gave them.
+    let mut restored: Vec<String> = Vec::new();
     for (class_name, taken_path, taken_line, in_base) in &taken {
         // A related class the rename itself renames a member of (an override renamed along)
         // still declares the new name: that is the rename's own result, no conflict.
@@ -862,6 +874,23 @@ pub fn override_findings(
         } else {
             format!("{}, outside the workspace", ListedPath::new(workspace_root, taken_path).with_line(taken_line + 1))
         };
+        // Renamed from the old name earlier in this run (the base method, before the step that
+        // renames its overrides too): this rename restores the override (trial154 M1: each such
+        // step read "choose another name").
+        if files.line(taken_path, *taken_line).is_some_and(|text| renamed_in_run(taken_path, *taken_line, &text)) {
+            restored.push(format!("`{class_name}` ({shown})"));
+            findings.dispatch_notes.push(format!(
+                "note: `{class_name}.{new_name}` ({shown}), {} of `{}`, was renamed from `{old_name}` by an earlier rename of this run: this rename makes {} again, as before both",
+                if *in_base { "a base class" } else { "a subclass" },
+                own_class.name,
+                if *in_base {
+                    format!("the renamed `{}.{new_name}` override it", own_class.name)
+                } else {
+                    format!("it override the renamed `{}.{new_name}`", own_class.name)
+                },
+            ));
+            continue;
+        }
         findings.new_name_taken.push(if *in_base {
             format!(
                 "WARNING: `{new_name}` is already a member of `{class_name}` ({shown}), a base class of `{}`: the renamed `{}.{new_name}` would override it, so code that uses `{new_name}` on a `{}` (the base class's own code too) reaches the renamed member instead — no type error shows it when the types agree; choose another name",
@@ -912,8 +941,14 @@ pub fn override_findings(
     if own_type_checking_only {
         summary.push_str(&format!("; `{own}` is declared only for the type checker (`if TYPE_CHECKING:`)"));
     }
-    summary.push_str(&if findings.new_name_taken.is_empty() {
+    summary.push_str(&if findings.new_name_taken.is_empty() && restored.is_empty() {
         format!("; no related class declares `{new_name}`")
+    } else if findings.new_name_taken.is_empty() {
+        format!(
+            "; {} `{new_name}` renamed from `{old_name}` earlier in this run, which this rename follows: {}",
+            crate::render::one_or_many(restored.len(), "a related class declares", "related classes declare"),
+            restored.join(", ")
+        )
     } else {
         format!(
             "; {} already {} `{new_name}` (see the warnings above)",

@@ -89,6 +89,23 @@ pub struct LspSupervisor {
     /// ([`crate::lsp::prefetch_states`]): stopped and joined when the supervisor drops, reaped
     /// as they finish whenever another starts.
     prefetch_threads: Mutex<Vec<crate::lsp::prefetch_states::PrefetchThread>>,
+    /// The declaration lines renames of this run planned (written or staged), newest last, at
+    /// most [`MAX_PLANNED_RENAMES`]: see [`LspSupervisor::declaration_renamed_in_run`].
+    planned_renames: Mutex<Vec<PlannedRenameLine>>,
+}
+
+/// The most declaration lines [`LspSupervisor::record_planned_rename`] keeps (the oldest go).
+pub(crate) const MAX_PLANNED_RENAMES: usize = 256;
+
+/// One line a rename of this run planned to change from declaring `old_name` to declaring
+/// `new_name`: its file (absolute), its 0-based line after the rename and the line's text then.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedRenameLine {
+    path: PathBuf,
+    line0: u32,
+    text_after: String,
+    old_name: String,
+    new_name: String,
 }
 
 /// The methods whose offer a server makes at its start is remembered for the run
@@ -204,6 +221,7 @@ impl LspSupervisor {
             dependent_root_checks_too_slow: Mutex::new(HashSet::new()),
             dependency_dirs_memo: Mutex::new(HashMap::new()),
             prefetch_threads: Mutex::new(Vec::new()),
+            planned_renames: Mutex::new(Vec::new()),
         }
     }
 
@@ -441,6 +459,43 @@ impl LspSupervisor {
     /// those already running).
     pub(crate) fn set_workspace_edit_applier(&self, applier: Arc<dyn WorkspaceEditApplier>) {
         *self.edit_applier.lock() = Some(applier);
+    }
+
+    /// Remembers the lines a rename's plan changes from `old_name` to `new_name` (texts before
+    /// and after of each changed file: a line whose words differ only by that name), written or
+    /// staged alike: [`LspSupervisor::declaration_renamed_in_run`] asks it.
+    pub(crate) fn record_planned_rename(&self, texts: &[(&Path, String, String)], old_name: &str, new_name: &str) {
+        let mut planned = self.planned_renames.lock();
+        for (path, before, after) in texts {
+            for (line0, (old_line, new_line)) in before.split('\n').zip(after.split('\n')).enumerate() {
+                if old_line != new_line && crate::lsp::rename_coverage::text_with_word_renamed(old_line, old_name, new_name) == new_line {
+                    planned.push(PlannedRenameLine {
+                        path: path.to_path_buf(),
+                        line0: line0 as u32,
+                        text_after: new_line.to_owned(),
+                        old_name: old_name.to_owned(),
+                        new_name: new_name.to_owned(),
+                    });
+                }
+            }
+        }
+        let excess = planned.len().saturating_sub(MAX_PLANNED_RENAMES);
+        planned.drain(..excess);
+    }
+
+    /// Whether 0-based `line0` of `path`, whose text is `line_text` now, is a line a rename of
+    /// this run changed from `old_name` to `new_name` (planned so, and reading as planned): a
+    /// member named `new_name` there was renamed from `old_name`, so renaming another member of
+    /// its hierarchy from `old_name` to `new_name` restores what the first rename split
+    /// (trial154 M1).
+    pub(crate) fn declaration_renamed_in_run(&self, path: &Path, line0: u32, line_text: &str, old_name: &str, new_name: &str) -> bool {
+        self.planned_renames.lock().iter().any(|planned| {
+            planned.line0 == line0
+                && planned.path == path
+                && planned.text_after.trim_end() == line_text.trim_end()
+                && planned.old_name == old_name
+                && planned.new_name == new_name
+        })
     }
 
     /// The run's diagnostics-on-write ledger (R-DOW-2).
