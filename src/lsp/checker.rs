@@ -33,7 +33,7 @@
 //! line-based output allows it. A missing checker says which binaries were looked for; when no
 //! checker could run at all the call fails (`unavailable`) instead of answering "0 errors".
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -43,7 +43,7 @@ use crate::error::{ErrorKind, ToolError};
 use crate::lsp::cargo_features::{FeatureSelection, PackageFeatures};
 use crate::lsp::diagnostics_on_write::{DiagnosticRecord, Severity};
 use crate::lsp::listing::{workspace_fingerprint, Fingerprint};
-use crate::lsp::output::{CheckerDiagnostic, CheckerRunSummary, DiagnosticsOp, LspOutput, PageWindow, WorkspaceCheck};
+use crate::lsp::output::{CheckDelta, CheckerDiagnostic, CheckerRunSummary, DiagnosticsOp, LspOutput, PageWindow, WorkspaceCheck};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::ToolOutput;
 use crate::render::plural;
@@ -305,7 +305,24 @@ pub fn cargo_targets_not_checked(stdout: &str, packages: &[PackageFeatures]) -> 
 #[derive(Debug, Default)]
 pub struct CheckerCache {
     last: parking_lot::Mutex<Option<CachedCheck>>,
+    /// The last full check (offset 0) and what changed since the one before it, for the next
+    /// check's comparison and for its own later pages.
+    last_full: parking_lot::Mutex<Option<(FullCheck, Option<CheckDelta>)>>,
 }
+
+/// A `"*"` check as the next one is compared with it ([`CheckerCache::compare_and_remember`]).
+#[derive(Debug, Clone)]
+struct FullCheck {
+    selection: FeatureSelection,
+    /// (command, root) of each checker run.
+    runs: Vec<(String, PathBuf)>,
+    at: Instant,
+    records: Vec<DiagnosticRecord>,
+    complete: bool,
+}
+
+/// The most new (and gone) diagnostics a `"*"` answer lists since the previous check.
+pub const DELTA_LISTED: usize = 20;
 
 /// A stored `"*"` run: the workspace fingerprint and feature selection it ran under, when, and
 /// its runs.
@@ -321,6 +338,141 @@ impl CheckerCache {
     fn store(&self, fingerprint: Fingerprint, selection: &FeatureSelection, runs: &[CheckerRun]) {
         *self.last.lock() = Some((fingerprint, selection.clone(), Instant::now(), runs.to_vec()));
     }
+
+    /// Compares a full check (`records`, deduplicated, of `runs`) with the previous one of the
+    /// run that had the same checkers and features, remembers it for the next, and returns the
+    /// change (`None` for a first check, or after a change of checkers or features).
+    fn compare_and_remember(
+        &self,
+        selection: &FeatureSelection,
+        runs: &[CheckerRun],
+        records: &[DiagnosticRecord],
+        supervisor: &LspSupervisor,
+    ) -> Option<CheckDelta> {
+        let current = FullCheck {
+            selection: selection.clone(),
+            runs: runs.iter().map(|run| (run.command.clone(), run.root.clone())).collect(),
+            at: Instant::now(),
+            records: records.to_vec(),
+            complete: runs.iter().all(|run| run.problem.is_none()),
+        };
+        let mut last = self.last_full.lock();
+        let delta = last
+            .as_ref()
+            .filter(|(previous, _)| previous.selection == current.selection && previous.runs == current.runs)
+            .map(|(previous, _)| check_delta(previous, &current, supervisor));
+        *last = Some((current, delta.clone()));
+        delta
+    }
+
+    /// The change [`CheckerCache::compare_and_remember`] found for the last full check (its later
+    /// pages say it too).
+    fn last_delta(&self) -> Option<CheckDelta> {
+        self.last_full.lock().as_ref().and_then(|(_, delta)| delta.clone())
+    }
+}
+
+/// What changed from `previous` to `current`: per (file, severity, code, message), the instances
+/// beyond the other check's count — those on a line the other check had no such instance on
+/// named first.
+fn check_delta(previous: &FullCheck, current: &FullCheck, supervisor: &LspSupervisor) -> CheckDelta {
+    type Key = (PathBuf, Severity, Option<String>, String);
+    let key = |record: &DiagnosticRecord| -> Key { (record.path.clone(), record.severity, record.code.clone(), record.message.clone()) };
+    let beyond = |from: &[DiagnosticRecord], other: &[DiagnosticRecord]| -> Vec<DiagnosticRecord> {
+        let mut other_counts: HashMap<Key, usize> = HashMap::new();
+        let mut other_lines: HashSet<(Key, u32)> = HashSet::new();
+        for record in other {
+            *other_counts.entry(key(record)).or_default() += 1;
+            other_lines.insert((key(record), record.line));
+        }
+        let mut by_key: Vec<(Key, Vec<&DiagnosticRecord>)> = Vec::new();
+        for record in from {
+            let record_key = key(record);
+            match by_key.iter_mut().find(|(existing, _)| *existing == record_key) {
+                Some((_, list)) => list.push(record),
+                None => by_key.push((record_key, vec![record])),
+            }
+        }
+        let mut extra = Vec::new();
+        for (record_key, mut list) in by_key {
+            let count = list.len().saturating_sub(other_counts.get(&record_key).copied().unwrap_or(0));
+            // Those on a line the other check had none of this kind on first.
+            list.sort_by_key(|record| (other_lines.contains(&(record_key.clone(), record.line)), record.line));
+            extra.extend(list.into_iter().take(count).cloned());
+        }
+        sorted_and_deduplicated(extra)
+    };
+    let new = beyond(&current.records, &previous.records);
+    let gone = beyond(&previous.records, &current.records);
+    let listed = |records: &[DiagnosticRecord]| -> Vec<CheckerDiagnostic> {
+        records
+            .iter()
+            .take(DELTA_LISTED)
+            .map(|r| CheckerDiagnostic {
+                path: supervisor.display_path(&r.path),
+                line: r.line,
+                severity: r.severity.as_str().to_owned(),
+                code: r.code.clone(),
+                message: r.message.clone(),
+                source: r.source.clone(),
+            })
+            .collect()
+    };
+    CheckDelta {
+        seconds_ago: current.at.duration_since(previous.at).as_secs(),
+        new_count: new.len(),
+        gone_count: gone.len(),
+        new: listed(&new),
+        gone: listed(&gone),
+        incomplete: !previous.complete || !current.complete,
+    }
+}
+
+/// The answer's lines on what changed since the previous check ([`CheckDelta`]).
+fn delta_lines(delta: &CheckDelta) -> String {
+    let mut text = if delta.new_count == 0 && delta.gone_count == 0 {
+        format!(
+            "\n  since the previous check of this run ({} s ago, the same checkers and features): no diagnostic new or gone (compared per file, severity, code and message, lines aside)",
+            delta.seconds_ago
+        )
+    } else {
+        format!(
+            "\n  since the previous check of this run ({} s ago, the same checkers and features): {} new, {} gone (compared per file, severity, code and message, lines aside){}",
+            delta.seconds_ago,
+            delta.new_count,
+            delta.gone_count,
+            if delta.new_count > 0 { "; the new ones:" } else { ":" }
+        )
+    };
+    if delta.incomplete {
+        text.push_str(" (one of the two checks was INCOMPLETE: the change covers only what both ran)");
+    }
+    let render = |diagnostic: &CheckerDiagnostic| {
+        format!(
+            "{}:{}: {}{} {}",
+            diagnostic.path,
+            diagnostic.line,
+            diagnostic.severity,
+            diagnostic.code.as_ref().map(|code| format!("[{code}]")).unwrap_or_default(),
+            diagnostic.message.lines().next().unwrap_or("")
+        )
+    };
+    for diagnostic in &delta.new {
+        text.push_str(&format!("\n    + {}", render(diagnostic)));
+    }
+    if delta.new_count > delta.new.len() {
+        text.push_str(&format!("\n    + … {} more new (all are in the list below)", delta.new_count - delta.new.len()));
+    }
+    if delta.gone_count > 0 {
+        text.push_str("\n    gone (lines as they were):");
+    }
+    for diagnostic in &delta.gone {
+        text.push_str(&format!("\n    - {}", render(diagnostic)));
+    }
+    if delta.gone_count > delta.gone.len() {
+        text.push_str(&format!("\n    - … {} more gone", delta.gone_count - delta.gone.len()));
+    }
+    text
 }
 
 /// The time the checkers may take: [`crate::lsp::LspConfig::checker_timeout`], capped by the
@@ -595,6 +747,12 @@ pub fn project_diagnostics(
         }
     };
     let all = sorted_and_deduplicated(runs.iter().flat_map(|run| run.records.iter().cloned()).collect());
+    // What changed since the previous check of this run (its later pages say it again).
+    let since_previous_check = if reused_at.is_some() {
+        supervisor.checker_cache().last_delta()
+    } else {
+        supervisor.checker_cache().compare_and_remember(selection, &runs, &all, supervisor)
+    };
     let problems: Vec<String> = runs
         .iter()
         .filter_map(|run| {
@@ -677,6 +835,9 @@ pub fn project_diagnostics(
     text.push_str(&python_scope_headline(&runs));
     text.push_str(&go_coverage_headline(&runs, supervisor));
     text.push_str(&go_test_vet_headline(&runs, supervisor.workspace_root()));
+    if let Some(delta) = &since_previous_check {
+        text.push_str(&delta_lines(delta));
+    }
     for run in &runs {
         // What this run contributes after repeats (the same finding from two steps, or twice from
         // one) were listed once, so the counts agree with the header.
@@ -964,6 +1125,7 @@ pub fn project_diagnostics(
         cargo_feature_arguments: selection.cargo_args(),
         features_not_checked,
         targets_not_checked,
+        since_previous_check,
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
 }

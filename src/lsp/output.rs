@@ -716,6 +716,28 @@ pub struct WorkspaceCheck {
     /// `path (kind `name`): why` (a library they depend on failed, `required-features` off, the
     /// check stopped): their diagnostics are unknown, not clean.
     pub targets_not_checked: Vec<String>,
+    /// What changed since the previous `"*"` check of this run with the same checkers and
+    /// features; `None` for the first one (or after a change of checkers or features).
+    pub since_previous_check: Option<CheckDelta>,
+}
+
+/// The change between two `"*"` checks of a run (issue 11, trial154 M7: 957 errors before, 963
+/// after, and the 6 new ones nowhere told apart). Compared per file, severity, code and message,
+/// lines aside: a diagnostic that only moved is neither.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckDelta {
+    /// Seconds since the previous check.
+    pub seconds_ago: u64,
+    /// Diagnostics in this check beyond the previous one's count of the same kind in the file.
+    pub new_count: usize,
+    /// Diagnostics of the previous check beyond this one's count of the same kind in the file.
+    pub gone_count: usize,
+    /// The new ones, at most [`crate::lsp::checker::DELTA_LISTED`].
+    pub new: Vec<CheckerDiagnostic>,
+    /// The gone ones (lines as they were), at most [`crate::lsp::checker::DELTA_LISTED`].
+    pub gone: Vec<CheckerDiagnostic>,
+    /// Either check was incomplete (a checker had a problem): the change covers only what both ran.
+    pub incomplete: bool,
 }
 
 /// One checker diagnostic.
