@@ -4119,6 +4119,22 @@ fn typescript_reference_directives(text: &str) -> Vec<&str> {
 /// by one; the rest are counted with their lines.
 const REWORDED_NOTES_SHOWN: usize = 3;
 
+/// The most characters of each message a reworded-diagnostic note quotes: pyright's inferred
+/// types make messages of a kilobyte, and 8 such notes took 8 KB of a 14.6 KB answer
+/// (trial154 M4); `lsp diagnostics` on the file gives them whole.
+const REWORDED_MESSAGE_CHARS: usize = 200;
+
+/// The note for a diagnostic the server reworded on a line the write left unchanged, its
+/// messages cut at [`REWORDED_MESSAGE_CHARS`].
+fn reworded_note(display: &str, before: &DiagnosticRecord, after: &DiagnosticRecord) -> String {
+    format!(
+        "  note: {display}:{}: the server reworded a diagnostic on an unchanged line (same severity and code), not counted as new or resolved: was \"{}\", now \"{}\"",
+        after.line,
+        crate::render::cut_chars(&before.message, REWORDED_MESSAGE_CHARS),
+        crate::render::cut_chars(&after.message, REWORDED_MESSAGE_CHARS)
+    )
+}
+
 /// 1-based `lines` as `a, b, c` (at most 20, then `and N more`).
 fn lines_listed(lines: impl Iterator<Item = u32>) -> String {
     let all: Vec<u32> = lines.collect();
@@ -7036,10 +7052,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     // an edit rewords every message that names it (cachetools' test mixin: 155
                     // notes, 58 KB, before the 8 new errors, trial51 M9).
                     for (before, after) in reworded.iter().take(REWORDED_NOTES_SHOWN) {
-                        lines.push(format!(
-                            "  note: {display}:{}: the server reworded a diagnostic on an unchanged line (same severity and code), not counted as new or resolved: was \"{}\", now \"{}\"",
-                            after.line, before.message, after.message
-                        ));
+                        lines.push(reworded_note(&display, before, after));
                     }
                     if reworded.len() > REWORDED_NOTES_SHOWN {
                         lines.push(format!(
@@ -8704,6 +8717,18 @@ mod tests {
             assert!(paired.new.is_empty() && paired.gone.is_empty(), "line {line}: {:?} {:?}", paired.new, paired.gone);
         }
         assert_eq!(align_replaced_lines(&["a", "b"], &["a", "c"]), vec![Some(0), Some(1)], "equal lengths pair by place");
+    }
+
+    #[test]
+    fn a_reworded_note_quotes_long_messages_cut() {
+        // trial154 M4: pyright's inferred `list[list[Unknown] | Any]` types, 8 notes of 1 KB.
+        let long = format!("Type of \"x\" is partially unknown: list[{}]", "list[Unknown] | Any, ".repeat(60));
+        let note = reworded_note("tests/test_schema.py", &record(7, &long), &record(7, &long.replace("Any", "Any | None")));
+        assert!(note.len() < 700, "{note}");
+        assert!(note.starts_with("  note: tests/test_schema.py:7: the server reworded a diagnostic on an unchanged line"), "{note}");
+        assert!(note.contains("characters"), "the cut is said: {note}");
+        let short = reworded_note("a.py", &record(3, "type[Self@C]"), &record(3, "type[C]"));
+        assert!(short.ends_with("was \"type[Self@C]\", now \"type[C]\""), "{short}");
     }
 
     #[test]
