@@ -1006,16 +1006,39 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
             _ => "",
         };
         return format!(
-            "{skipped}{} {lang} {} contain the literal text every match has but no code of this shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`; a part the pattern leaves out never matches a part the code has), see the tree with syntax_tree, or search the text with grep.",
+            "{skipped}{} {lang} {} contain the literal text every match has but no code of this shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`; a part the pattern leaves out never matches a part the code has), see the tree with syntax_tree, or search the text with grep{}.",
             stats.files_with_literals,
             one_or_many(stats.files_with_literals, "file does", "files do"),
-            query.compiled_as()
+            query.compiled_as(),
+            python_keyword_argument_hint(query).unwrap_or_default()
         );
     }
     format!(
-        "{skipped}no {lang} code has this shape ({}); if you expected matches, loosen the pattern with `$X` / `$$$` (a part the pattern leaves out never matches a part the code has, e.g. a return type or a modifier), or compare with the code's tree: ast_grep {{\"syntax_tree\": \"ast\", \"code\": \"…\"}}",
-        query.compiled_as()
+        "{skipped}no {lang} code has this shape ({}); if you expected matches, loosen the pattern with `$X` / `$$$` (a part the pattern leaves out never matches a part the code has, e.g. a return type or a modifier), or compare with the code's tree: ast_grep {{\"syntax_tree\": \"ast\", \"code\": \"…\"}}{}",
+        query.compiled_as(),
+        python_keyword_argument_hint(query).unwrap_or_default()
     )
+}
+
+/// For a Python pattern `name=$V` that compiled as an assignment: the rule that matches the
+/// keyword argument `name=…` in a call instead (trial154 M6: `allow_none=$V` found nothing in a
+/// project with 20 such keywords).
+fn python_keyword_argument_hint(query: &Query) -> Option<String> {
+    let Query::Pattern(pattern) = query else { return None };
+    if pattern.language != SupportLang::Python || pattern.node_kind != "assignment" {
+        return None;
+    }
+    let (name, value) = pattern.source.trim().split_once('=')?;
+    let name = name.trim();
+    let value = value.trim();
+    let is_name = name.chars().next().is_some_and(|first| first.is_alphabetic() || first == '_')
+        && name.chars().all(|character| character.is_alphanumeric() || character == '_');
+    if !is_name || value.is_empty() || value.starts_with('=') {
+        return None;
+    }
+    Some(format!(
+        ". A Python `{name}={value}` inside a call's parentheses is a keyword argument, not an assignment: to match those, pass the rule {{\"pattern\": {{\"context\": \"f({name}={value})\", \"selector\": \"keyword_argument\"}}}}"
+    ))
 }
 
 /// One file's rewrite, computed in a walker thread.

@@ -1171,3 +1171,23 @@ fn the_rule_examples_in_the_ast_grep_description_find_their_shapes() {
         assert_eq!(match_lines(&structured), lines, "{example}\n{text}");
     }
 }
+
+/// Trial 154 M6 (marshmallow 3.21.3): `allow_none=$V` compiles as an assignment and found
+/// nothing in a project with 20 such keyword arguments; the hint now gives the rule that matches
+/// them, which finds every one (ground truth: the `name=` keywords in the file, counted by hand).
+#[test]
+fn a_python_assignment_pattern_that_finds_nothing_names_the_keyword_argument_rule() {
+    let source = "def f(**kw):\n    return kw\n\n\nf(allow_none=True)\nx = f(a=1, allow_none=False)\nallow_none_default = None\n";
+    let dir = support::workspace_with(&[("a.py", source)]);
+    let run = run_for(dir.path());
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "allow_none=$V", "language": "python"})));
+    assert!(text.starts_with("0 matches"), "{text}");
+    let rule = r#"{"pattern": {"context": "f(allow_none=$V)", "selector": "keyword_argument"}}"#;
+    assert!(text.contains(&format!("A Python `allow_none=$V` inside a call's parentheses is a keyword argument, not an assignment: to match those, pass the rule {rule}")), "{text}");
+    let rule: Value = serde_json::from_str(rule).unwrap();
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"rule": rule, "language": "python"})));
+    assert_eq!(match_lines(&structured), vec![("a.py".to_owned(), 5), ("a.py".to_owned(), 6)], "{text}");
+    // A pattern that is no `name=value` gets no such hint.
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "allow_none == $V", "language": "python"})));
+    assert!(!text.contains("keyword argument"), "{text}");
+}
