@@ -1191,3 +1191,30 @@ fn a_python_assignment_pattern_that_finds_nothing_names_the_keyword_argument_rul
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "allow_none == $V", "language": "python"})));
     assert!(!text.contains("keyword argument"), "{text}");
 }
+
+/// Trial 153 (gorilla/mux, open since): `func $F[$$$TP]($$$P) $R { $$$B }` was refused as no
+/// valid Go in any context — the parser puts a MISSING constraint after the lone `$$$TP` — while
+/// the ast-grep CLI accepts it. Ground truth: the CLI's matches on the same files.
+#[test]
+fn a_go_generic_function_pattern_with_a_type_parameter_ellipsis_matches_as_the_cli_does() {
+    let Some(cli) = support::corpus::ast_grep_cli() else { return };
+    let source = "package g\n\nfunc Map[T any, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\tfor _, x := range xs {\n\t\tout = append(out, f(x))\n\t}\n\treturn out\n}\n\nfunc Keys[K comparable, V any](m map[K]V) []K {\n\treturn nil\n}\n\nfunc Plain(x int) int {\n\treturn x\n}\n";
+    let dir = support::workspace_with(&[("g.go", source)]);
+    let pattern = "func $F[$$$TP]($$$P) $R { $$$B }";
+    let listed = support::corpus::run(
+        dir.path(),
+        cli.to_str().unwrap(),
+        &["run", "-p", pattern, "-l", "go", "--json=compact", "."],
+        &[],
+        std::time::Duration::from_secs(60),
+    );
+    let cli_matches: Vec<Value> = serde_json::from_str(listed.text.trim()).unwrap_or_else(|_| panic!("{}", listed.text));
+    let mut cli_lines: Vec<u64> = cli_matches.iter().map(|m| m["range"]["start"]["line"].as_u64().unwrap() + 1).collect();
+    cli_lines.sort_unstable();
+    assert_eq!(cli_lines, vec![3, 11], "the CLI's matches");
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": pattern, "language": "go"})));
+    let ours: Vec<u64> = match_lines(&structured).into_iter().map(|(_, line)| line).collect();
+    assert_eq!(ours, cli_lines, "{text}");
+    assert!(text.contains("$TP = T any, U any"), "{text}");
+}
