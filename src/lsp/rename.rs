@@ -937,6 +937,23 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Python: members the WARNINGs say the renamed code breaks at run time (an instance attribute
+    // a class assigns itself, a `__slots__` entry, an `if TYPE_CHECKING:` declaration), left with
+    // the old name inside the workspace (review45 RISK 5).
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && !overrides.run_time_breaks_left.is_empty()).then(|| {
+            const NAMED: usize = 5;
+            let left = &overrides.run_time_breaks_left;
+            let named: Vec<&str> = left.iter().take(NAMED).map(String::as_str).collect();
+            format!(
+                "NOT written: this rename leaves {} with the old name that the renamed code still reaches — {}{} (the WARNINGs below say how): AttributeError at run time, which no checker reports; it is staged instead — rename {} too first, or `resolve` accept to write it as is, or discard",
+                crate::render::plural(left.len(), "related declaration"),
+                named.join(", "),
+                if left.len() > NAMED { format!(" and {} more", left.len() - NAMED) } else { String::new() },
+                crate::render::one_or_many(left.len(), "it", "them"),
+            )
+        })
+    });
     // A root of the language whose own server refused the rename (a name conflict in its code,
     // review44 RISK 6): written, the other roots would take the new name and that root's code
     // would no longer build against them. Staged, not written, so the agent picks another name.

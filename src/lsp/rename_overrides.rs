@@ -63,6 +63,12 @@ pub struct OverrideFindings {
     /// (trial150 M3: tomlkit's `Item._getstate` renamed with its 13 overrides left, written, 21
     /// tests failed).
     pub overrides_left: Vec<String>,
+    /// The related members inside the workspace that the plan leaves with the old name where a
+    /// WARNING says the renamed code raises AttributeError at run time (an instance attribute a
+    /// class assigns itself, a `__slots__` entry, an `if TYPE_CHECKING:` declaration), as
+    /// `` `Class.name` (path:line) ``: the rename is staged, not written, as for `overrides_left`
+    /// (review45 RISK 5: trial104's `_lists`, written, 122 tests failed).
+    pub run_time_breaks_left: Vec<String>,
     /// One `WARNING:` line naming the renamed uses (`path:line`, 1-based, at most 5 shown) whose
     /// receiver the server types as a union with a base class that keeps the old name:
     /// `AttributeError` at run time when it holds that base (trial53 F2); empty when none.
@@ -582,7 +588,13 @@ pub fn override_findings(
         };
         let rename_it_too =
             format!("lsp_rename file `{method_file}` line {method_line} symbol `{old_name}`{occurrence} new_name `{new_name}`");
+        let breaks_left = |findings: &mut OverrideFindings| {
+            if inside {
+                findings.run_time_breaks_left.push(format!("`{qualified}` ({shown})"));
+            }
+        };
         if method.in_slots {
+            breaks_left(&mut findings);
             findings.declaration_warnings.push(format!(
                 "WARNING: `{}` ({shown}) declares `{old_name}` in its `__slots__`, which this rename does not rename: its instances keep the slot `{old_name}`, which its code still reads (`self.{old_name}`), while the renamed code uses `{new_name}` — AttributeError at run time (an empty slot, or no attribute), and pyright reports nothing; next step: rename the `__slots__` entry and the uses that lead to it too (lsp_rename at a use of `self.{old_name}` in `{}`), or keep the name",
                 method.class_name, method.class_name
@@ -602,6 +614,7 @@ pub fn override_findings(
             }
         }
         if method.instance_attribute {
+            breaks_left(&mut findings);
             // Each class sets the attribute on its own instances: the renamed code reads a name
             // that the other class's instances never get (sortedcontainers 2.4.0's
             // `SortedKeyList.__init__` sets `self._lists` without calling the base's, trial104
@@ -618,6 +631,9 @@ pub fn override_findings(
                 )
             });
             continue;
+        }
+        if matches!((own_type_checking_only, method.type_checking_only, method.in_base), (true, false, true) | (false, true, _)) {
+            breaks_left(&mut findings);
         }
         match (own_type_checking_only, method.type_checking_only, method.in_base) {
             (true, false, true) => {

@@ -26,13 +26,20 @@ fn a_subclass_declaring_the_renamed_attribute_in_its_slots_is_warned_of() {
     let count = "from globish.matching import And; print(And(1, 2).count())";
     assert_eq!(support::python_prints(dir.path(), count), "2");
     let run = support::lsp_run_allowing_writes(dir.path());
-    let text = support::call_ok(
-        &run,
+    let staged = run.call(
+        runbound::Caller::Main,
         "lsp_rename",
         json!({"file": "globish/matching.py", "line": 3, "symbol": "self.children", "new_name": "operands"}),
     );
+    let text = staged.joined_text();
     assert!(text.contains("WARNING: `And` (globish/matching.py:7) declares `children` in its `__slots__`"), "{text}");
     assert!(!text.contains("; none found"), "{text}");
+    // review45 RISK 5: staged, not written; accepted as is, the break happens.
+    assert!(text.starts_with("NOT written: this rename leaves 1 related declaration with the old name"), "{text}");
+    assert_eq!(support::python_prints(dir.path(), count), "2", "nothing written yet");
+    let edit_id =
+        staged.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     // Ground truth: the slot stays empty and the subclass's read fails.
     assert!(support::python_prints(dir.path(), count).contains("AttributeError"), "{}", support::python_prints(dir.path(), count));
 }
