@@ -37,6 +37,7 @@ use crate::lsp::output::{CheckedRenameCoverage, RenameCoverageSummary, Unchecked
 use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
 use crate::lsp::project_scope::WalkScope;
 use crate::lsp::servers::ServerDefinition;
+use crate::lsp::typescript_build_output::{BuildOutputReason, DeclarationBuildOutput};
 use crate::lsp::uri::{lsp_uri_to_path, path_to_lsp_uri};
 
 /// Files scanned for occurrences at most.
@@ -145,21 +146,6 @@ fn go_example_output_comment(lines: &[String], line: usize) -> Option<String> {
     let name = function.strip_prefix("func Example")?;
     let name: String = name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     Some(format!("Example{name}"))
-}
-
-/// Whether `path` is a TypeScript declaration file tsc generated with a declaration map
-/// (`declarationMap`): a `.d.ts` (`.d.mts`, `.d.cts`) whose text ends with a
-/// `//# sourceMappingURL=` comment or that has a `.map` file beside it. Build output, which a
-/// rename does not edit (trial152 F1).
-fn generated_declaration_file(reader: &WorkspaceReader, path: &Path) -> bool {
-    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-    if ![".d.ts", ".d.mts", ".d.cts"].iter().any(|suffix| name.ends_with(suffix)) {
-        return false;
-    }
-    if path.with_file_name(format!("{name}.map")).is_file() {
-        return true;
-    }
-    reader.read_to_string(path).is_ok_and(|text| text.lines().rev().take(3).any(|line| line.starts_with("//# sourceMappingURL=")))
 }
 
 fn path_is_python(path: &Path) -> bool {
@@ -1147,6 +1133,10 @@ pub fn complete_rename(
             write_check_blind_spots,
         };
     };
+    // Build output's declaration files (see `typescript_build_output`) are never edited, not even
+    // by the server's first edit; the rename asked in one of them (the origin) edits it.
+    let mut build_output = DeclarationBuildOutput::new(workspace_root, server.root());
+    edits.retain(|path, _| same_file(path, origin) || build_output.reason(&reader, path).is_none());
     let started = Instant::now();
     let mut origin_targets = renamable_targets(workspace_root, definition_targets(server, origin, line, character, deadline));
     // Asked at a binding an import statement declares in this module only (a default import,
@@ -1236,8 +1226,7 @@ pub fn complete_rename(
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     // Python: occurrences in an import's module path (`from .retry import …`): a module's name.
     let mut import_module_paths: Vec<WordHit> = Vec::new();
-    let mut generated_declarations: Vec<WordHit> = Vec::new();
-    let mut generated_declaration_files: HashMap<PathBuf, bool> = HashMap::new();
+    let mut generated_declarations: Vec<(WordHit, BuildOutputReason)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut kept_by_export_alias: Vec<WordHit> = Vec::new();
     // TypeScript: uses of the property a renamed local was destructured from (the edit wrote
@@ -1290,8 +1279,11 @@ pub fn complete_rename(
         // map, and renaming in it made the shipped typings disagree with the JavaScript beside
         // them (trial152 F1, F2: rxjs 7.8.1's `dist/types`, `export { pipe }` rewritten to
         // `export { pipe as pipeWith }`, every consumer's `import { pipe }` broken, tsc clean).
-        if *generated_declaration_files.entry(hit.path.clone()).or_insert_with(|| generated_declaration_file(&reader, &hit.path)) {
-            generated_declarations.push(hit);
+        // A stub or barrel without a map of its own beside mapped ones, or under the package's
+        // typings or the tsconfig's output directory, is build output too (trial156 F1:
+        // @tanstack/query-core's `build/legacy/index.d.ts`, renamed again from and rewritten).
+        if let Some(reason) = build_output.reason(&reader, &hit.path) {
+            generated_declarations.push((hit, reason));
             continue;
         }
         let kind = classifier.kind(&hit);
@@ -1413,6 +1405,9 @@ pub fn complete_rename(
             };
             if let Ok(Some(more)) = server.request::<lsp_types::request::Rename>(params, deadline) {
                 if let Some(mut more) = text_edits_by_path(&reader, &more, encoding) {
+                    // Never edited: build output's declarations (trial156 F1), said below with
+                    // their occurrences.
+                    more.retain(|path, _| build_output.reason(&reader, path).is_none());
                     // An import-site alias `OLD as NEW` is dropped (the module now exports
                     // NEW) unless the first edit kept OLD as a public name (`export { NEW as
                     // OLD }`): a module importing through that re-export still gets OLD.
@@ -2540,16 +2535,38 @@ pub fn complete_rename(
             },
         );
     }
-    if !generated_declarations.is_empty() {
-        let files: std::collections::BTreeSet<String> = generated_declarations.iter().map(|hit| shown(&hit.path)).collect();
+    let (own_maps, other_build_output): (Vec<_>, Vec<_>) =
+        generated_declarations.iter().partition(|(_, reason)| *reason == BuildOutputReason::OwnMap);
+    if !own_maps.is_empty() {
+        let files: std::collections::BTreeSet<String> = own_maps.iter().map(|(hit, _)| shown(&hit.path)).collect();
         report.push(format!(
             "  left unrenamed: {} in {} tsc generated from the sources (a declaration map beside each: {}) — build output, not edited: the project's build regenerates them with the new name (until then they describe the old one, like the JavaScript built beside them):",
-            crate::render::plural(generated_declarations.len(), "occurrence"),
+            crate::render::plural(own_maps.len(), "occurrence"),
             crate::render::plural(files.len(), "declaration file"),
             files.iter().take(3).cloned().collect::<Vec<_>>().join(", ") + if files.len() > 3 { ", …" } else { "" },
         ));
-        let lines = one_per_line(generated_declarations.iter(), |hit| hit);
-        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| "   (generated declaration file)".to_owned());
+        let lines = one_per_line(own_maps.iter(), |(hit, _)| hit);
+        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |_| "   (generated declaration file)".to_owned());
+    }
+    if !other_build_output.is_empty() {
+        // The reasons, each once ("in build/legacy/, beside declaration files with maps").
+        let mut reasons: Vec<String> = Vec::new();
+        for (_, reason) in &other_build_output {
+            let said = reason.describe(&shown);
+            if !reasons.contains(&said) {
+                reasons.push(said);
+            }
+        }
+        let files: std::collections::BTreeSet<String> = other_build_output.iter().map(|(hit, _)| shown(&hit.path)).collect();
+        report.push(format!(
+            "  left unrenamed: {} in {} of the build output with no declaration map of their own ({}{}) — not edited and not renamed again from: the project's build regenerates them from the renamed sources; edited, a re-export there (`export {{ {old_name} }}`) would change the public name the package's consumers import, which no check of this project sees:",
+            crate::render::plural(other_build_output.len(), "occurrence"),
+            crate::render::plural(files.len(), "declaration file"),
+            reasons.iter().take(3).cloned().collect::<Vec<_>>().join("; "),
+            if reasons.len() > 3 { "; …" } else { "" },
+        ));
+        let lines = one_per_line(other_build_output.iter(), |(hit, _)| hit);
+        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |_| "   (build output)".to_owned());
     }
     if !import_module_paths.is_empty() {
         report.push(format!(

@@ -137,13 +137,36 @@ pub fn config_load_failure(workspace_root: &Path, root: &Path) -> Option<ConfigL
 /// configs; comments are JSONC comments, not settings. `None` when no config of the chain sets
 /// it, or one cannot be read (outside the workspace) or parsed.
 pub fn resolved_compiler_option(workspace_root: &Path, root: &Path, option: &str) -> Option<bool> {
-    fn lookup(workspace_root: &Path, config: &Path, option: &str, depth: usize) -> Option<bool> {
+    resolved_compiler_option_value(workspace_root, root, option, &|value, _| value.as_bool())
+}
+
+/// The directory the path-valued compiler option `option` (`outDir`, `declarationDir`) of
+/// `root`'s `tsconfig.json` resolves to, through the `extends` chain as
+/// [`resolved_compiler_option`] reads it; a relative value is resolved from the folder of the
+/// config that sets it, as tsc does (an `outDir` in `../tsconfig.base.json` is relative to `..`).
+/// `None` when no config of the chain sets it as a string.
+pub fn resolved_compiler_option_directory(workspace_root: &Path, root: &Path, option: &str) -> Option<PathBuf> {
+    resolved_compiler_option_value(workspace_root, root, option, &|value, folder| value.as_str().map(|dir| normalize(&folder.join(dir))))
+}
+
+/// The first value of compiler option `option` that `read` accepts (given the value and the
+/// folder of the config that sets it), own `compilerOptions` before the `extends` chain (for an
+/// array, the later entry wins), at most [`MAX_EXTENDS_DEPTH`] configs, configs outside the
+/// workspace not read.
+fn resolved_compiler_option_value<T>(
+    workspace_root: &Path,
+    root: &Path,
+    option: &str,
+    read: &dyn Fn(&Value, &Path) -> Option<T>,
+) -> Option<T> {
+    fn lookup<T>(workspace_root: &Path, config: &Path, option: &str, depth: usize, read: &dyn Fn(&Value, &Path) -> Option<T>) -> Option<T> {
         if depth >= MAX_EXTENDS_DEPTH || !config.starts_with(workspace_root) {
             return None;
         }
         let text = crate::files::read_workspace_file_to_string(workspace_root, config).ok()?;
         let value = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default()).ok()??;
-        if let Some(own) = value.get("compilerOptions").and_then(|options| options.get(option)).and_then(Value::as_bool) {
+        let folder = config.parent()?;
+        if let Some(own) = value.get("compilerOptions").and_then(|options| options.get(option)).and_then(|own| read(own, folder)) {
             return Some(own);
         }
         let extends: Vec<String> = match value.get("extends") {
@@ -151,13 +174,12 @@ pub fn resolved_compiler_option(workspace_root: &Path, root: &Path, option: &str
             Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
             _ => Vec::new(),
         };
-        let folder = config.parent()?;
         extends.iter().rev().find_map(|extends| {
             let base = resolve_extends(workspace_root, folder, extends).ok()?;
-            lookup(workspace_root, &base, option, depth + 1)
+            lookup(workspace_root, &base, option, depth + 1, read)
         })
     }
-    lookup(workspace_root, &root.join("tsconfig.json"), option, 0)
+    lookup(workspace_root, &root.join("tsconfig.json"), option, 0, read)
 }
 
 /// The file an `extends` entry names, resolved as tsc does (see the module docs).

@@ -95,6 +95,7 @@ mod lsp_trial153_rename;
 mod lsp_trial154_check_delta;
 mod lsp_trial154_overrides;
 mod lsp_trial155_reexport;
+mod lsp_trial156;
 mod lsp_trial157;
 mod lsp_trial16;
 mod lsp_trial17;

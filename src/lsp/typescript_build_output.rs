@@ -1,0 +1,327 @@
+//! Which TypeScript declaration files (`.d.ts`, `.d.mts`, `.d.cts`) under a root are build
+//! output, which a rename never edits and never renames again from.
+//!
+//! A tsconfig without `include` compiles the package's shipped typings with its sources, so a
+//! rename's word search meets them and their definitions lead to the sources. Renaming in them
+//! made the shipped typings disagree with the JavaScript built beside them, and a re-export barrel
+//! `export { f } from './a'` rewritten to `export { f as g } from './a'` broke every consumer's
+//! `import { f }` (TS2305) while tsc on the project stayed clean (trial152 F1/F2: rxjs 7.8.1's
+//! `dist/types`). A declaration file with a map of its own was recognised then; the per-entry
+//! stubs and barrels of a bundler (tsdown, tsup) have none: @tanstack/query-core 5.108.4's
+//! `build/legacy/index.d.ts` was renamed again from, and rewritten (trial156 F1).
+//!
+//! A declaration file is build output ([`BuildOutputReason`]) when:
+//! - it has a declaration map of its own (a `.map` file beside it, or a `//# sourceMappingURL=`
+//!   comment in its last 3 lines);
+//! - its directory, or a directory above it below the root, holds declaration maps
+//!   (`*.d.ts.map`, `*.d.mts.map`, `*.d.cts.map`) and no TypeScript source (a `.ts`/`.tsx`/
+//!   `.mts`/`.cts` that is no declaration): tsc or a bundler wrote there;
+//! - it lies under the directory of a `package.json` (at the root) `types` / `typings` target or
+//!   of an `exports` target under a `types` condition (or ending in `.d.ts`/`.d.mts`/`.d.cts`),
+//!   when that directory is not the root itself, holds no TypeScript source, and holds
+//!   JavaScript (`.js`/`.mjs`/`.cjs`) or declaration maps — hand-written typings (`types/`,
+//!   with no JavaScript beside them) are not taken for build output;
+//! - it lies under the root `tsconfig.json`'s `outDir` or `declarationDir` (through `extends`),
+//!   when that is not the root itself.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::files::WorkspaceReader;
+
+/// Why a declaration file is build output; the directory paths are absolute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BuildOutputReason {
+    /// A declaration map of its own (`.map` beside it or a `sourceMappingURL` comment).
+    OwnMap,
+    /// In or below `directory`, which holds declaration files with maps and no TypeScript source.
+    BesideMappedDeclarations { directory: PathBuf },
+    /// Under `directory`, the directory of a package.json `field` target (`types`, `typings`,
+    /// `exports`).
+    PackageTypings { directory: PathBuf, field: &'static str },
+    /// Under `directory`, the root tsconfig.json's `option` (`outDir`, `declarationDir`).
+    ConfigOutput { directory: PathBuf, option: &'static str },
+}
+
+impl BuildOutputReason {
+    /// A few words for the report, paths shown by `shown`: "a declaration map beside it", "in
+    /// build/, beside declaration files with maps", "under build/, the directory of package.json
+    /// `types`", "under lib/, tsconfig.json's `outDir`".
+    pub(crate) fn describe(&self, shown: &dyn Fn(&Path) -> String) -> String {
+        match self {
+            BuildOutputReason::OwnMap => "a declaration map beside it".to_owned(),
+            BuildOutputReason::BesideMappedDeclarations { directory } => {
+                format!("in {}/, beside declaration files with maps", shown(directory))
+            }
+            BuildOutputReason::PackageTypings { directory, field } => {
+                format!("under {}/, the directory of package.json `{field}`", shown(directory))
+            }
+            BuildOutputReason::ConfigOutput { directory, option } => {
+                format!("under {}/, tsconfig.json's `{option}`", shown(directory))
+            }
+        }
+    }
+}
+
+/// Whether `name` is a TypeScript declaration file's name.
+pub(crate) fn is_declaration_file_name(name: &str) -> bool {
+    [".d.ts", ".d.mts", ".d.cts"].iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// Whether `name` is a TypeScript source that is no declaration file.
+fn is_typescript_source_name(name: &str) -> bool {
+    !is_declaration_file_name(name) && [".ts", ".tsx", ".mts", ".cts"].iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// Whether `name` is a declaration map's name.
+fn is_declaration_map_name(name: &str) -> bool {
+    [".d.ts.map", ".d.mts.map", ".d.cts.map"].iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// What one directory's own entries say (not its subdirectories').
+#[derive(Debug, Clone, Copy, Default)]
+struct DirectoryContents {
+    declaration_maps: bool,
+    typescript_sources: bool,
+    javascript: bool,
+}
+
+/// The build-output classifier of one TypeScript root: the package.json and tsconfig output
+/// directories read once, directories listed at most once each (beneath the workspace root, no
+/// symlink followed), answers kept per file.
+pub(crate) struct DeclarationBuildOutput {
+    workspace_root: PathBuf,
+    root: PathBuf,
+    /// Output directories the package.json / tsconfig name, with their reason.
+    named_directories: Vec<BuildOutputReason>,
+    directories: HashMap<PathBuf, DirectoryContents>,
+    files: HashMap<PathBuf, Option<BuildOutputReason>>,
+}
+
+impl DeclarationBuildOutput {
+    /// The classifier for the server root `root` inside `workspace_root`. Never fails: a
+    /// package.json or tsconfig.json that cannot be read or parsed names no directory.
+    pub(crate) fn new(workspace_root: &Path, root: &Path) -> DeclarationBuildOutput {
+        let mut classifier = DeclarationBuildOutput {
+            workspace_root: workspace_root.to_path_buf(),
+            root: root.to_path_buf(),
+            named_directories: Vec::new(),
+            directories: HashMap::new(),
+            files: HashMap::new(),
+        };
+        for option in ["outDir", "declarationDir"] {
+            if let Some(directory) = crate::lsp::tsconfig_load::resolved_compiler_option_directory(workspace_root, root, option) {
+                if directory != root && directory.starts_with(root) {
+                    classifier.named_directories.push(BuildOutputReason::ConfigOutput { directory, option });
+                }
+            }
+        }
+        for (field, target) in package_typings_targets(workspace_root, root) {
+            let Some(directory) = normalize(&root.join(&target)).parent().map(Path::to_path_buf) else { continue };
+            if directory == root || !directory.starts_with(root) {
+                continue;
+            }
+            let contents = classifier.contents(&directory);
+            if contents.typescript_sources || !(contents.javascript || contents.declaration_maps) {
+                continue;
+            }
+            let reason = BuildOutputReason::PackageTypings { directory, field };
+            if !classifier.named_directories.contains(&reason) {
+                classifier.named_directories.push(reason);
+            }
+        }
+        classifier
+    }
+
+    /// Why the declaration file `path` is build output (see the module docs); `None` for a file
+    /// that is no declaration file or that nothing marks as built.
+    pub(crate) fn reason(&mut self, reader: &WorkspaceReader, path: &Path) -> Option<BuildOutputReason> {
+        if let Some(known) = self.files.get(path) {
+            return known.clone();
+        }
+        let reason = self.classify(reader, path);
+        self.files.insert(path.to_path_buf(), reason.clone());
+        reason
+    }
+
+    fn classify(&mut self, reader: &WorkspaceReader, path: &Path) -> Option<BuildOutputReason> {
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+        if !is_declaration_file_name(name) {
+            return None;
+        }
+        if path.with_file_name(format!("{name}.map")).is_file()
+            || reader
+                .read_to_string(path)
+                .is_ok_and(|text| text.lines().rev().take(3).any(|line| line.starts_with("//# sourceMappingURL=")))
+        {
+            return Some(BuildOutputReason::OwnMap);
+        }
+        if let Some(named) = self.named_directories.iter().find(|reason| match reason {
+            BuildOutputReason::PackageTypings { directory, .. } | BuildOutputReason::ConfigOutput { directory, .. } => {
+                path.starts_with(directory)
+            }
+            _ => false,
+        }) {
+            return Some(named.clone());
+        }
+        let mut directory = path.parent();
+        while let Some(current) = directory {
+            if current == self.root || !current.starts_with(&self.root) {
+                break;
+            }
+            let contents = self.contents(current);
+            if contents.declaration_maps && !contents.typescript_sources {
+                return Some(BuildOutputReason::BesideMappedDeclarations { directory: current.to_path_buf() });
+            }
+            directory = current.parent();
+        }
+        None
+    }
+
+    /// The directory's own entries, listed once.
+    fn contents(&mut self, directory: &Path) -> DirectoryContents {
+        if let Some(known) = self.directories.get(directory) {
+            return *known;
+        }
+        let mut contents = DirectoryContents::default();
+        for (entry, _) in crate::files::walk_beneath::list_directory(&self.workspace_root, directory) {
+            let Some(name) = entry.file_name().and_then(|name| name.to_str()) else { continue };
+            contents.declaration_maps |= is_declaration_map_name(name);
+            contents.typescript_sources |= is_typescript_source_name(name);
+            contents.javascript |= [".js", ".mjs", ".cjs"].iter().any(|suffix| name.ends_with(suffix));
+        }
+        self.directories.insert(directory.to_path_buf(), contents);
+        contents
+    }
+}
+
+/// The typings targets of `root`'s package.json: (`types` / `typings` / `exports`, the target as
+/// written). An `exports` string counts under a `types` condition or when it names a declaration
+/// file; conditions nest to any depth.
+fn package_typings_targets(workspace_root: &Path, root: &Path) -> Vec<(&'static str, String)> {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &root.join("package.json")) else { return Vec::new() };
+    let Ok(package) = serde_json::from_str::<Value>(&text) else { return Vec::new() };
+    let mut targets = Vec::new();
+    for field in ["types", "typings"] {
+        if let Some(target) = package.get(field).and_then(Value::as_str) {
+            targets.push((field, target.to_owned()));
+        }
+    }
+    fn exports_targets(value: &Value, under_types: bool, targets: &mut Vec<(&'static str, String)>) {
+        match value {
+            Value::String(target) => {
+                let name = target.rsplit('/').next().unwrap_or(target);
+                if under_types || is_declaration_file_name(name) {
+                    targets.push(("exports", target.clone()));
+                }
+            }
+            Value::Object(map) => map.iter().for_each(|(key, nested)| exports_targets(nested, under_types || key == "types", targets)),
+            Value::Array(items) => items.iter().for_each(|nested| exports_targets(nested, under_types, targets)),
+            _ => {}
+        }
+    }
+    if let Some(exports) = package.get("exports") {
+        exports_targets(exports, false, &mut targets);
+    }
+    targets
+}
+
+/// `path` with `.` and `..` components folded, without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (path, text) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    #[test]
+    fn stubs_beside_mapped_declarations_and_under_typings_targets_are_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(
+            &root,
+            &[
+                ("package.json", r#"{"types": "build/index.d.ts", "exports": {".": {"import": {"types": "./lib/modern/index.d.ts"}}}}"#),
+                ("build/a.d.ts", "export declare function f(): void;\n"),
+                ("build/a.d.ts.map", "{}"),
+                ("build/index.d.ts", "export { f } from './a';\n"),
+                ("build/nested/deep.d.ts", "export {};\n"),
+                ("lib/modern/index.d.ts", "export {};\n"),
+                ("lib/modern/index.js", "export {};\n"),
+                ("src/env.d.ts", "declare const x: number;\n"),
+                ("src/a.ts", "export function f() {}\n"),
+                ("src/generated.d.ts", "export {};\n//# sourceMappingURL=generated.d.ts.map\n"),
+                ("types/index.d.ts", "export {};\n"),
+                ("global.d.ts", "export {};\n"),
+            ],
+        );
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let mut classifier = DeclarationBuildOutput::new(&root, &root);
+        let mut reason = |path: &str| classifier.reason(&reader, &root.join(path));
+        assert_eq!(reason("build/a.d.ts"), Some(BuildOutputReason::OwnMap));
+        assert_eq!(reason("src/generated.d.ts"), Some(BuildOutputReason::OwnMap));
+        // build/ holds maps: under the package `types` target's directory first.
+        assert_eq!(reason("build/index.d.ts"), Some(BuildOutputReason::PackageTypings { directory: root.join("build"), field: "types" }));
+        assert_eq!(
+            reason("build/nested/deep.d.ts"),
+            Some(BuildOutputReason::PackageTypings { directory: root.join("build"), field: "types" })
+        );
+        assert_eq!(
+            reason("lib/modern/index.d.ts"),
+            Some(BuildOutputReason::PackageTypings { directory: root.join("lib/modern"), field: "exports" })
+        );
+        // Hand-written: beside sources, with no JavaScript or maps, at the root.
+        assert_eq!(reason("src/env.d.ts"), None);
+        assert_eq!(reason("types/index.d.ts"), None);
+        assert_eq!(reason("global.d.ts"), None);
+        assert_eq!(reason("src/a.ts"), None);
+    }
+
+    #[test]
+    fn a_stub_in_a_directory_of_mapped_declarations_and_the_config_output_directory_are_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(
+            &root,
+            &[
+                ("tsconfig.base.json", r#"{"compilerOptions": {"declarationDir": "./out/types"}}"#),
+                ("tsconfig.json", "{\"extends\": \"./tsconfig.base.json\", // base\n \"compilerOptions\": {\"strict\": true}}"),
+                ("dist/chunk.d.ts", "export {};\n"),
+                ("dist/chunk.d.ts.map", "{}"),
+                ("dist/sub/index.d.cts", "export {};\n"),
+                ("out/types/a.d.ts", "export {};\n"),
+            ],
+        );
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let mut classifier = DeclarationBuildOutput::new(&root, &root);
+        assert_eq!(
+            classifier.reason(&reader, &root.join("dist/sub/index.d.cts")),
+            Some(BuildOutputReason::BesideMappedDeclarations { directory: root.join("dist") })
+        );
+        assert_eq!(
+            classifier.reason(&reader, &root.join("out/types/a.d.ts")),
+            Some(BuildOutputReason::ConfigOutput { directory: root.join("out/types"), option: "declarationDir" })
+        );
+    }
+}
