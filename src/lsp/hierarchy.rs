@@ -58,7 +58,7 @@ use crate::lsp::output::{
     AliasCallsEntry, CallSiteEntry, HierarchyEntry, HierarchyItemSummary, HierarchyOp, HierarchyOutput, ListedLocation, LspOutput,
     PageWindow, UnlistedCallSite, UseNotListedEntry,
 };
-use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
+use crate::lsp::position::resolve_symbol_on_line;
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::tool::{
     counted, push_page_footer, request_error, resolve_file, unsupported_error, LspArguments, Place, Query, SourceCache, ANSWER_MARGIN,
@@ -712,7 +712,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     query.notes = notes;
     let (body, results, page) = render(&query, &dir, &walk, depth, args.offset)?;
     // (With no item at all, `empty_answer` already says so.)
-    if !walk.entries.is_empty() && looks_like_comment_or_string(&resolved.line_text, resolved.cursor_byte) {
+    // By the syntax tree, as navigation does: the line scan read the `#` of a private method
+    // (`#executeFetch(…)`) as a comment (trial156 M3).
+    if !walk.entries.is_empty() && crate::lsp::tool::cursor_in_comment_or_string(supervisor.workspace_root(), &path, &resolved) {
         query.notes.push(format!(
             "note: `{}` at column {} looks like it is inside a comment or string; {} answered anyway — check that this is the symbol you meant",
             resolved.cursor_identifier,

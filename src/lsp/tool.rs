@@ -420,7 +420,7 @@ pub(crate) fn rust_no_analysis_reason_at(supervisor: &LspSupervisor, server: &La
 /// Whether the cursor of `resolved` sits inside a comment or a string literal of `path`: by the
 /// file's tree-sitter syntax tree where a bundled grammar parses it (a template substitution
 /// `${kindOf(x)}` or an f-string interpolation is code), else by a scan of the line.
-fn cursor_in_comment_or_string(workspace_root: &Path, path: &Path, resolved: &ResolvedSymbol) -> bool {
+pub(crate) fn cursor_in_comment_or_string(workspace_root: &Path, path: &Path, resolved: &ResolvedSymbol) -> bool {
     match crate::lsp::rename_coverage::classify_position(
         workspace_root,
         path,
