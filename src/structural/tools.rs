@@ -981,6 +981,9 @@ Reach them with grep, or the rule {} (each {} whose text has the word)",
 
 fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> String {
     let lang = query.language_id();
+    if let Some(glued) = glued_metavariable_hint(query) {
+        return glued;
+    }
     if missed.candidates > 0 {
         return "see the note above: the code has this shape with more parts than the pattern".to_owned();
     }
@@ -1039,6 +1042,56 @@ fn python_keyword_argument_hint(query: &Query) -> Option<String> {
     Some(format!(
         ". A Python `{name}={value}` inside a call's parentheses is a keyword argument, not an assignment: to match those, pass the rule {{\"pattern\": {{\"context\": \"f({name}={value})\", \"selector\": \"keyword_argument\"}}}}"
     ))
+}
+
+/// A pattern whose `$NAME` is glued to other text in one token (`this.#$F($$$A)`, `get$F`):
+/// ast-grep takes a metavariable only as a whole identifier, so `#$F` is the literal text
+/// `#$F`, which no code has — the ast-grep CLI reads it the same way (0 matches). Names the
+/// token and the working form: the metavariable alone with a constraint on its text or, for a
+/// TypeScript/JavaScript `#private` name, on its kind `private_property_identifier` (trial156 M4:
+/// 55 `this.#x(…)` calls, "no typescript code has this shape"). `None` for a rule or a pattern
+/// without such a token.
+fn glued_metavariable_hint(query: &Query) -> Option<String> {
+    let Query::Pattern(pattern) = query else { return None };
+    let source = pattern.source.as_str();
+    let bytes = source.as_bytes();
+    let is_word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    let mut at = 0;
+    while let Some(found) = source[at..].find('$') {
+        let dollar = at + found;
+        let dollars = source[dollar..].bytes().take_while(|byte| *byte == b'$').count();
+        let name_start = dollar + dollars;
+        let name_len =
+            source[name_start..].bytes().take_while(|byte| byte.is_ascii_uppercase() || byte.is_ascii_digit() || *byte == b'_').count();
+        at = name_start.max(dollar + 1);
+        if name_len == 0 || dollar == 0 {
+            continue;
+        }
+        let before = bytes[dollar - 1];
+        if before != b'#' && !is_word(before) {
+            continue;
+        }
+        let token_start = source[..dollar].bytes().rev().take_while(|byte| is_word(*byte) || *byte == b'#').count();
+        let token = &source[dollar - token_start..name_start + name_len];
+        let prefix = &source[dollar - token_start..dollar];
+        let metavariable = &source[dollar..name_start + name_len];
+        let name = &source[name_start..name_start + name_len];
+        let without_prefix = format!("{}{}", &source[..dollar - token_start], &source[dollar..]);
+        let private = prefix == "#" && matches!(pattern.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript);
+        let constraint = if private {
+            format!("{{\"{name}\": {{\"kind\": \"private_property_identifier\"}}}}")
+        } else {
+            format!("{{\"{name}\": {{\"regex\": \"^{prefix}\"}}}}")
+        };
+        return Some(format!(
+            "`{token}` in the pattern is no metavariable: ast-grep reads `{metavariable}` only as a whole identifier, so `{token}` is the literal text `{token}`, which no code has (the ast-grep CLI reads it the same way). Drop the `{prefix}` and constrain `{metavariable}` instead — ast_grep with \"rule\": {{\"pattern\": \"{}\"}} and \"constraints\": {constraint}{} — or search `{}` alone, which matches {}",
+            without_prefix.replace('\\', "\\\\").replace('"', "\\\""),
+            if private { "" } else { " (a regex on the name's text)" },
+            without_prefix,
+            if private { format!("`#private` and public names alike (`{metavariable}` then holds `#name`)") } else { "any name there".to_owned() },
+        ));
+    }
+    None
 }
 
 /// One file's rewrite, computed in a walker thread.
