@@ -122,3 +122,91 @@ fn a_rename_leaves_a_bundler_stub_beside_mapped_chunks_and_is_not_renamed_again_
     assert!(std::fs::read_to_string(dir.path().join("src/client.ts")).unwrap().contains("hashQueryKey('a')"));
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
 }
+
+/// Trial 156 M1: renaming a string literal type's member (`type: 'invalidate'`) said "NOT CHECKED
+/// … (the time budget ran out)" after 4 ms — tsserver gives no definition for a string literal —
+/// and buried the same literal the rename leaves (`case 'invalidate':`) among comments. Ground
+/// truth: tsc after the write reports TS2678 at that case.
+#[test]
+fn a_string_literal_rename_names_the_same_literal_it_leaves_and_the_true_reason() {
+    let test = "lsp_trial156::a_string_literal_rename_names_the_same_literal_it_leaves_and_the_true_reason";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"types\": []}, \"include\": [\"src\"]}\n"),
+        (
+            "src/query.ts",
+            "interface InvalidateAction {\n  type: 'invalidate'\n}\ninterface FetchAction {\n  type: 'fetch'\n}\ntype Action = InvalidateAction | FetchAction\n\n// Whether the query was marked via invalidate().\nexport function reduce(action: Action): number {\n  switch (action.type) {\n    case 'invalidate':\n      return 1\n    case 'fetch':\n      return 2\n  }\n}\n\nexport function dispatch(action: Action): number {\n  return reduce(action)\n}\n\nexport const marked = dispatch({ type: 'invalidate' })\n",
+        ),
+    ]);
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "src/query.ts", "line": 2, "symbol": "invalidate", "new_name": "markInvalid"}));
+    assert!(!text.contains("time budget"), "{text}");
+    assert!(
+        text.contains("left unrenamed: 1 string literal with the same text, `invalidate` in quotes, as the renamed position"),
+        "{text}"
+    );
+    assert!(text.contains("src/query.ts:12: case 'invalidate':   (same string literal)"), "{text}");
+    assert!(text.contains("gave no definition for the renamed position, so none could be asked"), "{text}");
+    assert!(text.contains("src/query.ts:9: // Whether the query was marked via invalidate().   (comment)"), "{text}");
+    // tsc: the case left is the error the callout names.
+    let errors = support::tsc_error_locations(dir.path());
+    assert!(errors.contains(&"src/query.ts:12: error[2678]".to_owned()), "{errors:?}\n{text}");
+}
+
+/// Trial 156 M3: call hierarchy asked at a `#private` method added "looks like it is inside a
+/// comment or string" (the line scan read `#` as a comment). Ground truth: the method's callers
+/// by construction (2 calls in 2 methods).
+#[test]
+fn call_hierarchy_on_a_private_method_adds_no_comment_or_string_note() {
+    let test = "lsp_trial156::call_hierarchy_on_a_private_method_adds_no_comment_or_string_note";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2022\", \"types\": []}}\n"),
+        (
+            "src/observer.ts",
+            "export class Observer {\n  #executeFetch(): number {\n    return 1\n  }\n  subscribe(): number {\n    return this.#executeFetch()\n  }\n  refetch(): number {\n    return this.#executeFetch() + 1\n  }\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/observer.ts", "line": 2, "symbol": "#executeFetch"}));
+    assert!(text.contains("2 callers"), "{text}");
+    assert!(!text.contains("inside a comment or string"), "{text}");
+    let outgoing =
+        support::call_ok(&run, "lsp", json!({"op": "outgoing_calls", "file": "src/observer.ts", "line": 6, "symbol": "#executeFetch"}));
+    assert!(!outgoing.contains("inside a comment or string"), "{outgoing}");
+}
+
+/// Trial 156 M4: `this.#$F($$$A)` found nothing (the ast-grep CLI too: `#$F` is one
+/// `private_property_identifier` token, literal text) and the hint was generic. Ground truth: the
+/// CLI's 0, and the constrained rule the hint proposes matches the private calls only.
+#[test]
+fn a_metavariable_glued_to_a_private_name_is_named_with_the_working_rule() {
+    let dir = support::workspace_with(&[(
+        "src/a.ts",
+        "export class A {\n  #run(x: number) {\n    return x\n  }\n  go() {\n    return this.#run(1) + this.other(2)\n  }\n  other(y: number) {\n    return y\n  }\n}\n",
+    )]);
+    let run = runbound::Run::builder(dir.path()).with_structural().build().expect("build run");
+    let text = support::call_ok(&run, "ast_grep", json!({"pattern": "this.#$F($$$A)", "language": "typescript"}));
+    assert!(text.starts_with("0 matches"), "{text}");
+    assert!(text.contains("`#$F` in the pattern is no metavariable: ast-grep reads `$F` only as a whole identifier"), "{text}");
+    assert!(
+        text.contains(
+            "\"rule\": {\"pattern\": \"this.$F($$$A)\"} and \"constraints\": {\"F\": {\"kind\": \"private_property_identifier\"}}"
+        ),
+        "{text}"
+    );
+    let proposed = support::call_ok(
+        &run,
+        "ast_grep",
+        json!({"rule": {"pattern": "this.$F($$$A)"}, "constraints": {"F": {"kind": "private_property_identifier"}}, "language": "typescript"}),
+    );
+    assert!(proposed.starts_with("1 match in 1 file"), "{proposed}");
+    assert!(proposed.contains("$F = #run"), "{proposed}");
+}
