@@ -75,6 +75,7 @@ pub(crate) mod rename_partial_receivers;
 pub(crate) mod rename_public_api;
 pub(crate) mod rename_public_names;
 pub(crate) mod rename_public_typescript;
+pub(crate) mod rename_pytest_fixtures;
 pub(crate) mod rename_python_imports;
 pub(crate) mod rename_taken_names;
 pub(crate) mod rename_taken_names_items;

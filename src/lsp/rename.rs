@@ -662,6 +662,46 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         }
         return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
     };
+    // Python: a pytest fixture is requested by its name — test and fixture parameters,
+    // `usefixtures` / `getfixturevalue` strings — which the server does not follow (trial154
+    // F2: 14 tests errored with "fixture not found" after "no new errors"): those requests in
+    // pytest's scope for it are renamed with it, before the grep check reads the edit.
+    let mut fixture_requests = None;
+    let edit = match crate::lsp::rename_coverage::raw_text_edits_by_path(&edit) {
+        Some(mut by_path) if resolved.cursor_identifier != args.new_name => {
+            match crate::lsp::rename_pytest_fixtures::fixture_requests(
+                supervisor.workspace_root(),
+                server.root(),
+                &by_path,
+                &resolved.cursor_identifier,
+                &args.new_name,
+                server.position_encoding(),
+                &|path| supervisor.display_path(path),
+            ) {
+                Some(found) if !found.edits.is_empty() => {
+                    for (file, added) in &found.edits {
+                        let existing = by_path.entry(file.clone()).or_default();
+                        for text_edit in added {
+                            if !existing.iter().any(|other| other.range == text_edit.range) {
+                                existing.push(text_edit.clone());
+                            }
+                        }
+                    }
+                    fixture_requests = Some(found);
+                    lsp_types::WorkspaceEdit {
+                        changes: Some(by_path.into_iter().map(|(file, list)| (crate::lsp::uri::path_to_lsp_uri(&file), list)).collect()),
+                        ..lsp_types::WorkspaceEdit::default()
+                    }
+                }
+                found => {
+                    fixture_requests = found;
+                    edit
+                }
+            }
+        }
+        _ => edit,
+    };
+    let fixture_note = fixture_requests.as_ref().map(|found| found.note(&resolved.cursor_identifier, &args.new_name));
     // Check the edit against every whole-word occurrence of the old name (a third of what is
     // left of the call, at most 30 s) and complete it from missed references.
     let check_deadline =
@@ -871,6 +911,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&overrides.enum_lookup_warnings)
         .chain(&overrides.union_receiver_warnings)
         .chain(partial_receiver_warning.iter())
+        .chain(fixture_note.iter())
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()
@@ -951,6 +992,20 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
                 named.join(", "),
                 if left.len() > NAMED { format!(" and {} more", left.len() - NAMED) } else { String::new() },
                 crate::render::one_or_many(left.len(), "it", "them"),
+            )
+        })
+    });
+    // Python: a renamed parameter's `old=` keywords left on calls the server cannot resolve
+    // (trial154 F1): swallowed by a `**kwargs` or a TypeError, at run time only.
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && !coverage.keyword_arguments_left.is_empty()).then(|| {
+            format!(
+                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the parameter — a `**kwargs` swallows them silently or the call raises TypeError, at run time only, and no checker reports it; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches this function (ast_edit with the rule {{\"pattern\":{{\"context\":\"f({}=$V)\",\"selector\":\"keyword_argument\"}}}}), or discard",
+                crate::render::plural(coverage.keyword_arguments_left.len(), "keyword argument"),
+                resolved.cursor_identifier,
+                server.id(),
+                args.new_name,
+                resolved.cursor_identifier,
             )
         })
     });

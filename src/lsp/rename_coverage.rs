@@ -850,7 +850,7 @@ pub(crate) fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usi
 /// The text edits of `edit` by canonical path (annotated edits as plain ones); `None` when it
 /// has resource operations (create, rename, delete). `documentChanges` wins over `changes`, as
 /// in [`crate::lsp::rename::plan_workspace_edit`].
-fn raw_text_edits_by_path(edit: &lsp_types::WorkspaceEdit) -> Option<BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>> {
+pub(crate) fn raw_text_edits_by_path(edit: &lsp_types::WorkspaceEdit) -> Option<BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>> {
     let mut by_path: BTreeMap<PathBuf, Vec<lsp_types::TextEdit>> = BTreeMap::new();
     let mut add = |uri: &lsp_types::Uri, edits: &mut dyn Iterator<Item = &lsp_types::TextEdit>| {
         if let Some(path) = lsp_uri_to_path(uri) {
@@ -1086,6 +1086,10 @@ pub struct RenameCoverage {
     /// What the write check after this rename cannot see (occurrences left in code behind a
     /// `#[cfg]` that is off), for its `checked:` line.
     pub write_check_blind_spots: Vec<String>,
+    /// Python, a renamed parameter: the `old=` keyword arguments of calls left unrenamed where
+    /// the server gives no definition (`path:line`) — a call through a subclass whose
+    /// `__init__` forwards `**kwargs`; they stage the rename (trial154 F1).
+    pub keyword_arguments_left: Vec<String>,
 }
 
 /// Checks and completes the server's rename `edit` of `old_name` → `new_name` requested at
@@ -1117,6 +1121,7 @@ pub fn complete_rename(
                 }),
                 warnings: Vec::new(),
                 write_check_blind_spots: Vec::new(),
+                keyword_arguments_left: Vec::new(),
             }
         }
     };
@@ -1139,6 +1144,7 @@ pub fn complete_rename(
             }),
             warnings: Vec::new(),
             write_check_blind_spots,
+            keyword_arguments_left: Vec::new(),
         };
     };
     // Build output's declaration files (see `typescript_build_output`) are never edited, not even
@@ -3402,7 +3408,45 @@ pub fn complete_rename(
             server.id(),
         ));
     }
-    RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
+    // Python: a renamed parameter's `old=` keyword arguments left where the server gives no
+    // definition — calls of a subclass whose `__init__` takes `**kwargs` and passes them on, or
+    // of a class in a variable: the keyword now lands in a `**kwargs` the function takes, or
+    // raises TypeError, at run time only (trial154 F1: marshmallow's `allow_none` renamed in
+    // `Field.__init__`, 20 `fields.List(…, allow_none=True)` left, 32 tests failed, no error).
+    let keyword_arguments_left: Vec<String> =
+        if matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { .. })) {
+            let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize)>> = HashMap::new();
+            let mut left: Vec<String> = Vec::new();
+            for (hit, target) in &elsewhere {
+                if target.is_some() || !path_is_python(&hit.path) {
+                    continue;
+                }
+                let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
+                    reader
+                        .read_to_string(&hit.path)
+                        .map(|text| crate::lsp::rename_pytest_fixtures::python_keyword_argument_names(&text, old_name))
+                        .unwrap_or_default()
+                });
+                if keywords.contains(&(hit.line, hit.byte_start)) {
+                    left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                }
+            }
+            left
+        } else {
+            Vec::new()
+        };
+    if !keyword_arguments_left.is_empty() {
+        const NAMED: usize = 10;
+        warnings.push(format!(
+            "WARNING: {} `{old_name}=` in calls {} left unrenamed where {} gives no definition ({}{}): a call of a subclass whose `__init__` takes `**kwargs` and passes them on to the renamed parameter's function, or of a class held in a variable — after this rename the keyword no longer reaches `{new_name}`: it goes silently into a `**kwargs` the function takes (and stops having its effect) or raises TypeError, at run time only, and no type checker reports it; rename each to `{new_name}=` where the call reaches this function (listed first below)",
+            crate::render::plural(keyword_arguments_left.len(), "keyword argument"),
+            crate::render::one_or_many(keyword_arguments_left.len(), "is", "are"),
+            server.id(),
+            keyword_arguments_left.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", "),
+            if keyword_arguments_left.len() > NAMED { format!(" and {} more", keyword_arguments_left.len() - NAMED) } else { String::new() },
+        ));
+    }
+    RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots, keyword_arguments_left }
 }
 
 /// Whether the `name` at 0-based `line`/`byte_start` of a Go file (`lines`) is a method of an

@@ -192,9 +192,19 @@ fn pytest_patterns(workspace_root: &Path, project_root: &Path) -> Runner {
     defaults("pytest's defaults".to_owned())
 }
 
+/// pytest's `python_files` and `python_functions` patterns for the project at `project_root`
+/// (see [`pytest_patterns`]), for the fixture-request scan of
+/// [`crate::lsp::rename_pytest_fixtures`].
+pub(crate) fn pytest_file_and_function_patterns(workspace_root: &Path, project_root: &Path) -> (Vec<String>, Vec<String>) {
+    match pytest_patterns(workspace_root, project_root) {
+        Runner::Pytest { file_patterns, function_patterns, .. } => (file_patterns, function_patterns),
+        Runner::GoTest => (Vec::new(), Vec::new()),
+    }
+}
+
 /// Whether `text` matches the glob `pattern`, where `*` is any run of characters and `?` one
 /// character (pytest's `fnmatch` patterns without character classes).
-fn glob_matches(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_matches(pattern: &str, text: &str) -> bool {
     let (pattern, text): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
     let (mut p, mut t, mut star, mut star_t) = (0, 0, None, 0);
     while t < text.len() {

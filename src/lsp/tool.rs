@@ -634,6 +634,33 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         answer => (answer, Vec::new()),
     };
     notes.extend(coverage_notes);
+    // Python: a pytest fixture asked at its `def` is requested by name — test and fixture
+    // parameters, `usefixtures` / `getfixturevalue` strings — which the server does not list
+    // (trial154 F2: "1 reference" for a fixture 13 tests request).
+    if op == "references" && path.extension().is_some_and(|ext| ext == "py") {
+        let (line0, character) = resolved.lsp_position(encoding);
+        let at_cursor = lsp_types::TextEdit {
+            range: lsp_types::Range {
+                start: lsp_types::Position { line: line0, character },
+                end: lsp_types::Position { line: line0, character },
+            },
+            new_text: String::new(),
+        };
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let asked = std::collections::BTreeMap::from([(canonical, vec![at_cursor])]);
+        notes.extend(
+            crate::lsp::rename_pytest_fixtures::fixture_requests(
+                supervisor.workspace_root(),
+                server.root(),
+                &asked,
+                &resolved.cursor_identifier,
+                &resolved.cursor_identifier,
+                encoding,
+                &|path| supervisor.display_path(path),
+            )
+            .and_then(|found| found.references_note(&resolved.cursor_identifier)),
+        );
+    }
     // rust-analyzer lists uses of a same-named local or parameter among a function's references
     // (scopeguard 1.2: `guard` in `into_inner(guard: Self)`); its own definition at each says
     // which symbol it is (trial23 F4).

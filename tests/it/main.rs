@@ -92,6 +92,7 @@ mod lsp_trial151;
 mod lsp_trial152;
 mod lsp_trial153;
 mod lsp_trial153_rename;
+mod lsp_trial154;
 mod lsp_trial154_check_delta;
 mod lsp_trial154_overrides;
 mod lsp_trial155_reexport;
