@@ -27,6 +27,9 @@
 //!   (issue 13 §1: a symlink leading out of the checkout makes the server's own read fail).
 //! - `go_interface_references`: gopls' references at an interface method, completed with its
 //!   implementing methods' references (gopls misses a different part of them on each call).
+//! - `go_implementation_renames`: the next step of a Go interface-method rename that leaves its
+//!   implementations: gopls asked whether it renames each alone, `lsp_rename` at each it accepts.
+//! - `go_rename_refusals`: gopls's rename refusals said once, with the declaration they name.
 //! - `uri`: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -48,9 +51,11 @@ pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;
 pub(crate) mod go_build_twins;
+pub(crate) mod go_implementation_renames;
 pub(crate) mod go_imports;
 pub(crate) mod go_interface_references;
 pub(crate) mod go_method_uses;
+pub(crate) mod go_rename_refusals;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

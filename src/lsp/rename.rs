@@ -930,7 +930,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     };
     let staged_because = (!args.preview && tied_left > 0).then(|| {
         format!(
-            "NOT written: this rename leaves {} tied to `{}` by an interface with the old name (listed below): their types no longer implement it, so the build breaks where one is used as the interface, and a type assertion or switch on it (`x.(Iface)`) stops matching at run time with no error at all; it is staged instead — rename them too first, or `resolve` accept to write it as is, or discard",
+            "NOT written: this rename leaves {} tied to `{}` by an interface with the old name (listed below): their types no longer implement it, so the build breaks where one is used as the interface, and a type assertion or switch on it (`x.(Iface)`) stops matching at run time with no error at all; it is staged instead — rename them too (the list below says how, and in which order), `resolve` accept to write it as is, or discard",
             crate::render::plural(tied_left, "method"),
             resolved.cursor_identifier
         )

@@ -2389,10 +2389,50 @@ pub fn complete_rename(
                 if other_interfaces.len() == 1 { "that interface method" } else { "those interface methods" },
                 if other_interfaces.len() == 1 { "its" } else { "their" },
             ),
-            Some(rewrites) if implementations && server.id() == "gopls" => format!(
-                "rename {} to `{new_name}` too — gopls renames none of them alone (it refuses a rename that breaks the interface, and any rename in a package with errors): {rewrites}; or rename this one back",
-                if tied_methods.len() == 1 { "it" } else { "them" }
-            ),
+            // gopls renames an implementation alone unless its own package uses the type as the
+            // interface, or a package with errors holds it (trial157 M1: golang-lru's
+            // `(*LRU).Get` was renamed alone, and the advice called it impossible): asked now,
+            // each one it accepts is named as an `lsp_rename` call; the structural recipe is the
+            // fallback, with the other types' methods it would match too named.
+            rewrites if implementations && server.id() == "gopls" => {
+                let encoding = server.position_encoding();
+                let to_rename: Vec<crate::lsp::go_implementation_renames::ImplementationToRename> = tied_methods
+                    .iter()
+                    .map(|(hit, _)| crate::lsp::go_implementation_renames::ImplementationToRename {
+                        path: hit.path.clone(),
+                        shown: shown(&hit.path),
+                        line0: hit.line,
+                        character: encoding.column_from_byte(&hit.line_text, hit.byte_start),
+                        described: match crate::lsp::rename_public_api::go_method_receiver(&hit.line_text) {
+                            Some(receiver) => format!("{receiver}.{old_name}"),
+                            None => old_name.to_owned(),
+                        },
+                    })
+                    .collect();
+                let answers =
+                    crate::lsp::go_implementation_renames::probe_implementation_renames(server, &to_rename, new_name, deadline);
+                let interface_results = declaration_line.as_deref().and_then(|line| go_method_results(line, old_name));
+                let same_shaped_others: Vec<String> = elsewhere
+                    .iter()
+                    .filter(|(hit, target)| {
+                        target.as_ref().is_some_and(|(path, target_line, _)| *path == hit.path && *target_line == hit.line)
+                            && interface_results.is_some()
+                            && go_method_declaration_results(&hit.line_text, old_name) == interface_results
+                    })
+                    .map(|(hit, _)| match crate::lsp::rename_public_api::go_method_receiver(&hit.line_text) {
+                        Some(receiver) => format!("`{receiver}.{old_name}` ({}:{})", shown(&hit.path), hit.line + 1),
+                        None => format!("{}:{}", shown(&hit.path), hit.line + 1),
+                    })
+                    .collect();
+                let rewrites = rewrites.map(|rewrites| with_same_shaped_others(&rewrites, old_name, &same_shaped_others));
+                crate::lsp::go_implementation_renames::implementation_rename_advice(
+                    &to_rename,
+                    &answers,
+                    old_name,
+                    new_name,
+                    rewrites.as_deref(),
+                )
+            }
             _ => format!(
                 "rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back",
                 if implementations { "them" } else { "the interface method (and its other implementations)" }
@@ -3499,27 +3539,7 @@ fn go_anonymous_interface_method(lines: &[&str], line: usize, byte_start: usize,
 /// result with a metavariable, for implementations that name them), then `$X.old(…)`.
 /// `None` when the line is no method of an interface.
 fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: &str) -> Option<String> {
-    let rest = interface_line.trim().strip_prefix(old_name)?;
-    if !rest.starts_with('(') {
-        return None;
-    }
-    // The parameter list's end, then the results as written (` int`, ` (int, bool)`, none).
-    let mut depth = 0usize;
-    let mut results = None;
-    for (index, c) in rest.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    results = Some(rest[index + 1..].split("//").next().unwrap_or("").trim());
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let results = results?;
+    let results = go_interface_method_results_as_written(interface_line, old_name)?;
     // An implementation may name its results (`Len() (l int)`), which the interface's `int`
     // does not match (trial131 M1: gobwas/glob's AnyOf, EveryOf and Row were left, 22 errors):
     // a second declaration pattern names each result with a metavariable.
@@ -3535,6 +3555,76 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
     Some(format!(
         "`ast_edit` with {{\"pattern\": \"func ($$$R) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P){results} {{ $$$B }}\", \"language\": \"go\"}} renames the declarations (receivers with or without a name; `gofmt -w` the changed files after, it puts a body's first statement back on its own line){named_declarations}, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too, and check that every declaration listed above was renamed)"
     ))
+}
+
+/// The results of the Go interface method `name` declared on `interface_line` (`\tGet(key
+/// interface{}) (value interface{}, ok bool)`), as written: `(value interface{}, ok bool)`,
+/// `int`, or empty for none. `None` when the line declares no method `name`.
+fn go_interface_method_results_as_written<'l>(interface_line: &'l str, name: &str) -> Option<&'l str> {
+    let rest = interface_line.trim().strip_prefix(name)?;
+    let after_parameters = go_after_parameter_list(rest)?;
+    Some(after_parameters.split("//").next().unwrap_or("").trim())
+}
+
+/// The text after the parenthesized list `text` starts with (`(a, b int) int` → ` int`); `None`
+/// when `text` does not start with `(` or the list does not close.
+fn go_after_parameter_list(text: &str) -> Option<&str> {
+    if !text.starts_with('(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (index, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&text[index + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The results of the Go interface method `name` declared on `interface_line`, whitespace
+/// removed so two spellings compare equal (`(value interface{}, ok bool)` →
+/// `(valueinterface{},okbool)`); see [`go_method_declaration_results`].
+fn go_method_results(interface_line: &str, name: &str) -> Option<String> {
+    go_interface_method_results_as_written(interface_line, name).map(|results| results.split_whitespace().collect())
+}
+
+/// The results of the Go method `name` declared on `line` (`func (c *TwoQueueCache) Get(key
+/// interface{}) (value interface{}, ok bool) {`), whitespace removed as [`go_method_results`]
+/// gives an interface method's; `None` when the line declares no method `name`. The results end
+/// at the body's ` {` (gofmt puts a space before it; `interface{}` has none).
+fn go_method_declaration_results(line: &str, name: &str) -> Option<String> {
+    let receiver_list = line.trim_start().strip_prefix("func")?.trim_start();
+    let after_receiver = go_after_parameter_list(receiver_list)?.trim_start();
+    let after_name = after_receiver.strip_prefix(name)?;
+    let after_parameters = go_after_parameter_list(after_name)?;
+    let results = after_parameters.find(" {").map_or(after_parameters, |body| &after_parameters[..body]);
+    Some(results.split("//").next().unwrap_or("").split_whitespace().collect())
+}
+
+/// The structural recipe `rewrites` ([`go_interface_method_rewrites`]) with the methods of other
+/// types its declaration pattern matches named (`same_shaped_others`: each `` `T.Get` (file:line)
+/// ``, declared with the interface method's name and results but implementing nothing of it):
+/// trial157 M1, golang-lru's `TwoQueueCache.Get` and `ARCCache.Get` were renamed by it too.
+fn with_same_shaped_others(rewrites: &str, old_name: &str, same_shaped_others: &[String]) -> String {
+    if same_shaped_others.is_empty() {
+        return rewrites.to_owned();
+    }
+    let generic = format!("other types' `{old_name}` methods match too");
+    let named = format!(
+        "other types' `{old_name}` methods with these results match too — here {}, which {} nothing of this interface: to leave {} out, run the declaration pattern with `path` set to each listed implementation's file; the calls' pattern renames {} calls as well, so edit those back",
+        same_shaped_others.join(", "),
+        if same_shaped_others.len() == 1 { "implements" } else { "implement" },
+        if same_shaped_others.len() == 1 { "it" } else { "them" },
+        if same_shaped_others.len() == 1 { "its" } else { "their" },
+    );
+    rewrites.replacen(&generic, &named, 1)
 }
 
 /// The names of the methods declared on the Go type `type_name` (value or pointer receiver) in

@@ -3,8 +3,11 @@
 //! - F1: one write fixed a `NewLRU(size, nil)` call in place and wrote a wrong `_, _ =
 //!   NewLRU(size, nil)` call above it, in the same diff hunk: "no new errors", the added error
 //!   listed among those "already present before this write".
+//! - M1: after an interface-method rename, the next step said gopls renames none of the
+//!   implementations alone and steered to an `ast_edit` recipe that also renamed two other
+//!   types' methods; `lsp_rename` at each implementation works.
 //!
-//! Ground truth: `go build` in the module after the write.
+//! Ground truth: `go build` / `go vet` in the module after the write, and grep.
 
 use crate::support;
 
@@ -48,4 +51,124 @@ fn a_wrong_call_written_beside_the_call_its_hunk_fixed_is_new_and_the_old_one_re
     let resolved = dow.split("a.go: resolved by this write (1, gopls):\n").nth(1).unwrap_or_else(|| panic!("{text}"));
     assert!(resolved.starts_with("  a.go:6: error"), "the old line 6 is not the one named resolved:\n{text}");
     assert!(!dow.contains("no new errors in a.go") && !dow.contains("already present before this write"), "{text}");
+}
+
+/// The golang-lru shape (trial 157): package `simplelru` declares the interface `LRUCache` and
+/// `*LRU` implementing it; the root package `lru` stores a `*LRU` in `LRUCache` fields (so the
+/// root package breaks when `*LRU` stops implementing it), `*Cache` implements it by its method
+/// set only, and `TwoQueueCache` has a `Get` of the same signature and no `Len`: it implements
+/// nothing. Each test calls the concrete methods statically.
+const LRU_SHAPE: [(&str, &str); 7] = [
+    ("go.mod", "module fx\n\ngo 1.19\n"),
+    (
+        "simplelru/lru_interface.go",
+        "package simplelru\n\n// LRUCache is the interface for simple LRU cache.\ntype LRUCache interface {\n\t// Get returns key's value from the cache.\n\tGet(key int) (value int, ok bool)\n\n\t// Len returns the number of items in the cache.\n\tLen() int\n}\n",
+    ),
+    (
+        "simplelru/lru.go",
+        "package simplelru\n\n// LRU implements a non-thread safe LRU cache.\ntype LRU struct {\n\titems map[int]int\n}\n\n// NewLRU constructs an LRU.\nfunc NewLRU() *LRU {\n\treturn &LRU{items: map[int]int{}}\n}\n\n// Get looks up a key's value from the cache.\nfunc (c *LRU) Get(key int) (value int, ok bool) {\n\tvalue, ok = c.items[key]\n\treturn value, ok\n}\n\n// Len returns the number of items in the cache.\nfunc (c *LRU) Len() int {\n\treturn len(c.items)\n}\n",
+    ),
+    (
+        "simplelru/lru_test.go",
+        "package simplelru\n\nimport \"testing\"\n\nfunc TestLRU(t *testing.T) {\n\tl := NewLRU()\n\tif _, ok := l.Get(1); ok || l.Len() != 0 {\n\t\tt.Fatal(\"empty cache has 1\")\n\t}\n}\n",
+    ),
+    (
+        "lru.go",
+        "package lru\n\nimport \"fx/simplelru\"\n\n// Cache is a thread-safe LRU cache.\ntype Cache struct {\n\tlru simplelru.LRUCache\n}\n\n// New creates a Cache.\nfunc New() *Cache {\n\treturn &Cache{lru: simplelru.NewLRU()}\n}\n\n// Get looks up a key's value from the cache.\nfunc (c *Cache) Get(key int) (value int, ok bool) {\n\treturn c.lru.Get(key)\n}\n\n// Len returns the number of items in the cache.\nfunc (c *Cache) Len() int {\n\treturn c.lru.Len()\n}\n",
+    ),
+    (
+        "2q.go",
+        "package lru\n\nimport \"fx/simplelru\"\n\n// TwoQueueCache has a Get like the interface's and no Len: it implements nothing.\ntype TwoQueueCache struct {\n\trecent simplelru.LRUCache\n}\n\n// New2Q creates a TwoQueueCache.\nfunc New2Q() *TwoQueueCache {\n\treturn &TwoQueueCache{recent: simplelru.NewLRU()}\n}\n\n// Get looks up a key's value from the cache.\nfunc (c *TwoQueueCache) Get(key int) (value int, ok bool) {\n\treturn c.recent.Get(key)\n}\n",
+    ),
+    (
+        "lru_test.go",
+        "package lru\n\nimport \"testing\"\n\nfunc TestCaches(t *testing.T) {\n\tif _, ok := New().Get(1); ok {\n\t\tt.Fatal(\"empty cache has 1\")\n\t}\n\tif _, ok := New2Q().Get(1); ok {\n\t\tt.Fatal(\"empty 2q has 1\")\n\t}\n}\n",
+    ),
+];
+
+/// `go build ./...` and `go vet ./...` (which compiles the tests) in `dir`: (success, output).
+fn go_build_and_vet(dir: &std::path::Path) -> (bool, String) {
+    let build = support::go_offline(dir, &["build", "./..."]);
+    let vet = support::go_offline(dir, &["vet", "./..."]);
+    (
+        build.status.success() && vet.status.success(),
+        format!("{}{}", String::from_utf8_lossy(&build.stderr), String::from_utf8_lossy(&vet.stderr)),
+    )
+}
+
+/// The `lsp_rename` argument objects the advice after `` `lsp_rename` at each — `` names, in order.
+fn advised_lsp_renames(text: &str) -> Vec<serde_json::Value> {
+    let after = text.split("`lsp_rename` at each — ").nth(1).unwrap_or_else(|| panic!("no lsp_rename advice in:\n{text}"));
+    let list = after.split(" (asked now").next().unwrap_or("");
+    list.split("; ").map(|call| serde_json::from_str(call).unwrap_or_else(|err| panic!("{call}: {err}\n{text}"))).collect()
+}
+
+#[test]
+fn an_interface_method_rename_advises_lsp_rename_at_each_implementation_and_following_it_builds() {
+    let test = "lsp_trial157::an_interface_method_rename_advises_lsp_rename_at_each_implementation_and_following_it_builds";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&LRU_SHAPE);
+    let (builds, output) = go_build_and_vet(dir.path());
+    assert!(builds, "fixture: {output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "simplelru/lru_interface.go", "line": 6, "symbol": "Get", "new_name": "Lookup"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error && text.starts_with("NOT written:"), "{text}");
+    // The advice leads with `lsp_rename` at each implementation, spelled out; the structural
+    // recipe is the fallback and names the other type's method it would match too.
+    assert!(!text.contains("renames none of them alone"), "{text}");
+    let advised = advised_lsp_renames(&text);
+    assert_eq!(
+        advised,
+        vec![
+            json!({"file": "lru.go", "line": 16, "symbol": "Get", "new_name": "Lookup"}),
+            json!({"file": "simplelru/lru.go", "line": 14, "symbol": "Get", "new_name": "Lookup"}),
+        ],
+        "{text}"
+    );
+    assert!(text.contains("(asked now, gopls renames each of these alone)"), "{text}");
+    let lsp_rename_at = text.find("`lsp_rename` at each").unwrap();
+    let recipe_at = text.find("`ast_edit` with").unwrap_or_else(|| panic!("no fallback recipe:\n{text}"));
+    assert!(lsp_rename_at < recipe_at, "the recipe comes first:\n{text}");
+    assert!(text.contains("only for one gopls still refuses, the structural rename: `ast_edit` with"), "{text}");
+    assert!(text.contains("here `TwoQueueCache.Get` (2q.go:16), which implements nothing of this interface"), "{text}");
+    // Following the advice: write the interface rename, then `lsp_rename` at each listed
+    // implementation; one gopls refuses while its package has errors is asked again after the
+    // others, as the advice says.
+    let edit_id = result.structured_content.as_ref().and_then(|s| s["edit_id"].as_str()).expect("edit_id").to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let mut pending = advised;
+    for _round in 0..3 {
+        let mut refused = Vec::new();
+        for arguments in pending {
+            let renamed = run.call(runbound::Caller::Main, "lsp_rename", arguments.clone());
+            let renamed_text = renamed.joined_text();
+            if renamed.is_error {
+                assert!(renamed_text.contains("has errors"), "refused for another reason: {renamed_text}");
+                refused.push(arguments);
+            } else {
+                assert!(!renamed_text.starts_with("NOT written"), "{renamed_text}");
+            }
+        }
+        pending = refused;
+        if pending.is_empty() {
+            break;
+        }
+    }
+    assert!(pending.is_empty(), "still refused after the others: {pending:?}");
+    // Ground truth: the module builds and vets, the implementations carry the new name, and
+    // `TwoQueueCache.Get`, which implements nothing, kept its name.
+    let (builds, output) = go_build_and_vet(dir.path());
+    assert!(builds, "following the advice left the module broken:\n{output}");
+    let read = |file: &str| std::fs::read_to_string(dir.path().join(file)).unwrap();
+    assert!(read("lru.go").contains("func (c *Cache) Lookup(key int)"), "{}", read("lru.go"));
+    assert!(read("simplelru/lru.go").contains("func (c *LRU) Lookup(key int)"), "{}", read("simplelru/lru.go"));
+    assert!(read("2q.go").contains("func (c *TwoQueueCache) Get(key int)"), "{}", read("2q.go"));
+    assert!(read("lru_test.go").contains("New2Q().Get(1)") && read("lru_test.go").contains("New().Lookup(1)"), "{}", read("lru_test.go"));
 }
