@@ -255,9 +255,11 @@ pub(crate) struct SeparatedMethodUses {
 /// with the uses of methods related by implementation told apart ([`classify_method_uses`]):
 ///
 /// - at an interface method, the static uses of the concrete methods that implement it stay in
-///   the list (a change to the method's signature reaches them too), each marked with its
-///   method, and the note counts the two apart (trial110 F2: `Fs.Name`, 51 uses of its own, 2 of
-///   `(*LoggingFs).Name`);
+///   the list, each marked with its method, and the note counts the two apart (trial110 F2:
+///   `Fs.Name`, 51 uses of its own, 2 of `(*LoggingFs).Name`); none of them goes through the
+///   interface, and a change to its signature breaks none of them by itself (trial157 M2:
+///   golang-lru's `LRUCache.Add` lost its result and `lru.Cache`, never used as the interface,
+///   and its 21 test calls still built) — the note says so;
 /// - the calls through other interface methods are left out and named in the note: at a
 ///   concrete method, those of the interfaces it implements (trial110 F3: 2 of the 23 calls of
 ///   `File.Readdirnames` given as "references" of `(*CountingFile).Readdirnames`, which nothing
@@ -337,7 +339,7 @@ pub(crate) fn separate_related_method_uses(
             classes.method,
             if marked_count > 0 {
                 format!(
-                    " and {marked_count} are uses of methods that implement it (static calls, declarations), which gopls lists with the interface method and a change to its signature reaches too — each marked `← use of …` in the list: {}",
+                    " and {marked_count} are uses of methods that implement it (their declarations, and static calls on the concrete types), which gopls lists with the interface method: none of them goes through the interface, and a change to its signature breaks none of them by itself — it breaks the places that use such a type as the interface, until that type's method is changed to match, and only then do these uses follow — each marked `← use of …` in the list: {}",
                     listed(&marked, false)
                 )
             } else {

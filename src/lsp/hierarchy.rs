@@ -1179,12 +1179,19 @@ const UNLISTED_SITES_STRUCTURED: usize = 200;
 /// implementation told apart by the definition at each call site
 /// ([`crate::lsp::go_method_uses::classify_method_uses`]; trial110 F2: `Fs.Name` had "16 callers,
 /// 51 call sites" with a static call of the consumer's `(*LoggingFs).Name` among them; go/types
-/// counts 16 and 50). At an interface method the static calls of the concrete methods that
-/// implement it stay (a change to its signature reaches them) and a note counts and names them.
-/// Calls through another interface method — at a concrete method, those of the interfaces it
-/// implements; at an interface method, those of other interfaces its implementations satisfy
-/// (trial117 F1) — are no calls of it: they are taken out (a caller left with no call site goes,
-/// with the entries only it led to) and named in a note. The notes go into `walk.notes`.
+/// counts 16 and 50). Every call of another method is taken out (a caller left with no call site
+/// goes, with the entries only it led to), from the listed call sites and from the references
+/// the hierarchy does not list, and named in a note:
+/// - at an interface method, the static calls of the concrete methods that implement it: their
+///   receiver is statically the concrete type, so none goes through the interface method, and a
+///   change to its signature breaks none of them (trial157 M2: golang-lru's `LRUCache.Add` was
+///   "INCOMPLETE … 35 more direct calls", the tests' calls of `(*Cache).Add` and `(*LRU).Add`;
+///   go/types: 9 callers, 17 call sites, all listed); said apart as calls of the implementations;
+/// - calls through another interface method — at a concrete method, those of the interfaces it
+///   implements; at an interface method, those of other interfaces its implementations satisfy
+///   (trial117 F1).
+///
+/// The notes go into `walk.notes`.
 fn separate_related_method_calls(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
@@ -1225,32 +1232,38 @@ fn separate_related_method_calls(
         return;
     }
     let key_of = |site: &CallSite| (site.uri.clone(), site.line0, site.character0);
-    // Kept: at an interface method, the static calls of the concrete methods implementing it.
-    let kept_related =
+    // At an interface method, the static calls of the concrete methods implementing it: said
+    // apart from the calls through other interfaces.
+    let is_implementation_call =
         |kind: Option<AskedMethodKind>| classes.kind == AskedMethodKind::Interface && kind == Some(AskedMethodKind::Concrete);
-    let is_left_out = |site: &CallSite| classes.related.get(&key_of(site)).is_some_and(|(_, kind)| !kept_related(*kind));
-    let mut marked: Vec<String> = Vec::new();
+    let is_left_out = |site: &CallSite| classes.related.contains_key(&key_of(site));
+    // Each implementing method with its calls, in the order first met.
+    let mut implementation_calls: Vec<(String, Vec<String>)> = Vec::new();
     let mut left: Vec<String> = Vec::new();
+    let mut add_implementation_call = |method: &str, shown: String| match implementation_calls.iter_mut().find(|(known, _)| known == method)
+    {
+        Some((_, places)) => places.push(shown),
+        None => implementation_calls.push((method.to_owned(), vec![shown])),
+    };
     for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
         for site in &entry.call_sites {
             if let Some((method, kind)) = classes.related.get(&key_of(site)) {
-                let shown = format!("{} in `{}` → {method}", uri_line_label(supervisor, &site.uri, site.line0), entry.name);
-                if kept_related(*kind) {
-                    marked.push(shown)
+                let place = uri_line_label(supervisor, &site.uri, site.line0);
+                if is_implementation_call(*kind) {
+                    add_implementation_call(method, format!("{place} in `{}`", entry.name));
                 } else {
-                    left.push(shown)
+                    left.push(format!("{place} in `{}` → {method}", entry.name));
                 }
             }
         }
     }
-    let mut marked_unlisted: Vec<String> = Vec::new();
     for site in &unlisted_sites {
         if let Some((method, kind)) = classes.related.get(&key_of(site)) {
-            let shown = format!("{} → {method}", uri_line_label(supervisor, &site.uri, site.line0));
-            if kept_related(*kind) {
-                marked_unlisted.push(shown)
+            let place = uri_line_label(supervisor, &site.uri, site.line0);
+            if is_implementation_call(*kind) {
+                add_implementation_call(method, place);
             } else {
-                left.push(format!("{shown} (a reference not listed as a call site)"))
+                left.push(format!("{place} → {method} (a reference not listed as a call site)"));
             }
         }
     }
@@ -1261,44 +1274,51 @@ fn separate_related_method_calls(
         }
         text
     };
-    if !marked.is_empty() || !marked_unlisted.is_empty() {
-        let among_references = if marked_unlisted.is_empty() {
-            String::new()
-        } else {
-            format!("; among its references not listed as call sites here: {}", named(&marked_unlisted))
-        };
-        walk.notes.push(format!(
-            "note: {} of these call sites are static calls of methods that implement {} (gopls lists some such calls with the interface method, not all of them; `incoming_calls` at an implementing method lists its callers), counted in the call sites above — the calls through the interface are the others: {}{among_references}{unclassified}",
-            marked.len(),
-            classes.method,
-            if marked.is_empty() { "none".to_owned() } else { named(&marked) },
-        ));
-    }
-    if left.is_empty() {
-        return;
-    }
     // Taken out: the call sites, the callers left with none, the deeper entries only they led to,
     // and the unlisted references.
     let removed_names = take_out_call_sites(walk, 1, |_| true, &is_left_out);
-    walk.aliases
-        .uses_not_listed
-        .retain(|use_| classes.related.get(&(use_.uri.clone(), use_.line0, use_.character0)).is_none_or(|(_, kind)| kept_related(*kind)));
-    let through = match classes.kind {
-        AskedMethodKind::Concrete => "of the interface method it implements",
-        AskedMethodKind::Interface => {
-            "of other methods of that name, which gopls relates to it through another interface a type implementing it satisfies too"
-        }
+    walk.aliases.uses_not_listed.retain(|use_| !classes.related.contains_key(&(use_.uri.clone(), use_.line0, use_.character0)));
+    let implementation_call_count: usize = implementation_calls.iter().map(|(_, places)| places.len()).sum();
+    // The callers that went are said once, in the first note.
+    let mut callers_gone = if removed_names.is_empty() {
+        String::new()
+    } else {
+        format!(", and {} left with no other call", plural(removed_names.len(), "caller"))
     };
-    walk.notes.push(format!(
-        "note: left out of this answer: {} {} gopls gave that {} no call of {} but {through} (such a call may dispatch to a method of the same name at run time; gopls lists only some of them — `incoming_calls` at that interface method lists every caller){}: {}{}",
-        left.len(),
-        if left.len() == 1 { "call site" } else { "call sites" },
-        if left.len() == 1 { "is" } else { "are" },
-        classes.method,
-        if removed_names.is_empty() { String::new() } else { format!(", and {} left with no other call", plural(removed_names.len(), "caller")) },
-        named(&left),
-        if marked.is_empty() && marked_unlisted.is_empty() { unclassified } else { String::new() },
-    ));
+    if implementation_call_count > 0 {
+        let per_method: Vec<String> = implementation_calls.iter().map(|(method, places)| format!("{method}: {}", places.len())).collect();
+        let places: Vec<String> = implementation_calls
+            .iter()
+            .flat_map(|(method, places)| places.iter().map(move |place| format!("{place} → {method}")))
+            .collect();
+        walk.notes.push(format!(
+            "note: not counted as calls of {}: {} of the methods that implement it — {} — which gopls gave with it: their receiver is statically the concrete type, so none of them goes through the interface method, and a change to its signature breaks none of them (`incoming_calls` at each method lists its callers){}: {}",
+            classes.method,
+            plural(implementation_call_count, "static call"),
+            per_method.join(", "),
+            std::mem::take(&mut callers_gone),
+            named(&places),
+        ));
+    }
+    if !left.is_empty() {
+        let through = match classes.kind {
+            AskedMethodKind::Concrete => "of the interface method it implements",
+            AskedMethodKind::Interface => {
+                "of other methods of that name, which gopls relates to it through another interface a type implementing it satisfies too"
+            }
+        };
+        walk.notes.push(format!(
+            "note: left out of this answer: {} {} gopls gave that {} no call of {} but {through} (such a call may dispatch to a method of the same name at run time; gopls lists only some of them — `incoming_calls` at that interface method lists every caller){callers_gone}: {}",
+            left.len(),
+            if left.len() == 1 { "call site" } else { "call sites" },
+            if left.len() == 1 { "is" } else { "are" },
+            classes.method,
+            named(&left),
+        ));
+    }
+    if !unclassified.is_empty() {
+        walk.notes.push(format!("note: the call sites gopls gave were checked to be calls of {}{unclassified}", classes.method));
+    }
 }
 
 /// `file:line` of 0-based `line0` in the file of `uri`.
@@ -2001,7 +2021,6 @@ fn separate_related_method_calls_below(
     walk: &mut Walk,
     deadline: Instant,
 ) {
-    use crate::lsp::go_method_uses::AskedMethodKind;
     let mut leases: HashMap<PathBuf, Option<crate::lsp::supervisor::ServerLease>> = HashMap::new();
     let mut left_out: Vec<String> = Vec::new();
     let this_root = std::fs::canonicalize(server.root()).unwrap_or_else(|_| server.root().to_path_buf());
@@ -2075,12 +2094,12 @@ fn separate_related_method_calls_below(
             else {
                 continue;
             };
-            let kept_related =
-                |kind: Option<AskedMethodKind>| classes.kind == AskedMethodKind::Interface && kind == Some(AskedMethodKind::Concrete);
+            // At an interface method, a static call of a method implementing it is no call of it
+            // either (trial157 M2): its receiver is the concrete type.
             let is_left_out = |site: &CallSite| {
                 let key = (site.uri.clone(), site.line0, site.character0);
                 site.callee == name
-                    && classes.related.get(&key).is_some_and(|(_, kind)| !kept_related(*kind))
+                    && classes.related.contains_key(&key)
                     && !classes.related_declarations.get(&key).is_some_and(|declaration| same_named.contains(declaration))
             };
             for entry in walk.entries.iter().filter(|entry| entry.depth == level + 1 && entry.via.contains(&name)) {
@@ -2101,7 +2120,7 @@ fn separate_related_method_calls_below(
         let count = left_out.len();
         let named = first_places(left_out);
         walk.notes.push(format!(
-            "note: left out below depth 1: {} gopls gave under a Go method that {} another method (through an interface the method implements, or one gopls relates to it through another interface — such a call may dispatch to it at run time, as to every other implementation): {}",
+            "note: left out below depth 1: {} gopls gave under a Go method that {} another method (through an interface the method implements, or one gopls relates to it through another interface — such a call may dispatch to it at run time, as to every other implementation —, or, under an interface method, a static call of a method implementing it, whose receiver is the concrete type): {}",
             plural(count, "call site"),
             if count == 1 { "calls" } else { "call" },
             named.join("; ")

@@ -6,6 +6,9 @@
 //! - M1: after an interface-method rename, the next step said gopls renames none of the
 //!   implementations alone and steered to an `ast_edit` recipe that also renamed two other
 //!   types' methods; `lsp_rename` at each implementation works.
+//! - M2: `incoming_calls` at the interface method `LRUCache.Add` was "INCOMPLETE … 35 more direct
+//!   calls": static calls of the implementing methods, which never go through the interface;
+//!   `references` said a change to its signature "reaches" them.
 //!
 //! Ground truth: `go build` / `go vet` in the module after the write, and grep.
 
@@ -171,4 +174,68 @@ fn an_interface_method_rename_advises_lsp_rename_at_each_implementation_and_foll
     assert!(read("simplelru/lru.go").contains("func (c *LRU) Lookup(key int)"), "{}", read("simplelru/lru.go"));
     assert!(read("2q.go").contains("func (c *TwoQueueCache) Get(key int)"), "{}", read("2q.go"));
     assert!(read("lru_test.go").contains("New2Q().Get(1)") && read("lru_test.go").contains("New().Lookup(1)"), "{}", read("lru_test.go"));
+}
+
+#[test]
+fn incoming_calls_of_an_interface_method_do_not_count_static_calls_of_its_implementations() {
+    let test = "lsp_trial157::incoming_calls_of_an_interface_method_do_not_count_static_calls_of_its_implementations";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&LRU_SHAPE);
+    // Ground truth (grep): the calls through the interface are those on the two fields of type
+    // `simplelru.LRUCache` (`c.lru`, `c.recent`), one in `Cache.Get`, one in `TwoQueueCache.Get`.
+    let through_interface: Vec<String> = ["lru.go", "2q.go"]
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| line.contains("c.lru.Get(") || line.contains("c.recent.Get("))
+                .map(|(index, _)| format!("{file}:{}", index + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(through_interface, vec!["lru.go:17", "2q.go:17"], "ground truth");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp",
+        json!({"op": "incoming_calls", "file": "simplelru/lru_interface.go", "line": 6, "symbol": "Get"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let header = text.lines().find(|line| line.starts_with("incoming calls of")).unwrap_or_else(|| panic!("{text}"));
+    assert!(header.ends_with(": 2 callers, 2 call sites"), "{header}\n{text}");
+    assert!(!text.contains("INCOMPLETE") && !text.contains("NOT in this answer as call sites"), "{text}");
+    for site in &through_interface {
+        let (file, line) = site.split_once(':').unwrap();
+        assert!(text.contains(&format!("{file} (")) && text.contains(&format!("      {line}: ")), "{site} is not listed:\n{text}");
+    }
+    // The static calls of the implementations are said apart, as calls of those methods — when
+    // gopls gave them (its call hierarchy or references list them on some runs only).
+    if text.contains("note: not counted as calls of `LRUCache.Get`") {
+        assert!(text.contains("their receiver is statically the concrete type"), "{text}");
+        assert!(!text.contains("lru_test.go:6 in `TestCaches` → `TwoQueueCache.Get`"), "{text}");
+    }
+    let structured = result.structured_content.expect("structured");
+    assert_eq!(structured["uses_not_listed"], json!([]), "{structured}");
+
+    // References: the note no longer says a change to the signature reaches the static calls.
+    // Ground truth: a changed signature breaks the build where `*LRU` is used as the interface
+    // (lru.go, 2q.go) and none of the static calls in the tests.
+    let references =
+        support::call_ok(&run, "lsp", json!({"op": "references", "file": "simplelru/lru_interface.go", "line": 6, "symbol": "Get"}));
+    assert!(!references.contains("a change to its signature reaches"), "{references}");
+    if references.contains("are uses of methods that implement it") {
+        assert!(references.contains("a change to its signature breaks none of them by itself"), "{references}");
+    }
+    let interface = dir.path().join("simplelru/lru_interface.go");
+    let original = std::fs::read_to_string(&interface).unwrap();
+    std::fs::write(&interface, original.replace("Get(key int) (value int, ok bool)", "Get(key int, fresh bool) (value int, ok bool)"))
+        .unwrap();
+    let (builds, output) = go_build_and_vet(dir.path());
+    assert!(!builds, "the changed signature broke nothing: {output}");
+    assert!(!output.contains("lru_test.go:6") && !output.contains("lru_test.go:7"), "a static call broke:\n{output}");
+    std::fs::write(&interface, original).unwrap();
 }
