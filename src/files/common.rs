@@ -112,6 +112,94 @@ pub(crate) fn metadata_beneath(root: &Path, path: &Path) -> Result<Option<fs::Me
     beneath.metadata(relative).map_err(|err| access_error(&display_path(root, path), "inspect", err))
 }
 
+/// What a directory beneath the root holds, for moving it whole ([`directory_tree_beneath`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DirectoryTree {
+    /// Every regular file beneath it, at any depth (absolute paths, sorted), with its permission
+    /// bits (`mode & 0o7777`), which a moved file keeps.
+    pub(crate) files: Vec<(std::path::PathBuf, u32)>,
+    /// The directory itself and every directory beneath it (absolute), outermost first.
+    pub(crate) directories: Vec<std::path::PathBuf>,
+}
+
+/// The tree of the directory at `directory` beneath the root (listed through handles beneath it,
+/// no symlink followed): `Ok(None)` when `directory` is not a directory (a file, or nothing).
+///
+/// # Errors
+/// `failed` when the tree holds an entry that is neither a regular file nor a directory (a
+/// symlink, a FIFO, a socket, a device: moving it as a file would change what it is), or more
+/// than `max_files` files, each error naming the path and saying nothing was changed; `io` /
+/// `conflict` when a directory cannot be listed beneath the root.
+pub(crate) fn directory_tree_beneath(root: &Path, directory: &Path, max_files: usize) -> Result<Option<DirectoryTree>, ToolError> {
+    let beneath = open_root(root)?;
+    let relative = relative_to(&beneath, directory)?.to_path_buf();
+    match beneath.metadata(&relative).map_err(|err| access_error(&display_path(root, directory), "inspect", err))? {
+        Some(metadata) if metadata.is_dir() => {}
+        _ => return Ok(None),
+    }
+    let mut tree = DirectoryTree::default();
+    let mut pending = vec![relative];
+    while let Some(current) = pending.pop() {
+        tree.directories.push(root.join(&current));
+        let entries = beneath.list_entries(&current).map_err(|err| access_error(&display_path(root, &root.join(&current)), "list", err))?;
+        let mut subdirectories = Vec::new();
+        for (name, kind) in entries {
+            let entry = current.join(&name);
+            let shown = display_path(root, &root.join(&entry));
+            match kind {
+                rustix::fs::FileType::Directory => subdirectories.push(entry),
+                rustix::fs::FileType::RegularFile => {
+                    if tree.files.len() >= max_files {
+                        return Err(ToolError::new(
+                            ErrorKind::Failed,
+                            format!(
+                                "{} holds more than {max_files} files: runbound moves at most that many in one all-or-nothing change; nothing was changed",
+                                display_path(root, directory)
+                            ),
+                        ));
+                    }
+                    let mode = beneath
+                        .metadata(&entry)
+                        .map_err(|err| access_error(&shown, "inspect", err))?
+                        .map_or(0o644, |metadata| metadata.mode() & 0o7777);
+                    tree.files.push((root.join(&entry), mode));
+                }
+                other => {
+                    let what = if other == rustix::fs::FileType::Symlink { "a symlink" } else { "a special file (FIFO, socket or device)" };
+                    return Err(ToolError::new(
+                        ErrorKind::Failed,
+                        format!(
+                            "{} holds {what}, {shown}: runbound moves directories of regular files only (a moved copy would not be {what}); nothing was changed",
+                            display_path(root, directory)
+                        ),
+                    ));
+                }
+            }
+        }
+        // Depth first, in name order: the listing is sorted by name.
+        pending.extend(subdirectories.into_iter().rev());
+    }
+    tree.files.sort();
+    Ok(Some(tree))
+}
+
+/// Removes each of `directories` (absolute, beneath the root) that is empty, innermost first
+/// (deepest path first), through handles beneath the root; a directory that is not empty, or
+/// cannot be removed, stays. Returns those that stay (the directories a move left behind).
+pub(crate) fn remove_empty_directories_beneath(root: &Path, directories: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let Ok(beneath) = Beneath::open(root) else { return directories.to_vec() };
+    let mut deepest_first: Vec<&std::path::PathBuf> = directories.iter().collect();
+    deepest_first.sort_by_key(|directory| std::cmp::Reverse(directory.components().count()));
+    deepest_first
+        .into_iter()
+        .filter(|directory| {
+            let Ok(relative) = beneath.relative(directory) else { return true };
+            beneath.remove_empty_dir(relative).is_err()
+        })
+        .cloned()
+        .collect()
+}
+
 /// Opens the existing regular file at `path` for reading, beneath the root with no symlink
 /// followed; otherwise the error a file tool gives (missing, directory, special file).
 pub(crate) fn open_regular_file(root: &Path, path: &Path, tool: &str) -> Result<(File, fs::Metadata), ToolError> {

@@ -37,13 +37,13 @@ mod write;
 
 use std::sync::Arc;
 
-pub(crate) use atomic::staged_file_state;
+pub(crate) use atomic::{commit_file_changes_with_modes, staged_file_state};
 // Public: a host's own writing tool (`RunBuilder::writing_tool`) commits through these, so
 // confinement, the read-only check and all-or-nothing hold for it as for the built-in tools.
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
 pub(crate) use beneath::Beneath;
 pub(crate) use beneath::{mode_text, writable_by_mode};
-pub(crate) use common::{read_file_beneath, read_file_in};
+pub(crate) use common::{directory_tree_beneath, metadata_beneath, read_file_beneath, read_file_in, remove_empty_directories_beneath};
 pub(crate) use path::resolve_in_workspace;
 pub(crate) use tool_read::{read_dependency_file_to_string, read_workspace_file_to_string, WorkspaceReader};
 

@@ -487,7 +487,7 @@ impl Applier<'_> {
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = self.supervisor.display_path(&file.path);
-            lines.push(format!("  {shown}: {} ({})", plural(file.edit_count, "edit"), file.operation));
+            lines.push(crate::lsp::rename::planned_file_line(&shown, file));
             files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         (lines, files)

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::files::{ExpectedState, FileChange};
 use crate::lsp::client::LanguageServer;
 use crate::lsp::output::{ChangedFile, RenameApplied, RenameOutput, RenameStaged};
 use crate::lsp::position::{resolve_whole_identifier_on_line, split_lines, PositionEncoding};
@@ -88,18 +88,42 @@ pub struct PlannedFile {
     pub path: PathBuf,
     /// Text edits applied to it.
     pub edit_count: usize,
-    /// What it was: `modified`, `created`, `deleted`, `renamed from <path>`.
+    /// What it was: `modified`, `created`, `deleted`, `renamed from <path>`, `moved to <path>`
+    /// (the source of a rename).
     pub operation: String,
+    /// The permission bits a file the change creates gets: a renamed file keeps its source's
+    /// (`None`: the default mode, or the file exists).
+    pub new_file_mode: Option<u32>,
+}
+
+/// A directory a `WorkspaceEdit` renames (gopls renaming a package whose directory bears its
+/// name: `RenameFile` of `simplelru/` to `basiclru/`), planned as a rename of every file beneath
+/// it (trial157 M3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedDirectory {
+    /// The directory renamed (absolute).
+    pub from: PathBuf,
+    /// Its new path (absolute).
+    pub to: PathBuf,
+    /// `from` and the directories beneath it, which the move leaves empty: removed after the
+    /// commit ([`remove_moved_directories`]).
+    pub directories: Vec<PathBuf>,
 }
 
 /// A `WorkspaceEdit` resolved into file changes, not yet written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct WorkspaceEditPlan {
     /// The changes for [`crate::files::commit_file_changes_in`], each expecting the bytes read.
     pub changes: Vec<FileChange>,
     /// One entry per touched file, in order.
     pub files: Vec<PlannedFile>,
+    /// The directories the edit renames, each as the renames of its files in `changes`.
+    pub moved_directories: Vec<MovedDirectory>,
 }
+
+/// Most files beneath one directory a `WorkspaceEdit` may rename (each is read and written in
+/// one all-or-nothing commit).
+const MAX_FILES_IN_MOVED_DIRECTORY: usize = 2000;
 
 impl WorkspaceEditPlan {
     /// The Python files (`.py`, `.pyi`) the plan changes, in its order: (path, text before, text
@@ -208,15 +232,25 @@ pub fn plan_workspace_edit(
             steps.push(Step::Edit(path, edits.iter().collect()));
         }
     }
+    let mut moved_directories: Vec<MovedDirectory> = Vec::new();
     for step in steps {
         match step {
             Step::Edit(path, edits) => {
                 let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
-                let Some(text) = state.text.as_mut() else {
-                    return Err(ToolError::invalid(format!(
-                        "the workspace edit changes {} which does not exist",
-                        crate::render::display_path(workspace_root, &path)
-                    )));
+                let text = match state.content.as_mut() {
+                    Some(Content::Text(text)) => text,
+                    Some(Content::Bytes(_)) => {
+                        return Err(ToolError::invalid(format!(
+                            "{} is not UTF-8 text; the edit was not applied",
+                            crate::render::display_path(workspace_root, &path)
+                        )))
+                    }
+                    None => {
+                        return Err(ToolError::invalid(format!(
+                            "the workspace edit changes {} which does not exist",
+                            crate::render::display_path(workspace_root, &path)
+                        )))
+                    }
                 };
                 *text = apply_text_edits(text, edits.iter().copied(), encoding).map_err(|why| {
                     ToolError::invalid(format!("{}: {why}; nothing was changed", crate::render::display_path(workspace_root, &path)))
@@ -225,53 +259,59 @@ pub fn plan_workspace_edit(
             }
             Step::Create(path, overwrite, ignore) => {
                 let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
-                if state.text.is_some() && ignore {
+                if state.content.is_some() && ignore {
                     continue;
                 }
-                if state.text.is_some() && !overwrite {
+                if state.content.is_some() && !overwrite {
                     return Err(ToolError::new(
                         ErrorKind::Conflict,
                         format!("the workspace edit creates {} which already exists", crate::render::display_path(workspace_root, &path)),
                     ));
                 }
-                state.text = Some(String::new());
+                state.content = Some(Content::Text(String::new()));
                 state.operation = "created".to_owned();
             }
             Step::Rename(from, to, overwrite) => {
-                let source = load(&mut texts, &mut order, workspace_root, &from, server)?;
-                let Some(text) = source.text.take() else {
-                    return Err(ToolError::invalid(format!(
-                        "the workspace edit renames {} which does not exist",
-                        crate::render::display_path(workspace_root, &from)
-                    )));
+                // A directory (gopls renaming a package: trial157 M3, "cannot read …/simplelru:
+                // not a regular file") moves as the renames of every file beneath it, in one
+                // all-or-nothing change; the directories it leaves empty are removed after it.
+                let tree = if texts.contains_key(&from) {
+                    None
+                } else {
+                    crate::files::directory_tree_beneath(workspace_root, &from, MAX_FILES_IN_MOVED_DIRECTORY)?
                 };
-                let edits = source.edit_count;
-                source.operation = "deleted".to_owned();
-                let target = load(&mut texts, &mut order, workspace_root, &to, server)?;
-                if target.text.is_some() && !overwrite {
+                let Some(tree) = tree else {
+                    rename_file_state(&mut texts, &mut order, workspace_root, server, &from, &to, overwrite, None)?;
+                    continue;
+                };
+                if crate::files::metadata_beneath(workspace_root, &to)?.is_some() {
                     return Err(ToolError::new(
                         ErrorKind::Conflict,
                         format!(
-                            "the workspace edit renames onto {} which already exists",
+                            "the workspace edit renames the directory {} to {}, which already exists; nothing was changed",
+                            crate::render::display_path(workspace_root, &from),
                             crate::render::display_path(workspace_root, &to)
                         ),
-                    ));
+                    )
+                    .with_hint("pick a name no file or directory has, or move that one away first"));
                 }
-                target.text = Some(text);
-                target.edit_count += edits;
-                target.operation = format!("renamed from {}", crate::render::display_path(workspace_root, &from));
+                for (file, mode) in &tree.files {
+                    let relative = file.strip_prefix(&from).expect("listed beneath the directory");
+                    rename_file_state(&mut texts, &mut order, workspace_root, server, file, &to.join(relative), false, Some(*mode))?;
+                }
+                moved_directories.push(MovedDirectory { from, to, directories: tree.directories });
             }
             Step::Delete(path) => {
                 let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
-                state.text = None;
+                state.content = None;
                 state.operation = "deleted".to_owned();
             }
         }
     }
-    let mut plan = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new() };
+    let mut plan = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new(), moved_directories };
     for path in order {
         let state = &texts[&path];
-        let new_content = state.text.as_ref().map(|text| text.clone().into_bytes());
+        let new_content = state.content.as_ref().map(|content| content.bytes().to_vec());
         if new_content == state.original {
             continue;
         }
@@ -280,7 +320,12 @@ pub fn plan_workspace_edit(
             None => ExpectedState::Absent,
         };
         plan.changes.push(FileChange { path: path.clone(), new_content, expected });
-        plan.files.push(PlannedFile { path, edit_count: state.edit_count, operation: state.operation.clone() });
+        plan.files.push(PlannedFile {
+            path,
+            edit_count: state.edit_count,
+            operation: state.operation.clone(),
+            new_file_mode: state.new_file_mode,
+        });
     }
     refuse_dependency_files(workspace_root, &plan)?;
     Ok(plan)
@@ -362,6 +407,7 @@ pub(crate) fn stage_plan(
             new_content: change.new_content.clone(),
             changes: planned.edit_count,
             operation: planned.operation.clone(),
+            new_file_mode: planned.new_file_mode,
         })
         .collect();
     let staged = store.stage(crate::staged::StagedChange {
@@ -373,6 +419,7 @@ pub(crate) fn stage_plan(
         write_check_blind_spots,
         restage_hint: None,
         held: false,
+        directories_emptied: plan.moved_directories.iter().flat_map(|moved| moved.directories.iter().cloned()).collect(),
     });
     Ok((staged, store.config().max_pending_edits))
 }
@@ -384,7 +431,27 @@ pub(crate) fn stage_plan(
 /// `conflict` when a file changed since the plan read it (nothing written); `io` when a write
 /// failed (every file restored).
 pub fn commit_workspace_edit(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Result<Vec<PathBuf>, ToolError> {
-    commit_file_changes_in(workspace_root, &plan.changes)
+    let new_file_modes: Vec<Option<u32>> = plan.files.iter().map(|file| file.new_file_mode).collect();
+    let written = crate::files::commit_file_changes_with_modes(workspace_root, &plan.changes, &new_file_modes)?;
+    remove_moved_directories(workspace_root, &plan.moved_directories);
+    Ok(written)
+}
+
+/// Removes the directories a committed plan moved everything out of (innermost first), and
+/// returns those left because they are not empty (something was added meanwhile).
+pub fn remove_moved_directories(workspace_root: &Path, moved_directories: &[MovedDirectory]) -> Vec<PathBuf> {
+    let directories: Vec<PathBuf> = moved_directories.iter().flat_map(|moved| moved.directories.iter().cloned()).collect();
+    crate::files::remove_empty_directories_beneath(workspace_root, &directories)
+}
+
+/// How a rename or code action lists one planned file (`shown` as displayed): `  a.go: 2 edits
+/// (modified)`, or `  old/a.go: moved to new/a.go` for the source of a rename (its edits are
+/// counted on the file it becomes).
+pub(crate) fn planned_file_line(shown: &str, file: &PlannedFile) -> String {
+    match file.operation.strip_prefix("moved to ") {
+        Some(_) if file.edit_count == 0 => format!("  {shown}: {}", file.operation),
+        _ => format!("  {shown}: {} ({})", crate::render::plural(file.edit_count, "edit"), file.operation),
+    }
 }
 
 /// One entry of `documentChanges`, whichever of its two lsp-types shapes carried it.
@@ -410,9 +477,72 @@ enum Step<'a> {
 
 struct FileState {
     original: Option<Vec<u8>>,
-    text: Option<String>,
+    /// What the file holds after the steps so far (`None`: absent).
+    content: Option<Content>,
     edit_count: usize,
     operation: String,
+    /// See [`PlannedFile::new_file_mode`].
+    new_file_mode: Option<u32>,
+}
+
+/// A planned file's content: text (UTF-8, which text edits apply to) or bytes that are not UTF-8,
+/// which only move (a binary file in a renamed directory).
+enum Content {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Content {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Content::Text(text) => text.as_bytes(),
+            Content::Bytes(bytes) => bytes,
+        }
+    }
+}
+
+/// The rename of the file `from` to `to` in the plan's states: `to` takes `from`'s content (with
+/// the edits already applied to it) and `mode` when it is created (`None`: the default), `from`
+/// is removed.
+///
+/// # Errors
+/// `invalid_arguments` when `from` does not exist; `conflict` when `to` exists and `overwrite`
+/// is false; as `load` for a file it cannot read.
+#[allow(clippy::too_many_arguments)]
+fn rename_file_state(
+    texts: &mut BTreeMap<PathBuf, FileState>,
+    order: &mut Vec<PathBuf>,
+    workspace_root: &Path,
+    server: Option<&LanguageServer>,
+    from: &Path,
+    to: &Path,
+    overwrite: bool,
+    mode: Option<u32>,
+) -> Result<(), ToolError> {
+    let source = load(texts, order, workspace_root, from, server)?;
+    let Some(content) = source.content.take() else {
+        return Err(ToolError::invalid(format!(
+            "the workspace edit renames {} which does not exist",
+            crate::render::display_path(workspace_root, from)
+        )));
+    };
+    // The edits go with the content: said on the file it becomes.
+    let edits = std::mem::take(&mut source.edit_count);
+    source.operation = format!("moved to {}", crate::render::display_path(workspace_root, to));
+    let target = load(texts, order, workspace_root, to, server)?;
+    if target.content.is_some() && !overwrite {
+        return Err(ToolError::new(
+            ErrorKind::Conflict,
+            format!("the workspace edit renames onto {} which already exists", crate::render::display_path(workspace_root, to)),
+        ));
+    }
+    target.content = Some(content);
+    target.edit_count += edits;
+    target.operation = format!("renamed from {}", crate::render::display_path(workspace_root, from));
+    if target.original.is_none() {
+        target.new_file_mode = mode;
+    }
+    Ok(())
 }
 
 fn edit_path(workspace_root: &Path, uri: &str) -> Result<PathBuf, ToolError> {
@@ -444,16 +574,11 @@ fn load<'a>(
         // Read beneath the workspace with no symlink followed (a swapped directory cannot make
         // the plan read outside it).
         let original = crate::files::read_file_beneath(workspace_root, path).map_err(|err| ToolError::io("read", path, &err))?;
-        let text = match &original {
-            Some(bytes) => Some(String::from_utf8(bytes.clone()).map_err(|_| {
-                ToolError::invalid(format!(
-                    "{} is not UTF-8 text; the edit was not applied",
-                    crate::render::display_path(workspace_root, path)
-                ))
-            })?),
-            None => None,
-        };
-        if let (Some(server), Some(disk)) = (server, text.as_ref()) {
+        let content = original.as_ref().map(|bytes| match String::from_utf8(bytes.clone()) {
+            Ok(text) => Content::Text(text),
+            Err(not_text) => Content::Bytes(not_text.into_bytes()),
+        });
+        if let (Some(server), Some(Content::Text(disk))) = (server, content.as_ref()) {
             if let Some(theirs) = server.document_text(path) {
                 if &theirs != disk {
                     return Err(ToolError::new(
@@ -467,7 +592,10 @@ fn load<'a>(
                 }
             }
         }
-        texts.insert(path.to_path_buf(), FileState { original, text, edit_count: 0, operation: "modified".to_owned() });
+        texts.insert(
+            path.to_path_buf(),
+            FileState { original, content, edit_count: 0, operation: "modified".to_owned(), new_file_mode: None },
+        );
         order.push(path.to_path_buf());
     }
     Ok(texts.get_mut(path).expect("inserted above"))
@@ -1058,7 +1186,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = supervisor.display_path(&file.path);
-            lines.push(format!("  {shown}: {} ({})", crate::render::plural(file.edit_count, "edit"), file.operation));
+            lines.push(planned_file_line(&shown, file));
             files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         lines.extend(coverage.report.iter().cloned());
@@ -1116,8 +1244,19 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let mut files = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);
-        lines.push(format!("  {shown}: {} edit{} ({})", file.edit_count, if file.edit_count == 1 { "" } else { "s" }, file.operation));
+        lines.push(planned_file_line(&shown, file));
         files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
+    }
+    // A renamed directory is gone once its files moved; one that something was added to meanwhile
+    // stays, and is said.
+    for moved in &plan.moved_directories {
+        if crate::files::metadata_beneath(root, &moved.from).ok().flatten().is_some() {
+            lines.push(format!(
+                "note: {} was left in place: its files moved to {}, and it is not empty (something was added to it meanwhile)",
+                supervisor.display_path(&moved.from),
+                supervisor.display_path(&moved.to)
+            ));
+        }
     }
     lines.extend(coverage.report.iter().cloned());
     lines.extend(taken.summary.iter().cloned());

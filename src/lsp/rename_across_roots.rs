@@ -222,7 +222,13 @@ pub fn rename_in_owning_and_dependent_roots(
             .filter(|root| path.starts_with(root))
             .max_by_key(|root| root.components().count())
     };
-    let mut merged = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new() };
+    // The directories a plan renames (gopls renaming a package) are moved once.
+    let mut merged = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new(), moved_directories: Vec::new() };
+    for moved in std::iter::once(plan).chain(parts.iter().map(|part| &part.plan)).flat_map(|plan| &plan.moved_directories) {
+        if !merged.moved_directories.contains(moved) {
+            merged.moved_directories.push(moved.clone());
+        }
+    }
     let mut seen: Vec<PathBuf> = Vec::new();
     let all_plans: Vec<(PathBuf, &WorkspaceEditPlan)> =
         std::iter::once((server.root().to_path_buf(), plan)).chain(parts.iter().map(|part| (part.root.clone(), &part.plan))).collect();

@@ -355,6 +355,7 @@ mod tests {
                 change(&root.join("src/global.rs"), other, &other.replace("u32,", "rand_u32,")),
             ],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let display = |path: &Path| path.strip_prefix(&root).unwrap().display().to_string();
         let warnings = macro_argument_warnings(&root, &plan, "u32", "rand_u32", &display);

@@ -1132,6 +1132,7 @@ mod tests {
                 change(&root.join("src/writer.rs"), writer_old, &writer_new),
             ],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "is_non_numeric", "is_not_numeric");
         // The private `mod writer` is not public; the re-export is.
@@ -1141,7 +1142,11 @@ mod tests {
         assert!(notes[0].contains("`pub use crate::writer::is_not_numeric as is_non_numeric;`"), "{notes:?}");
         // Made `pub mod writer`, the definition is public too.
         std::fs::write(root.join("src/lib.rs"), "pub mod writer;\n").unwrap();
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/writer.rs"), writer_old, &writer_new)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/writer.rs"), writer_old, &writer_new)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "is_non_numeric", "is_not_numeric");
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("defines `csv_core::writer::is_non_numeric` (`pub fn`) in module `csv_core::writer`"), "{notes:?}");
@@ -1150,6 +1155,7 @@ mod tests {
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/writer.rs"), crate_only, &crate_only.replace("is_non_numeric", "x"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         assert!(public_api_notes(&root, &plan, "is_non_numeric", "x").is_empty());
     }
@@ -1162,7 +1168,11 @@ mod tests {
         let lib = "pub enum StrSimError {\n    DifferentLengthArgs,\n    Other { DifferentLengthArgs: u8 },\n}\n\nenum Private {\n    DifferentLengthArgs,\n}\n\npub trait Metric {\n    fn DifferentLengthArgs(&self);\n    type DifferentLengthArgs;\n}\n\ntrait Hidden {\n    fn DifferentLengthArgs(&self);\n}\n\nmod inner {\n    pub enum E {\n        DifferentLengthArgs,\n    }\n}\n";
         std::fs::write(root.join("src/lib.rs"), lib).unwrap();
         let renamed = lib.replace("DifferentLengthArgs", "LengthMismatch");
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), lib, &renamed)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/lib.rs"), lib, &renamed)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "DifferentLengthArgs", "LengthMismatch");
         assert_eq!(notes.len(), 4, "the private enum, the private trait and the private module's enum are not public: {notes:#?}");
         assert!(notes[0].starts_with("note: public API changed: src/lib.rs:2 defines the variant `StrSimError::DifferentLengthArgs` of the public enum `strsim::StrSimError`, so this rename makes it `LengthMismatch`"), "{notes:#?}");
@@ -1218,6 +1228,7 @@ pub use self::entry::Entry;
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/map/core/entry.rs"), entry, &entry.replace("or_insert", "or_put"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "or_insert", "or_put");
         assert_eq!(notes.len(), 1, "{notes:#?}");
@@ -1225,6 +1236,7 @@ pub use self::entry::Entry;
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/map/mutable.rs"), mutable, &mutable.replace("retain2", "retain_keys"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "retain2", "retain_keys");
         assert_eq!(notes.len(), 1, "{notes:#?}");
@@ -1234,6 +1246,7 @@ pub use self::entry::Entry;
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/hidden.rs"), &hidden, &hidden.replace("or_insert", "or_put"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         assert!(public_api_notes(&root, &plan, "or_insert", "or_put").is_empty());
     }
@@ -1250,6 +1263,7 @@ pub use self::entry::Entry;
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/global_rng.rs"), module, &module.replacen("choose_multiple", "pick_many", 1))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "choose_multiple", "pick_many");
         assert_eq!(notes.len(), 1, "{notes:#?}");
@@ -1258,23 +1272,33 @@ pub use self::entry::Entry;
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/global_rng.rs"), module, &module.replace("keep", "hold"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         assert_eq!(public_api_notes(&root, &plan, "keep", "hold").len(), 1);
         for (old, new) in [("private_helper", "helper"), ("mod inner {\n    pub fn choose_multiple", "mod inner {\n    pub fn pick")] {
             let renamed = module.replace(old, new);
-            let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/global_rng.rs"), module, &renamed)], files: Vec::new() };
+            let plan = WorkspaceEditPlan {
+                changes: vec![change(&root.join("src/global_rng.rs"), module, &renamed)],
+                files: Vec::new(),
+                moved_directories: Vec::new(),
+            };
             let old_name = if old == "private_helper" { "private_helper" } else { "choose_multiple" };
             assert!(public_api_notes(&root, &plan, old_name, "x").is_empty(), "{old}");
         }
         // F6: renaming the private module changes no public name: the glob exports its items.
         let renamed_lib = lib.replace("global_rng", "global");
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), lib, &renamed_lib)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/lib.rs"), lib, &renamed_lib)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         assert!(public_api_notes(&root, &plan, "global_rng", "global").is_empty());
         // A re-exported module is public under its name: `pub use self::global_rng;`.
         let reexported = "mod global_rng;\npub use self::global_rng;\n";
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/lib.rs"), reexported, &reexported.replace("global_rng", "global"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "global_rng", "global");
         assert_eq!(notes.len(), 1, "{notes:#?}");
@@ -1316,7 +1340,11 @@ impl Private {
         let renamed =
             error.replacen("pub fn is(&self) -> bool {\n        self.inner", "pub fn holds(&self) -> bool {\n        self.inner", 1);
         assert_ne!(renamed, error);
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), error, &renamed)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/error.rs"), error, &renamed)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "is", "holds");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(
@@ -1327,11 +1355,19 @@ impl Private {
         // A private module's own type named like the root's is not the root's.
         let own = "pub struct Error;\n\nimpl Error {\n    pub fn is(&self) -> bool {\n        true\n    }\n}\n";
         let renamed_own = own.replace("pub fn is(", "pub fn holds(");
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), own, &renamed_own)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/error.rs"), own, &renamed_own)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         assert!(public_api_notes(&root, &plan, "is", "holds").is_empty(), "{:#?}", public_api_notes(&root, &plan, "is", "holds"));
         // The private type's method is no public API.
         let renamed = error.replacen("pub fn is(&self) -> bool {\n        true", "pub fn holds(&self) -> bool {\n        true", 1);
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/error.rs"), error, &renamed)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/error.rs"), error, &renamed)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         assert!(public_api_notes(&root, &plan, "is", "holds").is_empty());
     }
 
@@ -1344,7 +1380,11 @@ impl Private {
         let race = "#[cfg(feature = \"alloc\")]\npub use self::once_box::OnceBox;\n\nmod once_box {\n    pub struct OnceBox<T>(T);\n\n    impl<T> OnceBox<T> {\n        pub fn get(&self) -> &T {\n            &self.0\n        }\n    }\n\n    pub struct Hidden;\n\n    impl Hidden {\n        pub fn get(&self) {}\n    }\n}\n";
         std::fs::write(root.join("src/race.rs"), race).unwrap();
         let renamed = race.replacen("pub fn get(&self) -> &T", "pub fn peek(&self) -> &T", 1);
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/race.rs"), race, &renamed)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/race.rs"), race, &renamed)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "get", "peek");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(
@@ -1354,7 +1394,11 @@ impl Private {
         assert!(notes[0].contains("module `once_cell::race`"), "{notes:#?}");
         // `Hidden` is not re-exported: its method is no public API.
         let renamed = race.replacen("pub fn get(&self) {}", "pub fn peek(&self) {}", 1);
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/race.rs"), race, &renamed)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/race.rs"), race, &renamed)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         assert!(public_api_notes(&root, &plan, "get", "peek").is_empty());
     }
 
@@ -1366,7 +1410,11 @@ impl Private {
         let module = "pub trait IntoEither: Sized {\n    fn into_either(self, left: bool) -> bool {\n        left\n    }\n}\n";
         std::fs::write(root.join("src/into_either.rs"), module).unwrap();
         let renamed = module.replace("into_either", "to_either");
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/into_either.rs"), module, &renamed)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/into_either.rs"), module, &renamed)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "into_either", "to_either");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].contains("the method `IntoEither::into_either` of the public trait `either::IntoEither`"), "{notes:#?}");
@@ -1377,6 +1425,7 @@ impl Private {
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/into_either.rs"), holder, &holder.replace("try_push", "push_checked"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "try_push", "push_checked");
         assert_eq!(notes.len(), 1, "{notes:#?}");
@@ -1386,6 +1435,7 @@ impl Private {
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/into_either.rs"), options, &options.replace("break_words", "break_long_words"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan, "break_words", "break_long_words");
         assert_eq!(notes.len(), 1, "{notes:#?}");
@@ -1393,6 +1443,7 @@ impl Private {
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/into_either.rs"), options, &options.replace("hidden", "concealed"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         assert!(public_api_notes(&root, &plan, "hidden", "concealed").is_empty(), "a private field is no public API");
         // The same trait in a module nothing re-exports is not public.
@@ -1401,6 +1452,7 @@ impl Private {
         let plan = WorkspaceEditPlan {
             changes: vec![change(&root.join("src/hidden.rs"), &hidden, &hidden.replace("into_either", "to_either"))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         assert!(public_api_notes(&root, &plan, "into_either", "to_either").is_empty());
     }
@@ -1422,8 +1474,11 @@ impl Private {
         let writer_old = "pub fn quote(b: u8) -> bool {\n    b > 9\n}\n";
         let writer_new = writer_old.replace("quote", "quote_byte");
         std::fs::write(root.join("lib/writer.rs"), writer_old).unwrap();
-        let plan =
-            |file: &str, old: &str, new: &str| WorkspaceEditPlan { changes: vec![change(&root.join(file), old, new)], files: Vec::new() };
+        let plan = |file: &str, old: &str, new: &str| WorkspaceEditPlan {
+            changes: vec![change(&root.join(file), old, new)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan("lib/writer.rs", writer_old, &writer_new), "quote", "quote_byte");
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("defines `my_lib::writer::quote` (`pub fn`) in module `my_lib::writer`"), "{notes:?}");
@@ -1460,7 +1515,11 @@ impl Private {
         let lib_old = "mod iter;\nuse crate::iter::Bytes;\n\n#[doc(hidden)]\npub mod _benchable {\n    pub use super::iter::Bytes;\n}\nmod hidden {\n    pub use super::iter::Bytes;\n}\npub(crate) mod internal {\n    pub use super::iter::Bytes;\n}\npub mod outer {\n    pub mod inner {\n        pub fn Bytes() {}\n    }\n    impl super::X {\n        pub fn Bytes() {}\n    }\n}\n";
         let lib_new = lib_old.replace("Bytes", "ByteCursor");
         std::fs::write(root.join("src/lib.rs"), lib_old).unwrap();
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), lib_old, &lib_new)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/lib.rs"), lib_old, &lib_new)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "Bytes", "ByteCursor");
         assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].starts_with("note: public API changed: src/lib.rs:6 re-exports `Bytes`"), "{notes:?}");
@@ -1479,6 +1538,7 @@ impl Private {
         let plan = |old: &str, name: &str, new_name: &str, file: &str| WorkspaceEditPlan {
             changes: vec![change(&root.join(file), old, &old.replace(name, new_name))],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let notes = public_api_notes(&root, &plan(old, "Every", "EveryDuration", "constantdelay.go"), "Every", "EveryDuration");
         assert_eq!(notes.len(), 1, "{notes:?}");
@@ -1497,7 +1557,8 @@ impl Private {
         // the method `Variant`, which keeps its name: one note, for the type.
         let old = "package uuid\n\ntype Variant byte\n\nfunc (uuid UUID) Variant() Variant {\n\treturn Variant(uuid[8])\n}\n\nfunc (uuid *UUID) MarshalText() ([]byte, error) {\n\treturn nil, nil\n}\n";
         let new = "package uuid\n\ntype VariantKind byte\n\nfunc (uuid UUID) Variant() VariantKind {\n\treturn VariantKind(uuid[8])\n}\n\nfunc (uuid *UUID) MarshalText() ([]byte, error) {\n\treturn nil, nil\n}\n";
-        let renamed = WorkspaceEditPlan { changes: vec![change(&root.join("uuid.go"), old, new)], files: Vec::new() };
+        let renamed =
+            WorkspaceEditPlan { changes: vec![change(&root.join("uuid.go"), old, new)], files: Vec::new(), moved_directories: Vec::new() };
         let notes = public_api_notes(&root, &renamed, "Variant", "VariantKind");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].starts_with("note: public API changed: uuid.go:3 declares the exported type `Variant`"), "{notes:#?}");
@@ -1552,7 +1613,11 @@ func (m *runeRangeMap) Lookup() rune {
         let old = "pub struct Variant;\npub fn Variant() -> Variant {\n    Variant\n}\n";
         let new = "pub struct VariantKind;\npub fn Variant() -> VariantKind {\n    VariantKind\n}\n";
         std::fs::write(root.join("src/lib.rs"), old).unwrap();
-        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), old, new)], files: Vec::new() };
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/lib.rs"), old, new)],
+            files: Vec::new(),
+            moved_directories: Vec::new(),
+        };
         let notes = public_api_notes(&root, &plan, "Variant", "VariantKind");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].starts_with("note: public API changed: src/lib.rs:1 defines `uuidish::Variant` (`pub struct`)"), "{notes:#?}");

@@ -687,6 +687,7 @@ mod tests {
                 expected: ExpectedState::Content(old.as_bytes().to_vec()),
             }],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         }
     }
 

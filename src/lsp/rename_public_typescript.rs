@@ -933,6 +933,7 @@ pub(crate) fn exports_lost_by_write(workspace_root: &Path, old_texts: &[(PathBuf
             })
             .collect(),
         files: Vec::new(),
+        moved_directories: Vec::new(),
     };
     lost_exports_warning(workspace_root, &before, Some(&before), None)
 }
@@ -1063,6 +1064,7 @@ mod tests {
                 change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n"),
             ],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let warning = exports_lost_warning(&root, &moved).expect("the moved function is no longer exported");
         assert!(warning.contains("`functionalUpdate` (from `tablelike`)"), "{warning}");
@@ -1078,6 +1080,7 @@ mod tests {
                 change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n"),
             ],
             files: Vec::new(),
+            moved_directories: Vec::new(),
         };
         assert_eq!(exports_lost_warning(&root, &kept), None, "re-exported where it moved");
     }

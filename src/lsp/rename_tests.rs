@@ -51,3 +51,60 @@ fn a_file_changed_between_edit_and_apply_is_rejected() {
     assert_eq!(read(&root, "c.py"), "foo = 1\n");
     assert!(!root.join("a.py").exists());
 }
+
+/// trial157 M3: gopls renames a package by text edits in the old paths and a `RenameFile` of its
+/// directory. The directory moves as the renames of every file beneath it — a subdirectory, a
+/// file that is not UTF-8 and an executable's mode included — in one commit, the edits made
+/// before the rename go with their files, and the emptied directories are removed.
+#[test]
+fn a_directory_rename_moves_every_file_beneath_it_with_its_edits_and_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n"),
+        ("old/a.go", "package old\n"),
+        ("old/sub/gen.sh", "#!/bin/sh\n"),
+        ("main.go", "package main\n\nimport \"fx/old\"\n"),
+    ]);
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(root.join("old/sub/blob.bin"), [0xff_u8, 0xfe, 0x00, 0x80]).unwrap();
+    std::fs::set_permissions(root.join("old/sub/gen.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let uri = |name: &str| format!("file://{}", root.join(name).display());
+    let range =
+        |line: u32, start: u32, end: u32| json!({"start": {"line": line, "character": start}, "end": {"line": line, "character": end}});
+    let edit = json!({"documentChanges": [
+        {"textDocument": {"uri": uri("old/a.go"), "version": null}, "edits": [{"range": range(0, 8, 11), "newText": "new"}]},
+        {"textDocument": {"uri": uri("main.go"), "version": null}, "edits": [{"range": range(2, 11, 14), "newText": "new"}]},
+        {"kind": "rename", "oldUri": uri("old"), "newUri": uri("new")},
+    ]});
+    let plan = plan_workspace_edit(&root, None, &workspace_edit(edit.clone())).expect("plan");
+    assert_eq!(plan.moved_directories.len(), 1, "{plan:?}");
+    let listed: Vec<String> = plan
+        .files
+        .iter()
+        .map(|file| crate::lsp::rename::planned_file_line(&crate::render::display_path(&root, &file.path), file))
+        .collect();
+    assert!(listed.contains(&"  old/a.go: moved to new/a.go".to_owned()), "{listed:?}");
+    assert!(listed.contains(&"  new/a.go: 1 edit (renamed from old/a.go)".to_owned()), "{listed:?}");
+    assert!(listed.contains(&"  new/sub/blob.bin: 0 edits (renamed from old/sub/blob.bin)".to_owned()), "{listed:?}");
+    commit_workspace_edit(&root, &plan).expect("commit");
+    assert_eq!(read(&root, "new/a.go"), "package new\n");
+    assert_eq!(read(&root, "main.go"), "package main\n\nimport \"fx/new\"\n");
+    assert_eq!(std::fs::read(root.join("new/sub/blob.bin")).unwrap(), vec![0xff_u8, 0xfe, 0x00, 0x80]);
+    let mode = std::fs::metadata(root.join("new/sub/gen.sh")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o755);
+    assert!(!root.join("old").exists(), "the emptied directory stays");
+    // Onto an existing directory, or a tree holding a symlink: refused, nothing changed.
+    std::fs::create_dir_all(root.join("old")).unwrap();
+    std::fs::write(root.join("old/a.go"), "package old\n").unwrap();
+    let onto = json!({"documentChanges": [{"kind": "rename", "oldUri": uri("old"), "newUri": uri("new")}]});
+    let refused = plan_workspace_edit(&root, None, &workspace_edit(onto)).expect_err("onto an existing directory");
+    assert!(refused.message.contains("which already exists; nothing was changed"), "{}", refused.message);
+    std::os::unix::fs::symlink("a.go", root.join("old/link.go")).unwrap();
+    let with_link = json!({"documentChanges": [{"kind": "rename", "oldUri": uri("old"), "newUri": uri("other")}]});
+    let refused = plan_workspace_edit(&root, None, &workspace_edit(with_link)).expect_err("a symlink in the tree");
+    assert!(
+        refused.message.contains("holds a symlink, old/link.go") && refused.message.contains("nothing was changed"),
+        "{}",
+        refused.message
+    );
+}

@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::files::{commit_file_changes_with_modes, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{plural, truncation_notice};
 use crate::result::ToolResult;
@@ -100,8 +100,12 @@ pub(crate) struct StagedFile {
     pub new_content: Option<Vec<u8>>,
     /// Changes in this file (replacements, text edits).
     pub changes: usize,
-    /// What happens to the file: `modified`, `created`, `deleted`, `renamed from <path>`.
+    /// What happens to the file: `modified`, `created`, `deleted`, `renamed from <path>`,
+    /// `moved to <path>` (the source of a rename).
     pub operation: String,
+    /// The permission bits the file gets when the change creates it (a renamed file keeps its
+    /// source's); `None`: the default mode, or the file exists.
+    pub new_file_mode: Option<u32>,
 }
 
 /// One staged change: what it does, every file it touches, what staging warned about.
@@ -131,6 +135,9 @@ pub(crate) struct StagedChange {
     /// work): it counts against [`StagedConfig::max_pending_held`] instead of
     /// `max_pending_edits`, and only newer held changes evict it.
     pub held: bool,
+    /// Directories the change moves everything out of (a package directory a rename moves):
+    /// removed, innermost first, when empty after `resolve accept` wrote the change.
+    pub directories_emptied: Vec<PathBuf>,
 }
 
 impl StagedChange {
@@ -485,13 +492,29 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize, max_bytes: 
     let mut total = 0;
     let mut bytes_left_out = 0usize;
     let mut partly_shown_hunk = false;
+    // A renamed file is diffed against its source (`renamed from <path>`), which is not shown
+    // again as a whole deletion: a moved package directory reads as its text edits.
+    let source_of = |file: &StagedFile| -> Option<&StagedFile> {
+        let from = file.operation.strip_prefix("renamed from ")?;
+        files.iter().find(|other| other.display == from && other.new_content.is_none() && other.original.is_some())
+    };
+    let moved_sources: Vec<&str> = files.iter().filter_map(|file| source_of(file).map(|source| source.display.as_str())).collect();
     for file in files {
-        let old = file.original.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        if file.new_content.is_none() && moved_sources.contains(&file.display.as_str()) {
+            continue;
+        }
+        let source = source_of(file);
+        let original = source.map_or(file.original.as_deref(), |source| source.original.as_deref());
+        let old = original.map(String::from_utf8_lossy).unwrap_or_default();
         let new = file.new_content.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
         let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
         let mut unified = diff.unified_diff();
         unified.context_radius(2);
-        let old_name = if file.original.is_some() { format!("a/{}", file.display) } else { "/dev/null".to_owned() };
+        let old_name = match source {
+            Some(source) => format!("a/{}", source.display),
+            None if file.original.is_some() => format!("a/{}", file.display),
+            None => "/dev/null".to_owned(),
+        };
         let new_name = if file.new_content.is_some() { format!("b/{}", file.display) } else { "/dev/null".to_owned() };
         let mut header_written = false;
         let mut hunks = 0;
@@ -537,7 +560,7 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize, max_bytes: 
         // A file moved without a text change, or an empty file created or deleted, has no hunk:
         // it is still said.
         if hunks == 0 {
-            let what = match (&file.original, &file.new_content) {
+            let what = match (original, &file.new_content) {
                 (Some(old), Some(new)) if old != new => "bytes that are not UTF-8 text changed; no text diff",
                 _ => "no text change",
             };
@@ -778,9 +801,11 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             },
         })
         .collect();
-    match commit_file_changes_in(root, &file_changes) {
+    let new_file_modes: Vec<Option<u32>> = staged.files.iter().map(|file| file.new_file_mode).collect();
+    match commit_file_changes_with_modes(root, &file_changes, &new_file_modes) {
         Ok(written) => {
             resource.changes.close(&id, Closed::Accepted);
+            let directories_left = crate::files::remove_empty_directories_beneath(root, &staged.directories_emptied);
             let names: Vec<String> = staged
                 .files
                 .iter()
@@ -796,6 +821,15 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                 .collect();
             crate::lsp::diagnostics_on_write::note_write_check_blind_spots(ctx.deadline(), staged.write_check_blind_spots.clone());
             let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
+            if !directories_left.is_empty() {
+                let shown: Vec<String> = directories_left.iter().map(|directory| crate::render::display_path(root, directory)).collect();
+                let _ = write!(
+                    text,
+                    "\nnote: left in place, not empty after the move (something was added to {} meanwhile): {}",
+                    if shown.len() == 1 { "it" } else { "them" },
+                    shown.join(", ")
+                );
+            }
             if !staged.warnings.is_empty() {
                 let _ = write!(text, "\nstaging warned:");
                 for warning in &staged.warnings {
@@ -869,6 +903,7 @@ mod tests {
             new_content: new.map(|text| text.as_bytes().to_vec()),
             changes: 1,
             operation: operation.to_owned(),
+            new_file_mode: None,
         }
     }
 
@@ -891,6 +926,26 @@ mod tests {
         assert!(cut.text.ends_with("showing 1 of 3 hunks (the staged change contains all of them)"), "{}", cut.text);
     }
 
+    /// trial157 M3: a renamed file (a package directory moved by gopls) reads as its text edits
+    /// against its source, and the source is not shown again as a whole deletion.
+    #[test]
+    fn a_renamed_file_is_diffed_against_its_source() {
+        let files = vec![
+            file("old/a.go", Some("package old\n\nfunc F() {}\n"), None, "moved to new/a.go"),
+            file("new/a.go", None, Some("package new\n\nfunc F() {}\n"), "renamed from old/a.go"),
+            file("old/b.go", Some("package old\n"), None, "deleted"),
+        ];
+        let preview = render_preview(&files, 40, 65_536);
+        assert!(
+            preview.text.contains("--- a/old/a.go\n+++ b/new/a.go (renamed from old/a.go)\n@@ -1,3 +1,3 @@\n-package old\n+package new\n"),
+            "{}",
+            preview.text
+        );
+        assert!(!preview.text.contains("+++ /dev/null (moved to new/a.go)"), "{}", preview.text);
+        assert!(preview.text.contains("--- a/old/b.go\n+++ /dev/null (deleted)"), "{}", preview.text);
+        assert_eq!((preview.shown, preview.total), (2, 2));
+    }
+
     #[test]
     fn one_id_space_evicts_the_oldest_and_says_why_an_id_is_closed() {
         let store = StagedChanges::default();
@@ -903,6 +958,7 @@ mod tests {
             write_check_blind_spots: Vec::new(),
             restage_hint: None,
             held: false,
+            directories_emptied: Vec::new(),
         };
         let (first, _) = store.stage(change("ast_edit"), 2);
         let (second, _) = store.stage(change("lsp_rename"), 2);
@@ -936,6 +992,7 @@ mod tests {
             write_check_blind_spots: Vec::new(),
             restage_hint: Some("vibe_send the worker".to_owned()),
             held,
+            directories_emptied: Vec::new(),
         };
         let store = StagedChanges::default();
         // Held changes: cap 2 among themselves; ordinary ones (cap 1) never evict them.

@@ -1282,6 +1282,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             new_content: Some(r.new_content),
             changes: r.replacements,
             operation: "modified".to_owned(),
+            new_file_mode: None,
         })
         .collect();
     let file_summaries: Vec<AstEditFile> = files.iter().map(|f| AstEditFile { path: f.display.clone(), replacements: f.changes }).collect();
@@ -1299,6 +1300,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         write_check_blind_spots: Vec::new(),
         restage_hint: None,
         held: false,
+        directories_emptied: Vec::new(),
     });
     let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 

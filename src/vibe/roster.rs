@@ -1236,6 +1236,7 @@ fn collect_change(shared: &Arc<Shared>, index: usize, start: &AttemptStart, work
         ),
         // A worker's finished work cannot be staged again without running the worker again.
         held: true,
+        directories_emptied: Vec::new(),
     };
     let staged = staging.stage_with_hook(change, Some(hook));
     let mut state_text = "pending: resolve accept or discard".to_owned();
@@ -1287,6 +1288,7 @@ impl WorkerChangedFile {
             new_content: self.new_content.clone(),
             changes: self.lines_added + self.lines_removed,
             operation: operation.to_owned(),
+            new_file_mode: None,
         }
     }
 }

@@ -9,6 +9,8 @@
 //! - M2: `incoming_calls` at the interface method `LRUCache.Add` was "INCOMPLETE … 35 more direct
 //!   calls": static calls of the implementing methods, which never go through the interface;
 //!   `references` said a change to its signature "reaches" them.
+//! - M3: renaming the package `simplelru` (gopls: text edits and a `RenameFile` of its
+//!   directory) failed with "cannot read …/simplelru: not a regular file".
 //!
 //! Ground truth: `go build` / `go vet` in the module after the write, and grep.
 
@@ -238,4 +240,51 @@ fn incoming_calls_of_an_interface_method_do_not_count_static_calls_of_its_implem
     assert!(!builds, "the changed signature broke nothing: {output}");
     assert!(!output.contains("lru_test.go:6") && !output.contains("lru_test.go:7"), "a static call broke:\n{output}");
     std::fs::write(&interface, original).unwrap();
+}
+
+#[test]
+fn renaming_a_go_package_moves_its_directory_staged_and_written() {
+    let test = "lsp_trial157::renaming_a_go_package_moves_its_directory_staged_and_written";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    // Staged (preview), then accepted: the preview shows the moves as text edits.
+    let dir = support::workspace_with(&LRU_SHAPE);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let rename = json!({"file": "simplelru/lru.go", "line": 1, "symbol": "simplelru", "new_name": "basiclru"});
+    let mut preview = rename.clone();
+    preview["preview"] = json!(true);
+    let result = run.call(runbound::Caller::Main, "lsp_rename", preview);
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("  simplelru/lru.go: moved to basiclru/lru.go\n"), "{text}");
+    assert!(text.contains("  basiclru/lru_test.go: 1 edit (renamed from simplelru/lru_test.go)\n"), "{text}");
+    assert!(text.contains("--- a/simplelru/lru.go\n+++ b/basiclru/lru.go (renamed from simplelru/lru.go)\n"), "{text}");
+    assert!(text.contains("-import \"fx/simplelru\"\n+import \"fx/basiclru\"\n"), "{text}");
+    assert!(dir.path().join("simplelru/lru.go").is_file() && !dir.path().join("basiclru").exists(), "a preview wrote");
+    let edit_id = result.structured_content.as_ref().and_then(|s| s["edit_id"].as_str()).expect("edit_id").to_owned();
+    let accepted = support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.contains("left in place"), "{accepted}");
+    // Ground truth: the package lives in basiclru/ only, and the module builds, vets and tests.
+    let check = |dir: &std::path::Path| {
+        assert!(!dir.join("simplelru").exists(), "simplelru/ is left");
+        for file in ["lru.go", "lru_interface.go", "lru_test.go"] {
+            let moved = std::fs::read_to_string(dir.join("basiclru").join(file)).unwrap();
+            assert!(moved.starts_with("package basiclru\n"), "{file}: {moved}");
+        }
+        let (builds, output) = go_build_and_vet(dir);
+        assert!(builds, "{output}");
+        let tested = support::go_offline(dir, &["test", "./..."]);
+        assert!(tested.status.success(), "{}", String::from_utf8_lossy(&tested.stdout));
+        let grep = std::process::Command::new("grep").args(["-rn", "simplelru", "."]).current_dir(dir).output().unwrap();
+        assert!(grep.stdout.is_empty(), "{}", String::from_utf8_lossy(&grep.stdout));
+    };
+    check(dir.path());
+    // Written at once.
+    let dir = support::workspace_with(&LRU_SHAPE);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let written = support::call_ok(&run, "lsp_rename", rename);
+    assert!(written.starts_with("Renamed `simplelru` to `basiclru` (gopls):"), "{written}");
+    assert!(written.contains("no new errors in"), "{written}");
+    check(dir.path());
 }
