@@ -29,6 +29,8 @@
 //!   implementing methods' references (gopls misses a different part of them on each call).
 //! - `go_implementation_renames`: the next step of a Go interface-method rename that leaves its
 //!   implementations: gopls asked whether it renames each alone, `lsp_rename` at each it accepts.
+//! - `go_format_check`: whether a Go rename leaves files gofmt would change (`gofmt -l` on the
+//!   planned texts).
 //! - `go_rename_refusals`: gopls's rename refusals said once, with the declaration they name.
 //! - `uri`: `file://` URIs ↔ paths.
 //!
@@ -51,6 +53,7 @@ pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;
 pub(crate) mod go_build_twins;
+pub(crate) mod go_format_check;
 pub(crate) mod go_implementation_renames;
 pub(crate) mod go_imports;
 pub(crate) mod go_interface_references;

@@ -1048,7 +1048,17 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // library's implementation of the renamed interface method) is said once (recheck of
     // trial110: the WARNING twice, word for word).
     let mut said: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let top_warnings: Vec<String> = top_warnings.into_iter().filter(|warning| said.insert(warning.clone())).collect();
+    let mut top_warnings: Vec<String> = top_warnings.into_iter().filter(|warning| said.insert(warning.clone())).collect();
+    // Go: the files the rename leaves unformatted for gofmt (trial157 M4), checked on the planned
+    // texts; said once whether the change is written or staged is known.
+    let go_format = plan.files.iter().any(|file| file.path.extension().is_some_and(|extension| extension == "go")).then(|| {
+        crate::lsp::go_format_check::go_files_left_unformatted(
+            root,
+            supervisor.path_env().as_deref(),
+            &plan,
+            (Instant::now() + Duration::from_secs(5)).min(deadline),
+        )
+    });
     // A rename that leaves methods tied to it by an interface with the old name breaks the build
     // wherever the interface is used: staged, not written, so the agent decides (trial30 M8: a
     // written rename of goldmark's `BlockParser.Trigger` broke 13 implementations).
@@ -1155,6 +1165,11 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    if let Some(note) =
+        go_format.and_then(|check| check.note(!args.preview && staged_because.is_none(), &|path| supervisor.display_path(path)))
+    {
+        top_warnings.push(note);
+    }
     // Remembered for the renames that follow it (an override renamed after its base).
     supervisor.record_planned_rename(&plan.python_texts(), &resolved.cursor_identifier, &args.new_name);
     if args.preview || staged_because.is_some() {

@@ -1788,15 +1788,32 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
-    // Module paths of imports and exports name a file or package, not the symbol (trial29 M9).
-    let module_paths = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::ModulePath).count();
-    in_text.retain(|(_, kind)| *kind != OccurrenceKind::ModulePath);
-    if module_paths > 0 {
+    // Module paths of imports and exports name a file or package, not the symbol (trial29 M9),
+    // quoted as the project writes them (trial157 M4: a Go field rename explained its import
+    // paths with a JavaScript `from './lru'`).
+    let module_path_hits: Vec<&WordHit> =
+        in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::ModulePath).map(|(hit, _)| hit).collect();
+    if let Some(first) = module_path_hits.first() {
+        let quoted = quoted_string_around(&first.line_text, first.byte_start).map_or_else(|| old_name.to_owned(), str::to_owned);
+        let (paths, next_step) = if path_is_go(&first.path) {
+            (
+                "import paths",
+                "a package, not this symbol; renaming the word there would break the import) — rename the package (`lsp_rename` at its `package` clause) if you mean to",
+            )
+        } else {
+            (
+                "module paths of imports or exports",
+                "a file or package, not this symbol; renaming the word there would break the import) — rename the file with its importers if you mean to",
+            )
+        };
         report.push(format!(
-            "  left unrenamed, rightly: {} in the module paths of imports or exports (`from './{old_name}'` names a file or package, not this symbol; renaming the word there would break the import) — rename the file with its importers if you mean to",
-            crate::render::plural(module_paths, "occurrence"),
+            "  left unrenamed, rightly: {} in the {paths} ({}{quoted}{} names {next_step}",
+            crate::render::plural(module_path_hits.len(), "occurrence"),
+            if module_path_hits.len() == 1 { "`" } else { "e.g. `" },
+            "`",
         ));
     }
+    in_text.retain(|(_, kind)| *kind != OccurrenceKind::ModulePath);
     // Python strings that name the attribute in getattr / setattr / hasattr / mock.patch.object
     // calls: live references, said first and apart from docstrings and comments.
     let mut attribute_names: Vec<WordHit> =
@@ -2513,6 +2530,24 @@ pub fn complete_rename(
         );
     }
     report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
+    // Go package clauses (`package lru`) name the package, which no other rename changes: never
+    // the renamed symbol, so they are no occurrence to check (trial157 M4: renaming the field
+    // `Cache.lru` listed 7 `package lru` lines under "check them").
+    let mut package_clauses: Vec<WordHit> = Vec::new();
+    elsewhere.retain(|(hit, _)| {
+        let clause = path_is_go(&hit.path) && go_package_clause_name_at(&hit.line_text, hit.byte_start);
+        if clause {
+            package_clauses.push(hit.clone());
+        }
+        !clause
+    });
+    if let Some(first) = package_clauses.first() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} (`{}`): the package's own name, never this symbol",
+            crate::render::plural(package_clauses.len(), "package clause"),
+            first.line_text.split("//").next().unwrap_or("").trim(),
+        ));
+    }
     // Python: a renamed member's attribute uses (`.name`) in test files pytest collects where the
     // server gives no definition — an object whose type it cannot tell, such as a class attribute
     // a subclass sets (`PeekableMixinTests.cls = None`, `PeekableTests.cls = mi.peekable`): if it
@@ -3555,6 +3590,29 @@ fn go_interface_method_rewrites(interface_line: &str, old_name: &str, new_name: 
     Some(format!(
         "`ast_edit` with {{\"pattern\": \"func ($$$R) {old_name}($$$P){results} {{ $$$B }}\", \"rewrite\": \"func ($$$R) {new_name}($$$P){results} {{ $$$B }}\", \"language\": \"go\"}} renames the declarations (receivers with or without a name; `gofmt -w` the changed files after, it puts a body's first statement back on its own line){named_declarations}, then {{\"pattern\": \"$X.{old_name}($$$A)\", \"rewrite\": \"$X.{new_name}($$$A)\", \"language\": \"go\"}} their calls (read each staged change before accepting: other types' `{old_name}` methods match too, and check that every declaration listed above was renamed)"
     ))
+}
+
+/// The string literal around byte `byte_start` of `line`, quotes included (`"fx/simplelru"`,
+/// `'./lru'`); `None` when the byte is inside no quotes on the line.
+fn quoted_string_around(line: &str, byte_start: usize) -> Option<&str> {
+    let before = line.get(..byte_start)?;
+    let (open, quote) = before.char_indices().rev().find(|(_, c)| matches!(c, '"' | '\'' | '`'))?;
+    let close = line[byte_start..].find(quote)? + byte_start;
+    Some(&line[open..=close])
+}
+
+/// Whether byte `byte_start` of the Go `line` is the name of a package clause (`package lru`).
+fn go_package_clause_name_at(line: &str, byte_start: usize) -> bool {
+    let indent = line.len() - line.trim_start().len();
+    line[indent..].strip_prefix("package").is_some_and(|rest| {
+        let name_start = indent + "package".len() + (rest.len() - rest.trim_start().len());
+        rest.starts_with(char::is_whitespace) && name_start == byte_start
+    })
+}
+
+/// Whether `path` is a Go source file.
+fn path_is_go(path: &Path) -> bool {
+    path.extension().is_some_and(|extension| extension == "go")
 }
 
 /// The results of the Go interface method `name` declared on `interface_line` (`\tGet(key
@@ -5555,6 +5613,28 @@ mod tests {
         assert!(python_import_module_path("    import tenacity.retry as r", 20));
         assert!(!python_import_module_path("    import tenacity.retry as retry", 30));
         assert!(!python_import_module_path("retry = 1", 0));
+    }
+
+    #[test]
+    fn go_package_clauses_import_strings_and_method_results_are_read_from_the_line() {
+        assert!(go_package_clause_name_at("package lru", 8));
+        assert!(go_package_clause_name_at("package  lru // the cache", 9));
+        assert!(!go_package_clause_name_at("\tlru  simplelru.LRUCache", 1));
+        assert!(!go_package_clause_name_at("// package lru", 11));
+        let import = "\t\"github.com/hashicorp/golang-lru/simplelru\"";
+        assert_eq!(quoted_string_around(import, import.find("lru").unwrap()), Some("\"github.com/hashicorp/golang-lru/simplelru\""));
+        assert_eq!(quoted_string_around("import { a } from './lru';", 21), Some("'./lru'"));
+        assert_eq!(quoted_string_around("lru := 1", 0), None);
+        // trial157 M1: the same results as the interface method's, however spaced.
+        let interface = go_method_results("\tGet(key interface{}) (value interface{}, ok bool)", "Get");
+        assert_eq!(interface.as_deref(), Some("(valueinterface{},okbool)"));
+        assert_eq!(
+            go_method_declaration_results("func (c *TwoQueueCache) Get(key interface{}) (value interface{}, ok bool) {", "Get"),
+            interface
+        );
+        assert_eq!(go_method_declaration_results("func (c *C) Len() int { return 3 }", "Len").as_deref(), Some("int"));
+        assert_eq!(go_method_declaration_results("func (c *C) Get(key int) {", "Get").as_deref(), Some(""));
+        assert_eq!(go_method_declaration_results("func Get(key int) int {", "Get"), None);
     }
 
     #[test]

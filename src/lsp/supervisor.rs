@@ -1532,7 +1532,7 @@ impl LspSupervisor {
 
     /// The search path for binaries and `python3`: `RunConfig::lsp.search_path`, else `PATH`;
     /// restricted runs drop relative entries and those inside the workspace.
-    fn path_env(&self) -> Option<OsString> {
+    pub(crate) fn path_env(&self) -> Option<OsString> {
         let path = self.config.search_path.clone().or_else(|| std::env::var_os("PATH"));
         match self.workspace_trust {
             WorkspaceTrust::Trusted => path,

@@ -11,6 +11,9 @@
 //!   `references` said a change to its signature "reaches" them.
 //! - M3: renaming the package `simplelru` (gopls: text edits and a `RenameFile` of its
 //!   directory) failed with "cannot read …/simplelru: not a regular file".
+//! - M4: renaming the field `Cache.lru` explained the import paths with a JavaScript
+//!   `from './lru'`, listed the `package lru` clauses under "check them", and did not say that
+//!   gopls left `lru.go` unformatted for gofmt.
 //!
 //! Ground truth: `go build` / `go vet` in the module after the write, and grep.
 
@@ -287,4 +290,48 @@ fn renaming_a_go_package_moves_its_directory_staged_and_written() {
     assert!(written.starts_with("Renamed `simplelru` to `basiclru` (gopls):"), "{written}");
     assert!(written.contains("no new errors in"), "{written}");
     check(dir.path());
+}
+
+#[test]
+fn a_go_field_rename_says_import_paths_in_go_leaves_package_clauses_out_and_names_the_file_gofmt_would_change() {
+    let test = "lsp_trial157::a_go_field_rename_says_import_paths_in_go_leaves_package_clauses_out_and_names_the_file_gofmt_would_change";
+    if support::require_binary(test, "gopls").is_none()
+        || support::require_binary(test, "go").is_none()
+        || support::require_binary(test, "gofmt").is_none()
+    {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/golang-lru\n\ngo 1.19\n"),
+        ("simplelru/lru.go", "package simplelru\n\n// LRU is a cache.\ntype LRU struct{}\n\n// NewLRU makes one.\nfunc NewLRU() *LRU { return &LRU{} }\n"),
+        ("doc.go", "// Package lru provides caches.\npackage lru\n"),
+        (
+            "lru.go",
+            "package lru\n\nimport \"example.com/golang-lru/simplelru\"\n\n// Cache wraps an LRU.\ntype Cache struct {\n\tlru  *simplelru.LRU\n\tname string\n}\n\n// New makes a Cache.\nfunc New() *Cache {\n\tlru := simplelru.NewLRU()\n\treturn &Cache{lru: lru, name: \"c\"}\n}\n",
+        ),
+        ("lru_test.go", "package lru\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {\n\tif New().lru == nil {\n\t\tt.Fatal(\"no lru\")\n\t}\n}\n"),
+    ]);
+    let gofmt_l = |dir: &std::path::Path| {
+        let listed = std::process::Command::new("gofmt").args(["-l", "."]).current_dir(dir).output().expect("gofmt");
+        String::from_utf8_lossy(&listed.stdout).lines().map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert!(gofmt_l(dir.path()).is_empty(), "fixture is not gofmt-formatted");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "lru.go", "line": 7, "symbol": "lru", "new_name": "inner"}));
+    // Ground truth: it builds and vets; gofmt now lists lru.go; 3 files hold `package lru`.
+    let (builds, output) = go_build_and_vet(dir.path());
+    assert!(builds, "{output}");
+    assert_eq!(gofmt_l(dir.path()), vec!["lru.go"], "ground truth");
+    assert!(
+        text.contains("note: gofmt: lru.go was gofmt-formatted before this rename and is not after it — ")
+            && text.contains("run `gofmt -w lru.go`"),
+        "{text}"
+    );
+    assert!(!text.contains("from './"), "a JavaScript example for Go:\n{text}");
+    assert!(text.contains("in the import paths (`\"example.com/golang-lru/simplelru\"` names a package, not this symbol"), "{text}");
+    assert!(
+        text.contains("left unrenamed, rightly: 3 package clauses (`package lru`): the package's own name, never this symbol"),
+        "{text}"
+    );
+    assert!(!text.contains(": package lru   (definition"), "a package clause listed to check:\n{text}");
 }
