@@ -7,6 +7,26 @@
 //! glued together with no separator: `…in same blockrenaming this func …` (golang-lru's
 //! `NewARC` → `New`). [`deduplicated_gopls_message`] splits the entries, says each once and
 //! turns the tabs into spaces.
+//!
+//! Nor does this gopls say where the declaration it conflicts with is (`conflicts with func in
+//! same block`, `would conflict with this method`): [`conflicting_declarations`] finds the
+//! declarations of the new name the renamed one would collide with — in its package for a
+//! package-level name, among the methods and fields of its receiver or struct type for a method
+//! or field, in its function for a local — from the package's files, and
+//! [`gopls_rename_refusal`] names them with the next step.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::error::{ErrorKind, ToolError};
+use crate::lsp::client::LanguageServer;
+use crate::lsp::supervisor::LspSupervisor;
+
+/// Most conflicting declarations named.
+const MAX_DECLARATIONS_NAMED: usize = 3;
+
+/// Most `.go` files of one package read to find them.
+const MAX_PACKAGE_FILES_READ: usize = 300;
 
 /// The word that opens each of gopls's rename conflict entries (`renaming this method "Peek" to
 /// "Get"`, `renaming "M" to "N" not possible because …`).
@@ -32,9 +52,235 @@ pub(crate) fn deduplicated_gopls_message(message: &str) -> String {
     entries.join("; ")
 }
 
+/// Where the renamed Go identifier is declared, as far as its declaration line tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DeclarationScope {
+    /// A method of this receiver type (`func (c *Cache) Peek(`).
+    MethodOf(String),
+    /// A field of this struct type.
+    FieldOf(String),
+    /// A package-level name (func, type, var, const).
+    Package,
+    /// A name local to the function whose lines (0-based, inclusive) hold it.
+    Local(usize, usize),
+}
+
+/// The scope of the identifier `name` declared on 0-based line `index` of `lines`.
+fn declaration_scope(lines: &[&str], index: usize, name: &str) -> DeclarationScope {
+    let line = lines[index];
+    if let Some(receiver) = crate::lsp::rename_public_api::go_method_receiver(line) {
+        if crate::lsp::rename_public_api::go_declaration(lines, index, name) == Some("method") {
+            return DeclarationScope::MethodOf(receiver);
+        }
+    }
+    match crate::lsp::rename_public_api::go_declaration(lines, index, name) {
+        Some("field") => {
+            if let Some(owner) = crate::lsp::rename_public_api::go_enclosing_type(lines, index) {
+                return DeclarationScope::FieldOf(owner);
+            }
+        }
+        Some(_) if !line.starts_with(char::is_whitespace) || !is_keyword_declaration(line) => return DeclarationScope::Package,
+        _ => {}
+    }
+    // Inside a function: from its `func` line to its closing `}` at column 0.
+    let start = lines[..=index].iter().rposition(|above| above.starts_with("func "));
+    match start {
+        Some(start) if !line.starts_with("func ") || start != index => {
+            let end = lines[index..].iter().position(|below| *below == "}").map_or(lines.len() - 1, |offset| index + offset);
+            DeclarationScope::Local(start, end)
+        }
+        _ => DeclarationScope::Package,
+    }
+}
+
+/// Whether the (indented) `line` declares with a keyword (`var x`, `const x`, `type x`): inside a
+/// function that is a local declaration, not a block entry of the package.
+fn is_keyword_declaration(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    ["var ", "const ", "type "].iter().any(|keyword| trimmed.starts_with(keyword))
+}
+
+/// Whether `line` declares the local `name`: `name :=`, `a, name :=`, `for _, name := range`,
+/// `var name`, `const name`, or a parameter or result of a `func` line.
+fn declares_local(line: &str, name: &str) -> bool {
+    let is_word = |word: &str| word == name;
+    let trimmed = line.trim_start();
+    for keyword in ["var ", "const "] {
+        if let Some(rest) = trimmed.strip_prefix(keyword) {
+            // `var a, b int = …`: the names before the type and the value.
+            let names = rest.split('=').next().unwrap_or("");
+            return names.split(',').filter_map(|part| part.split_whitespace().next()).any(is_word);
+        }
+    }
+    if let Some((left, _)) = trimmed.split_once(":=") {
+        let left = left.trim_start_matches("for ").trim_start_matches("if ").trim_start_matches("switch ");
+        return left.split(',').map(str::trim).any(is_word);
+    }
+    if trimmed.starts_with("func") {
+        // Parameters and named results: `(a int, name string)`.
+        return trimmed
+            .split(['(', ')', ','])
+            .filter_map(|part| part.split_whitespace().next())
+            .any(|word| word == name && trimmed.contains(&format!("{name} ")));
+    }
+    false
+}
+
+/// The declarations of `new_name` that the Go identifier declared at 0-based `line0` of
+/// `declaration_file` would collide with once renamed: (file, 0-based line, line text), at most
+/// [`MAX_DECLARATIONS_NAMED`], read from the `.go` files of its package (its directory, the same
+/// `package` clause). Empty when none is found (a conflict with an imported package's name, a
+/// shadowed use in another scope).
+pub(crate) fn conflicting_declarations(
+    workspace_root: &Path,
+    declaration_file: &Path,
+    line0: u32,
+    old_name: &str,
+    new_name: &str,
+) -> Vec<(PathBuf, u32, String)> {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, declaration_file) else { return Vec::new() };
+    let lines: Vec<&str> = text.lines().collect();
+    if line0 as usize >= lines.len() {
+        return Vec::new();
+    }
+    let scope = declaration_scope(&lines, line0 as usize, old_name);
+    let package_of = |text: &str| text.lines().find_map(|line| line.strip_prefix("package ")).map(|name| name.trim().to_owned());
+    let package = package_of(&text);
+    let mut found = Vec::new();
+    if let DeclarationScope::Local(start, end) = scope {
+        for (index, line) in lines.iter().enumerate().take(end + 1).skip(start) {
+            if index != line0 as usize && declares_local(line, new_name) {
+                found.push((declaration_file.to_path_buf(), index as u32, line.trim().to_owned()));
+            }
+        }
+        found.truncate(MAX_DECLARATIONS_NAMED);
+        return found;
+    }
+    let Some(directory) = declaration_file.parent() else { return Vec::new() };
+    let mut files: Vec<PathBuf> = crate::files::walk_beneath::list_directory(workspace_root, directory)
+        .into_iter()
+        .filter(|(path, kind)| *kind == rustix::fs::FileType::RegularFile && path.extension().is_some_and(|extension| extension == "go"))
+        .map(|(path, _)| path)
+        .take(MAX_PACKAGE_FILES_READ)
+        .collect();
+    files.sort();
+    for file in files {
+        let Ok(other) = crate::files::read_workspace_file_to_string(workspace_root, &file) else { continue };
+        if package_of(&other) != package {
+            continue;
+        }
+        let other_lines: Vec<&str> = other.lines().collect();
+        for (index, line) in other_lines.iter().enumerate() {
+            if !line.contains(new_name) {
+                continue;
+            }
+            let kind = crate::lsp::rename_public_api::go_declaration(&other_lines, index, new_name);
+            let collides = match (&scope, kind) {
+                (DeclarationScope::MethodOf(owner) | DeclarationScope::FieldOf(owner), Some("method")) => {
+                    crate::lsp::rename_public_api::go_method_receiver(line).as_ref() == Some(owner)
+                }
+                (DeclarationScope::MethodOf(owner) | DeclarationScope::FieldOf(owner), Some("field")) => {
+                    crate::lsp::rename_public_api::go_enclosing_type(&other_lines, index).as_ref() == Some(owner)
+                }
+                (DeclarationScope::Package, Some("func" | "type" | "var" | "const")) => {
+                    !line.starts_with(char::is_whitespace) || !is_keyword_declaration(line)
+                }
+                _ => false,
+            };
+            if collides {
+                found.push((file.clone(), index as u32, line.trim().to_owned()));
+                if found.len() >= MAX_DECLARATIONS_NAMED {
+                    return found;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The error for gopls's refusal (`message`) of renaming `old_name` (at 0-based `line0` /
+/// `character` of `path`) to `new_name`: its conflicts said once, the declarations of
+/// `new_name` they collide with named (file:line and text) when found, and the next step —
+/// another name, or renaming that declaration first; for a package with errors, fixing them
+/// first. Nothing was changed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gopls_rename_refusal(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    character: u32,
+    old_name: &str,
+    new_name: &str,
+    code: i32,
+    message: &str,
+    deadline: Instant,
+) -> ToolError {
+    let said = deduplicated_gopls_message(message);
+    let workspace_root = supervisor.workspace_root();
+    let mut text = format!("{} refused to rename `{old_name}` to `{new_name}` (textDocument/rename error {code}): {said}", server.id());
+    let names_a_conflict = said.contains("conflict") || said.contains("shadow") || said.contains("already declared");
+    let declarations = if names_a_conflict {
+        let mut targets: Vec<(PathBuf, u32, u32)> =
+            crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline).into_iter().collect();
+        targets.sort();
+        let (declaration_file, declaration_line) =
+            targets.into_iter().next().map_or((path.to_path_buf(), line0), |(file, line, _)| (file, line));
+        conflicting_declarations(workspace_root, &declaration_file, declaration_line, old_name, new_name)
+    } else {
+        Vec::new()
+    };
+    if !declarations.is_empty() {
+        let named: Vec<String> =
+            declarations.iter().map(|(file, line, code)| format!("{}:{} `{code}`", supervisor.display_path(file), line + 1)).collect();
+        text.push_str(&format!(" — the declaration of `{new_name}` it conflicts with: {}", named.join("; ")));
+    }
+    text.push_str("; nothing was changed");
+    let hint = if said.contains("has errors") {
+        "gopls renames nothing in a package that has type errors: `lsp` diagnostics on its files lists them; fix them first — after an interface-method rename, rename the other implementations first (each clears the errors its type caused) — then rename again".to_owned()
+    } else if let Some((file, line, _)) = declarations.first() {
+        format!(
+            "pick another name, or rename `{new_name}` at {}:{} first (`lsp_rename` there), then this one",
+            supervisor.display_path(file),
+            line + 1
+        )
+    } else if names_a_conflict {
+        "pick another name (`lsp references` at the conflicting name shows where it is used)".to_owned()
+    } else {
+        "the message above is gopls's reason; nothing was changed".to_owned()
+    };
+    ToolError::new(ErrorKind::Failed, text).with_hint(hint)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::deduplicated_gopls_message;
+    use super::*;
+
+    #[test]
+    fn the_declaration_a_conflict_names_is_found_by_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("lru.go"), "package lru\n\n// Cache caches.\ntype Cache struct {\n\tlru  int\n\tsize int\n}\n\n// New makes one.\nfunc New(size int) *Cache {\n\treturn &Cache{}\n}\n\n// Get gets.\nfunc (c *Cache) Get() int { return c.lru }\n\n// Peek peeks.\nfunc (c *Cache) Peek() int {\n\tv := c.lru\n\tw, ok := v, true\n\t_ = ok\n\treturn w\n}\n").unwrap();
+        std::fs::write(root.join("arc.go"), "package lru\n\n// ARC is another.\ntype ARC struct{}\n\n// NewARC makes one.\nfunc NewARC() *ARC { return &ARC{} }\n\n// Get gets.\nfunc (a *ARC) Get() int { return 0 }\n").unwrap();
+        std::fs::write(root.join("x_test.go"), "package lru_test\n\nfunc New() {}\n").unwrap();
+        let lru = root.join("lru.go");
+        let arc = root.join("arc.go");
+        // A package-level func: the other package-level `New`, not the external test package's.
+        assert_eq!(
+            conflicting_declarations(&root, &arc, 6, "NewARC", "New"),
+            vec![(lru.clone(), 9, "func New(size int) *Cache {".to_owned())]
+        );
+        // A method: the method of the same receiver, not `ARC.Get`.
+        assert_eq!(
+            conflicting_declarations(&root, &lru, 17, "Peek", "Get"),
+            vec![(lru.clone(), 14, "func (c *Cache) Get() int { return c.lru }".to_owned())]
+        );
+        // A field: the struct's other field.
+        assert_eq!(conflicting_declarations(&root, &lru, 4, "lru", "size"), vec![(lru.clone(), 5, "size int".to_owned())]);
+        // A local: the other local of its function.
+        assert_eq!(conflicting_declarations(&root, &lru, 18, "v", "w"), vec![(lru.clone(), 19, "w, ok := v, true".to_owned())]);
+        assert_eq!(conflicting_declarations(&root, &arc, 6, "NewARC", "Fresh"), Vec::new());
+    }
 
     #[test]
     fn a_conflict_gopls_repeats_for_the_test_variant_is_said_once() {

@@ -776,9 +776,24 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         new_name: args.new_name.clone(),
         work_done_progress_params: Default::default(),
     };
-    let edit = server
-        .request::<lsp_types::request::Rename>(params, deadline)
-        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/rename"))?;
+    // gopls's refusal said once, with the declaration it conflicts with (trial157 M5).
+    let edit = server.request::<lsp_types::request::Rename>(params, deadline).map_err(|failure| match &failure {
+        crate::lsp::client::RequestFailure::Server(error) if server.id() == "gopls" => {
+            crate::lsp::go_rename_refusals::gopls_rename_refusal(
+                supervisor,
+                server,
+                &path,
+                line0,
+                character,
+                &resolved.cursor_identifier,
+                &args.new_name,
+                error.code,
+                &error.message,
+                deadline,
+            )
+        }
+        _ => failure.to_tool_error(server.id(), "textDocument/rename"),
+    })?;
     // A rename computed while the server still loaded may cover the files it had open only.
     let loading_warning = crate::lsp::tool::unready_when_answered(server, &readiness)
         .and_then(|report| crate::lsp::loading_lookups::loading_rename_warning(server.id(), &report));

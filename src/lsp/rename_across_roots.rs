@@ -338,7 +338,7 @@ fn rename_in_root(
                     "{} answered textDocument/rename with error {}: {}",
                     other.id(),
                     error.code,
-                    error.message.split_whitespace().collect::<Vec<_>>().join(" ")
+                    crate::lsp::go_rename_refusals::deduplicated_gopls_message(&error.message)
                 ),
                 refused_by_server: true,
             });

@@ -742,7 +742,7 @@ pub(crate) fn go_enclosing_type(lines: &[&str], index: usize) -> Option<String> 
 /// The kind of Go declaration of `name` on `line` (0-based index in `lines`): `func`, `method`,
 /// `type`, `var`, `const`, `field`; a line in a `const (`/`var (` block or a struct body is read
 /// by the nearest enclosing opener above it.
-fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static str> {
+pub(crate) fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static str> {
     let line = lines[index];
     let trimmed = line.trim_start();
     let first_word = |text: &str| -> String { text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };

@@ -14,6 +14,8 @@
 //! - M4: renaming the field `Cache.lru` explained the import paths with a JavaScript
 //!   `from './lru'`, listed the `package lru` clauses under "check them", and did not say that
 //!   gopls left `lru.go` unformatted for gofmt.
+//! - M5: gopls's refusal of `NewARC` → `New` was printed twice, glued, with no location of the
+//!   conflicting `func New`.
 //!
 //! Ground truth: `go build` / `go vet` in the module after the write, and grep.
 
@@ -334,4 +336,42 @@ fn a_go_field_rename_says_import_paths_in_go_leaves_package_clauses_out_and_name
         "{text}"
     );
     assert!(!text.contains(": package lru   (definition"), "a package clause listed to check:\n{text}");
+}
+
+#[test]
+fn a_gopls_rename_conflict_is_said_once_with_the_declaration_it_conflicts_with() {
+    let test = "lsp_trial157::a_gopls_rename_conflict_is_said_once_with_the_declaration_it_conflicts_with";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&LRU_SHAPE);
+    // Ground truth (grep): the declarations the new names collide with.
+    let line_of = |file: &str, needle: &str| -> usize {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        text.lines().position(|line| line.starts_with(needle)).unwrap_or_else(|| panic!("{needle} in {file}")) + 1
+    };
+    let new_line = line_of("lru.go", "func New() *Cache {");
+    let get_line = line_of("lru.go", "func (c *Cache) Get(key int) (value int, ok bool) {");
+    let before: Vec<String> = ["lru.go", "2q.go"].iter().map(|file| std::fs::read_to_string(dir.path().join(file)).unwrap()).collect();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let refused = |args: serde_json::Value| {
+        let result = run.call(runbound::Caller::Main, "lsp_rename", args);
+        assert!(result.is_error, "{}", result.joined_text());
+        result.joined_text()
+    };
+    // A package-level func (the package has in-package tests: gopls checks it twice).
+    let text = refused(json!({"file": "2q.go", "line": 11, "symbol": "New2Q", "new_name": "New"}));
+    assert_eq!(text.matches("renaming this func \"New2Q\" to \"New\"").count(), 1, "{text}");
+    assert!(text.contains(&format!("the declaration of `New` it conflicts with: lru.go:{new_line} `func New() *Cache {{`")), "{text}");
+    assert!(text.contains(&format!("rename `New` at lru.go:{new_line} first")), "{text}");
+    // A method: the receiver's method of that name.
+    let text = refused(json!({"file": "lru.go", "line": 21, "symbol": "Len", "new_name": "Get"}));
+    assert!(
+        text.contains(&format!(
+            "the declaration of `Get` it conflicts with: lru.go:{get_line} `func (c *Cache) Get(key int) (value int, ok bool) {{`"
+        )),
+        "{text}"
+    );
+    let after: Vec<String> = ["lru.go", "2q.go"].iter().map(|file| std::fs::read_to_string(dir.path().join(file)).unwrap()).collect();
+    assert_eq!(before, after, "a refused rename changed files");
 }
