@@ -122,7 +122,7 @@ pub(crate) fn go_files_left_unformatted(
             .with_display_name("gofmt -l")
             .with_filesystem_confinement(confinement.clone());
         let completed = run_to_completion(spec, text, left, 64 * 1024).ok()?;
-        (completed.status.success() && !completed.timed_out).then(|| completed.stdout.is_empty())
+        (completed.status.success() && !completed.timed_out).then_some(completed.stdout.is_empty())
     };
     for (index, (path, before, after)) in changed.iter().enumerate() {
         if index >= MAX_FILES_CHECKED || Instant::now() >= deadline {
