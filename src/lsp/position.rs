@@ -115,6 +115,24 @@ impl ResolvedSymbol {
         (self.line - 1, encoding.column_from_byte(&self.line_text, self.cursor_byte))
     }
 
+    /// The cursor's identifier as the source writes it, for display: with the `#` of a
+    /// JavaScript/TypeScript private name (`#queryCache`; [`ResolvedSymbol::cursor_identifier`]
+    /// holds the identifier after it; not Rust's raw `r#type`), else the identifier (trial156 M2:
+    /// a rename's header said `queryCache`).
+    pub fn shown_name(&self) -> String {
+        let before = self.line_text.get(..self.cursor_byte).unwrap_or_default();
+        let identifier_start = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '$').len();
+        // Rust's raw identifiers (`r#type`) are no private names.
+        let private = before[..identifier_start]
+            .strip_suffix('#')
+            .is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$'));
+        if private {
+            format!("#{}", self.cursor_identifier)
+        } else {
+            self.cursor_identifier.clone()
+        }
+    }
+
     /// 1-based character column of the cursor (counted in Unicode scalar values), for display.
     pub fn display_column(&self) -> u32 {
         PositionEncoding::Utf32.column_from_byte(&self.line_text, self.cursor_byte) + 1

@@ -971,16 +971,51 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // left where tests run them (doc-tests, pytest doctest files), attribute-name strings,
     // methods tied by an interface, taken names, changed public names, changed dispatch.
     // Occurrences in files the tsconfig leaves out: tsserver renames none of them (trial31 F1).
-    let outside_config = crate::lsp::project_scope::word_outside_config_sentence(
-        server.definition(),
-        supervisor.workspace_root(),
-        server.root(),
-        &resolved.cursor_identifier,
-        &plan.files.iter().map(|file| std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone())).collect::<Vec<_>>(),
-        "renamed and not checked after the write",
-        |path| supervisor.display_path(path),
-    )
-    .map(|sentence| format!("WARNING: {sentence}"));
+    // A local, a parameter or a private member (`#name`) cannot be named there: their count is
+    // one line of the check's report, not a WARNING (trial156 M2: `#queryCache` warned of 100
+    // occurrences in the build's `.d.ts` files, a parameter `client` of 216).
+    let planned_canonical: Vec<PathBuf> =
+        plan.files.iter().map(|file| std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone())).collect();
+    if let Some(scope) = &coverage.symbol_scope {
+        if let Some((occurrences, files)) = crate::lsp::project_scope::word_outside_config(
+            server.definition(),
+            supervisor.workspace_root(),
+            server.root(),
+            &resolved.cursor_identifier,
+            &planned_canonical,
+        ) {
+            coverage.report.push(format!(
+                "  not this binding: {} of `{}` in {} outside the tsconfig's files/include/exclude ({}{}) — outside {} `{}` (lines {}–{} of {}), where {} is not visible: not renamed, rightly",
+                crate::render::plural(occurrences, "whole-word occurrence"),
+                resolved.cursor_identifier,
+                crate::render::plural(files.len(), "file"),
+                files.iter().take(3).map(|path| supervisor.display_path(path)).collect::<Vec<_>>().join(", "),
+                if files.len() > 3 { format!(" and {} more", files.len() - 3) } else { String::new() },
+                if scope.private_member { "class" } else { "function" },
+                scope.function,
+                scope.first_line + 1,
+                scope.last_line + 1,
+                supervisor.display_path(&scope.path),
+                scope.binding_shown(&resolved.cursor_identifier),
+            ));
+        }
+    }
+    let outside_config = coverage
+        .symbol_scope
+        .is_none()
+        .then(|| {
+            crate::lsp::project_scope::word_outside_config_sentence(
+                server.definition(),
+                supervisor.workspace_root(),
+                server.root(),
+                &resolved.cursor_identifier,
+                &planned_canonical,
+                "renamed and not checked after the write",
+                |path| supervisor.display_path(path),
+            )
+        })
+        .flatten()
+        .map(|sentence| format!("WARNING: {sentence}"));
     let planned: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
     let edited_outside = crate::lsp::project_scope::paths_outside_config(server.definition(), server.root(), &planned);
     let edited_outside_warning = (!edited_outside.is_empty()).then(|| {
@@ -1188,7 +1223,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // Remembered for the renames that follow it (an override renamed after its base).
     supervisor.record_planned_rename(&plan.python_texts(), &resolved.cursor_identifier, &args.new_name);
     if args.preview || staged_because.is_some() {
-        let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
+        let description = format!("rename `{}` → `{}` ({})", resolved.shown_name(), args.new_name, server.id());
         // The warnings and the check's findings (indented under its summary line) are repeated
         // when the change is accepted: what runbound added, what stays unrenamed, what could not
         // be verified.
@@ -1261,7 +1296,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     crate::lsp::diagnostics_on_write::note_write_check_blind_spots(ctx.deadline(), coverage.write_check_blind_spots.clone());
     let mut lines = vec![format!(
         "Renamed `{}` to `{}` ({}): {total} edit{} in {} file{}:",
-        resolved.cursor_identifier,
+        resolved.shown_name(),
         args.new_name,
         server.id(),
         if total == 1 { "" } else { "s" },

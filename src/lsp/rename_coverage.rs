@@ -1090,6 +1090,9 @@ pub struct RenameCoverage {
     /// the server gives no definition (`path:line`) — a call through a subclass whose
     /// `__init__` forwards `**kwargs`; they stage the rename (trial154 F1).
     pub keyword_arguments_left: Vec<String>,
+    /// The renamed symbol's scope when it is a local variable or parameter (its function) or a
+    /// JavaScript/TypeScript private member (its class): no occurrence outside it can name it.
+    pub symbol_scope: Option<crate::lsp::rename_local_scope::LocalScope>,
 }
 
 /// Checks and completes the server's rename `edit` of `old_name` → `new_name` requested at
@@ -1122,6 +1125,7 @@ pub fn complete_rename(
                 warnings: Vec::new(),
                 write_check_blind_spots: Vec::new(),
                 keyword_arguments_left: Vec::new(),
+                symbol_scope: None,
             }
         }
     };
@@ -1145,6 +1149,7 @@ pub fn complete_rename(
             warnings: Vec::new(),
             write_check_blind_spots,
             keyword_arguments_left: Vec::new(),
+            symbol_scope: None,
         };
     };
     // Build output's declaration files (see `typescript_build_output`) are never edited, not even
@@ -1174,11 +1179,13 @@ pub fn complete_rename(
         )
     };
     // A local variable or parameter: occurrences outside its function cannot be references, and
-    // are counted in one line instead of asked and listed (trial27b M11).
+    // are counted in one line instead of asked and listed (trial27b M11). The same for a private
+    // member (`#name`) and the occurrences outside its class or without the `#` (trial156 M2).
     let local_scope = origin_targets.iter().min().and_then(|(path, target_line, target_character)| {
         let line_text = reader.read_to_string(path).ok()?.lines().nth(*target_line as usize)?.to_owned();
         let byte_column = encoding.byte_from_column(&line_text, *target_character);
         crate::lsp::rename_local_scope::local_binding_scope(&reader, path, *target_line, byte_column)
+            .or_else(|| crate::lsp::rename_local_scope::private_member_scope(&reader, path, *target_line, byte_column))
     });
     let mut outside_local_scope: Vec<(PathBuf, u32)> = Vec::new();
     let mut text_outside_local_scope = 0usize;
@@ -1285,6 +1292,20 @@ pub fn complete_rename(
             unchecked_no_definition.push(hit);
             continue;
         }
+        // Outside a local's function or a private member's class (or without the `#`): another
+        // symbol, counted in one line, whatever file holds it — build output's declarations too
+        // (trial156 M2: a parameter `client` had 216 of them said). A comment or string in the
+        // function's own doc comment names its parameters: listed below, not counted.
+        if let Some(scope) = &local_scope {
+            if !scope.may_name(&hit.path, hit.line, &hit.line_text, hit.byte_start) && !scope.in_doc_comment(&hit.path, hit.line) {
+                if classifier.kind(&hit) == OccurrenceKind::Code {
+                    outside_local_scope.push((hit.path.clone(), hit.line));
+                } else {
+                    text_outside_local_scope += 1;
+                }
+                continue;
+            }
+        }
         if Instant::now() >= deadline {
             unchecked.push(hit);
             continue;
@@ -1310,18 +1331,9 @@ pub fn complete_rename(
         let kind = classifier.kind(&hit);
         if kind != OccurrenceKind::Code {
             // A local's name in a comment or string outside its function names something else
-            // (trial35 M5: a parameter's rename listed 71 comments of other files to edit).
-            // The function's own doc comment names its parameters: listed, not dropped.
-            if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line) && !scope.in_doc_comment(&hit.path, hit.line))
-            {
-                text_outside_local_scope += 1;
-                continue;
-            }
+            // (trial35 M5: a parameter's rename listed 71 comments of other files to edit): those
+            // were counted above.
             in_text.push((hit, kind));
-            continue;
-        }
-        if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line)) {
-            outside_local_scope.push((hit.path.clone(), hit.line));
             continue;
         }
         // A TypeScript file that imports or re-exports OLD from a module where the first edit
@@ -2684,12 +2696,14 @@ pub fn complete_rename(
     }
     if let (Some(scope), true) = (&local_scope, text_outside_local_scope > 0) {
         report.push(format!(
-            "  not this binding: {} in comments and strings outside `{}` (lines {}–{} of {}), where the renamed local is not visible — left as they are, not listed",
+            "  not this binding: {} in comments and strings {}`{}` (lines {}–{} of {}), where {} is not visible — left as they are, not listed",
             crate::render::plural(text_outside_local_scope, "occurrence"),
+            if scope.private_member { "without the `#` or outside class " } else { "outside " },
             scope.function,
             scope.first_line + 1,
             scope.last_line + 1,
-            shown(&scope.path)
+            shown(&scope.path),
+            scope.binding_shown(old_name),
         ));
     }
     if !declaration_kept.is_empty() {
@@ -2827,8 +2841,19 @@ pub fn complete_rename(
         files.dedup();
         files.into_iter().map(|path| shown(path)).collect()
     };
-    if !untouched_files.is_empty() {
-        report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
+    match &local_scope {
+        // Files other than the scope's cannot name a local or a private member: counted, not
+        // listed (trial156 M2: 40 files, build output among them, listed for a parameter).
+        Some(scope) if !untouched_files.is_empty() && !untouched_files.contains(&shown(&scope.path)) => report.push(format!(
+            "  files with `{old_name}` the edit does not change: {} — not {}, the only file where {} can be named",
+            crate::render::plural(untouched_files.len(), "file"),
+            shown(&scope.path),
+            scope.binding_shown(old_name),
+        )),
+        _ if !untouched_files.is_empty() => {
+            report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")))
+        }
+        _ => {}
     }
     let scripts = grep_scripts_without_extension(server.definition(), server.workspace_root(), server.root(), old_name);
     if !scripts.is_empty() {
@@ -3521,7 +3546,7 @@ pub fn complete_rename(
             if keyword_arguments_left.len() > NAMED { format!(" and {} more", keyword_arguments_left.len() - NAMED) } else { String::new() },
         ));
     }
-    RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots, keyword_arguments_left }
+    RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots, keyword_arguments_left, symbol_scope: local_scope }
 }
 
 /// Whether the `name` at 0-based `line`/`byte_start` of a Go file (`lines`) is a method of an

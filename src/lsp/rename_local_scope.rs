@@ -10,6 +10,13 @@
 //! definition (Rust, Python, TypeScript/JavaScript, Go); [`LocalScope::contains`] tells the
 //! occurrences inside it from the rest, which the check counts in one line
 //! ([`other_locals_line`]) instead of asking and listing them.
+//!
+//! A JavaScript/TypeScript private member (`#queryCache`) is named only inside the body of the
+//! class that declares it, always with its `#` (`this.#queryCache`, `#queryCache in other`):
+//! [`private_member_scope`] gives that class's lines, and [`LocalScope::may_name`] keeps only the
+//! occurrences there written with the `#` (trial156 M2: renaming `QueryClient.#queryCache` listed
+//! 100 occurrences of the build's `.d.ts` files, 24 comments and 10 "check them" lines of other
+//! files and of `config.queryCache`, none of which can be it).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -32,14 +39,35 @@ pub struct LocalScope {
     /// The first line of the comments right above the function (its JSDoc, its Go or Rust doc
     /// comment, which name its parameters: `@param opts.getHref`); `first_line` when none.
     pub doc_first_line: u32,
-    /// The function's name (`quote_empty`), or `a closure` for an anonymous one.
+    /// The function's name (`quote_empty`), or `a closure` for an anonymous one; for a private
+    /// member, the class's name (`QueryClient`), or `an anonymous class`.
     pub function: String,
+    /// Whether the binding is a JavaScript/TypeScript private member (`#name`) and the lines are
+    /// its class's: only an occurrence written right after a `#` can name it.
+    pub private_member: bool,
 }
 
 impl LocalScope {
     /// Whether line `line` of `path` is inside the scope.
     pub fn contains(&self, path: &Path, line: u32) -> bool {
         path == self.path && (self.first_line..=self.last_line).contains(&line)
+    }
+
+    /// Whether the whole-word occurrence starting at byte `byte_start` of `line_text`, line
+    /// `line` of `path`, can name the binding: inside the scope and, for a private member, right
+    /// after its `#`.
+    pub fn may_name(&self, path: &Path, line: u32, line_text: &str, byte_start: usize) -> bool {
+        self.contains(path, line) && (!self.private_member || line_text[..byte_start].ends_with('#'))
+    }
+
+    /// What the renamed binding is, for the report's lines: `the renamed local`, or
+    /// `` `#queryCache` `` for a private member named `queryCache`.
+    pub fn binding_shown(&self, name: &str) -> String {
+        if self.private_member {
+            format!("`#{name}`")
+        } else {
+            "the renamed local".to_owned()
+        }
     }
 
     /// Whether line `line` of `path` is in the comments right above the function (see
@@ -196,6 +224,52 @@ pub fn local_binding_scope(reader: &WorkspaceReader, path: &Path, line: u32, byt
         last_line: function.end_position().row as u32,
         doc_first_line: doc_first_line.min(function.start_position().row as u32),
         function: name,
+        private_member: false,
+    })
+}
+
+/// Node kinds of a JavaScript/TypeScript class (declaration or expression).
+const CLASS_KINDS: &[&str] = &["class_declaration", "abstract_class_declaration", "class"];
+
+/// The scope of the JavaScript/TypeScript private member (`#name`) whose name is at `target`
+/// (path, 0-based line, byte column of its `#` or of the name after it): the lines of the
+/// innermost class that encloses it, from its `class` line to its closing brace, with no doc
+/// comment lines. `None` for anything that is no private name, and when the file cannot be read
+/// or parsed.
+pub fn private_member_scope(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: usize) -> Option<LocalScope> {
+    let language = SupportLang::from_path(path)?;
+    if !matches!(language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+        return None;
+    }
+    let text = reader.read_to_string(path).ok()?;
+    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let offset = line_start + byte_column;
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), language).ok()?;
+    let top = root.root().get_inner_node();
+    let name = top.descendant_for_byte_range(offset, offset + 1)?;
+    if name.kind() != "private_property_identifier" {
+        return None;
+    }
+    let mut up = name.parent();
+    let class = loop {
+        let node = up?;
+        if CLASS_KINDS.contains(&node.kind()) {
+            break node;
+        }
+        up = node.parent();
+    };
+    let class_name = class
+        .child_by_field_name("name")
+        .and_then(|name| text.get(name.start_byte()..name.end_byte()))
+        .map_or_else(|| "an anonymous class".to_owned(), str::to_owned);
+    let first_line = class.start_position().row as u32;
+    Some(LocalScope {
+        path: path.to_path_buf(),
+        first_line,
+        last_line: class.end_position().row as u32,
+        doc_first_line: first_line,
+        function: class_name,
+        private_member: true,
     })
 }
 
@@ -240,7 +314,21 @@ pub fn enclosing_function_count(reader: &WorkspaceReader, occurrences: &[(PathBu
 /// (other locals or symbols outside `quote_empty`, lines 968–975 of src/writer.rs, where the
 /// renamed local is not visible) — left as they are, not asked`.
 /// `shown_path` names the scope's file.
+/// For a private member, the line says where `#name` can be written instead, and counts no
+/// functions: `  not this binding: 61 other whole-word occurrences of `queryCache` (without the
+/// `#` or outside class `QueryClient`, lines 78–640 of src/queryClient.ts, the only places
+/// `#queryCache` can be named) — left as they are, not asked`.
 pub fn other_locals_line(name: &str, scope: &LocalScope, shown_path: &str, occurrences: usize, functions: usize) -> String {
+    if scope.private_member {
+        return format!(
+            "  not this binding: {} of `{name}` (without the `#` or outside class `{}`, lines {}–{} of {}, the only places `#{name}` can be named) — left as they are, not asked",
+            crate::render::plural(occurrences, "other whole-word occurrence"),
+            scope.function,
+            scope.first_line + 1,
+            scope.last_line + 1,
+            shown_path,
+        );
+    }
     format!(
         "  not this binding: {} of `{name}` in {} (other locals or symbols outside `{}`, lines {}–{} of {}, where the renamed local is not visible) — left as they are, not asked",
         crate::render::plural(occurrences, "other whole-word occurrence"),
@@ -296,6 +384,34 @@ mod tests {
         let go = "package p\n\nfunc Run(n int) int {\n\tm := n + 1\n\treturn m\n}\n";
         assert_eq!(scope("p.go", go, 3, 1).map(|found| found.function), Some("Run".to_owned()));
         assert_eq!(scope("p.go", go, 2, 9).map(|found| found.function), Some("Run".to_owned()));
+    }
+
+    #[test]
+    fn a_private_member_is_scoped_to_its_class_and_named_only_with_its_hash() {
+        // @tanstack/query-core 5.108.4 (trial156 M2): `QueryClient.#queryCache`.
+        let source = "export class A {\n  #cache = 1\n  get(o: object) {\n    return #cache in o ? this.#cache : cache\n  }\n}\nclass B {\n  #cache = 2\n}\n";
+        let line = source.lines().nth(1).unwrap();
+        let at_name = scope_private("a.ts", source, 1, line.find("cache").unwrap()).expect("a private field");
+        let at_hash = scope_private("a.ts", source, 1, line.find('#').unwrap());
+        assert_eq!((at_name.first_line, at_name.last_line, at_name.function.as_str(), at_name.private_member), (0, 5, "A", true));
+        assert_eq!(at_hash.as_ref(), Some(&at_name));
+        let uses = source.lines().nth(3).unwrap();
+        let words: Vec<usize> = uses.match_indices("cache").map(|(at, _)| at).collect();
+        let named: Vec<bool> = words.iter().map(|at| at_name.may_name(Path::new("a.ts"), 3, uses, *at)).collect();
+        assert_eq!(named, [true, true, false], "`#cache in o`, `this.#cache`, the bare `cache`");
+        assert!(!at_name.may_name(Path::new("a.ts"), 7, "  #cache = 2", 3), "B's own field");
+        assert_eq!(scope_private("a.ts", source, 3, uses.rfind("cache").unwrap()), None, "a plain identifier");
+    }
+
+    fn scope_private(file: &str, source: &str, line: u32, column: usize) -> Option<LocalScope> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join(file), source).unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        private_member_scope(&reader, &root.join(file), line, column).map(|mut found| {
+            found.path = PathBuf::from(file);
+            found
+        })
     }
 
     #[test]

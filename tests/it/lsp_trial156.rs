@@ -210,3 +210,83 @@ fn a_metavariable_glued_to_a_private_name_is_named_with_the_working_rule() {
     assert!(proposed.starts_with("1 match in 1 file"), "{proposed}");
     assert!(proposed.contains("$F = #run"), "{proposed}");
 }
+
+/// The whole-word occurrences of `word` in `text` (identifier neighbours excluded; a `#` before
+/// it does not count as a neighbour), as grep -w counts them.
+fn whole_word_count(text: &str, word: &str) -> usize {
+    let is_identifier = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(word)
+        .filter(|(at, _)| !text[..*at].ends_with(is_identifier) && !text[at + word.len()..].starts_with(is_identifier))
+        .count()
+}
+
+/// Trial 156 M2: renaming a `#private` field warned of 100 occurrences of its word in the
+/// build's `.d.ts` files (outside `include`) and listed comments, `config.queryCache` and another
+/// class's own `#queryCache` under "check them", and the header dropped the `#`; a parameter got
+/// the same WARNING for 216 occurrences. A private name can only be written, with its `#`, in its
+/// class's body; a parameter only in its function. Ground truth: grep's counts of the word,
+/// tsserver's edit (the rename's own), and tsc 0 after the write.
+#[test]
+fn a_private_member_or_parameter_rename_counts_what_lies_outside_its_scope_in_one_line() {
+    let test = "lsp_trial156::a_private_member_or_parameter_rename_counts_what_lies_outside_its_scope_in_one_line";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let client = "import { Cache } from './cache'\n\nexport interface Config {\n  queryCache?: Cache\n}\n\n/** The client. */\nexport class Client {\n  #queryCache: Cache\n\n  constructor(config: Config = {}) {\n    this.#queryCache = config.queryCache || new Cache()\n  }\n\n  has(other: object): boolean {\n    return #queryCache in other\n  }\n\n  clear(): void {\n    // the queryCache is emptied\n    const queryCache = this.#queryCache\n    queryCache.clear()\n  }\n}\n\nexport class Other {\n  #queryCache = new Cache()\n  size(): number {\n    return this.#queryCache.size()\n  }\n}\n";
+    let cache = "export class Cache {\n  #entries: number[] = []\n  /**\n   * @param client - the client the entry belongs to\n   */\n  build(client: object, n: number): number {\n    this.#entries.push(n)\n    return client ? n : 0\n  }\n  size(): number {\n    return this.#entries.length\n  }\n  clear(): void {\n    this.#entries = []\n  }\n}\n\nexport function make(client: object): number {\n  return new Cache().build(client, 1)\n}\n";
+    let built = "import { Cache } from './cache';\nexport interface Config {\n    queryCache?: Cache;\n}\nexport declare class Client {\n    #private;\n    constructor(config?: Config);\n    /** queryCache, client */\n    has(other: object): boolean;\n}\nexport declare function make(client: object): number;\n//# sourceMappingURL=client.d.ts.map\n";
+    let dir = support::workspace_with(&[
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2022\", \"types\": []}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/client.ts", client),
+        ("src/cache.ts", cache),
+        ("build/client.d.ts", built),
+        ("build/client.d.cts", built),
+    ]);
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
+    // grep -w: `queryCache` 2 + 2 times in the build files, 11 times in src/client.ts, of which
+    // the 4 written `#queryCache` in `Client` are the field's (its declaration, `#queryCache in
+    // other` included) and 2 more `Other`'s own.
+    assert_eq!(whole_word_count(built, "queryCache"), 2);
+    assert_eq!(whole_word_count(client, "queryCache"), 11);
+    assert_eq!(client.matches("#queryCache").count(), 6);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "src/client.ts", "line": 9, "symbol": "#queryCache", "new_name": "#cache"}));
+    assert!(text.starts_with("Renamed `#queryCache` to `#cache`"), "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+    assert!(!text.contains("check them"), "{text}");
+    let renamed = std::fs::read_to_string(dir.path().join("src/client.ts")).unwrap();
+    assert_eq!(renamed.matches("#cache").count(), 4, "{renamed}\n{text}");
+    assert_eq!(renamed.matches("#queryCache").count(), 2, "Other's own field is kept\n{renamed}\n{text}");
+    // Outside `Client` or without the `#`: `queryCache?:`, `config.queryCache`, `const
+    // queryCache`, `queryCache.clear()`, Other's 2 — 6 in code, 1 in a comment.
+    assert!(
+        text.contains("not this binding: 6 other whole-word occurrences of `queryCache` (without the `#` or outside class `Client`, lines 8–24 of src/client.ts, the only places `#queryCache` can be named)"),
+        "{text}"
+    );
+    assert!(text.contains("not this binding: 1 occurrence in comments and strings without the `#` or outside class `Client`"), "{text}");
+    assert!(
+        text.contains("not this binding: 4 whole-word occurrences of `queryCache` in 2 files outside the tsconfig's files/include/exclude (build/client.d.cts, build/client.d.ts) — outside class `Client`"),
+        "{text}"
+    );
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
+    // A parameter: its function's 3 occurrences (with its `@param`), none elsewhere.
+    assert_eq!(whole_word_count(cache, "client"), 6);
+    // (`client.d.ts.map` is one too.)
+    assert_eq!(whole_word_count(built, "client"), 3);
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/cache.ts", "line": 6, "symbol": "client", "new_name": "owner"}));
+    assert!(text.starts_with("Renamed `client` to `owner`"), "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+    assert!(
+        text.contains("not this binding: 6 whole-word occurrences of `client` in 2 files outside the tsconfig's files/include/exclude (build/client.d.cts, build/client.d.ts) — outside function `build` (lines 6–9 of src/cache.ts), where the renamed local is not visible: not renamed, rightly"),
+        "{text}"
+    );
+    let renamed = std::fs::read_to_string(dir.path().join("src/cache.ts")).unwrap();
+    // tsserver renames the `@param` tag too; the prose word after it stays.
+    assert_eq!(whole_word_count(&renamed, "owner"), 3, "{renamed}\n{text}");
+    assert!(text.contains("src/cache.ts:4: * @param client - the client the entry belongs to   (comment)"), "{text}");
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
+}
