@@ -488,17 +488,39 @@ pub fn word_outside_config(
 /// `root`, `node_modules` skipped), else that the root config's tsc run does not and which other
 /// configs may (trial93 M1: neverthrow's `tests/tsconfig.tests.json` compiles its tests; the
 /// answer said no tsc did).
+/// A config that `config` extends (directly or through its bases) is no other project: tsc
+/// follows it into the same run, and runbound reads it for the build info's settings; it is named
+/// as such (trial156 M6: `tsconfig.base.json` was "another config, which runbound neither checks
+/// nor follows", and its suggested `tsc -p` would have type-checked the build output).
 pub fn tsc_outside_config_clause(root: &Path, config: &str, display: impl Fn(&Path) -> String) -> String {
-    let others = other_typescript_configs(root, config);
+    let bases = crate::lsp::tsconfig_load::extended_configs(root, root);
+    let (bases_here, others): (Vec<PathBuf>, Vec<PathBuf>) =
+        other_typescript_configs(root, config).into_iter().partition(|path| bases.contains(path));
+    let bases_said = (!bases_here.is_empty()).then(|| {
+        let shown: Vec<String> = bases_here.iter().map(|path| display(path)).collect();
+        format!(
+            "{} {} the base {config} extends, no project of {}: tsc reads {} compilerOptions into this same run, and {} files/include where {config} sets none; runbound reads {} for the run's `incremental`/`composite` build info",
+            shown.join(", "),
+            if bases_here.len() == 1 { "is" } else { "are" },
+            if bases_here.len() == 1 { "its own" } else { "their own" },
+            if bases_here.len() == 1 { "its" } else { "their" },
+            if bases_here.len() == 1 { "its" } else { "their" },
+            if bases_here.len() == 1 { "it" } else { "them" },
+        )
+    });
     if others.is_empty() {
-        return "tsc compiles none of them".to_owned();
+        return match bases_said {
+            Some(bases_said) => format!("tsc compiles none of them ({bases_said})"),
+            None => "tsc compiles none of them".to_owned(),
+        };
     }
     let shown: Vec<String> = others.iter().take(3).map(|path| display(path)).collect();
     format!(
-        "the tsc run of {config} compiles none of them ({} may: another config, which runbound neither checks nor follows — run `tsc --noEmit -p {}` for {})",
+        "the tsc run of {config} compiles none of them ({} may: another config, which runbound neither checks nor follows — run `tsc --noEmit -p {}` for {}{})",
         shown.join(", "),
         shown[0],
         if others.len() == 1 { "it" } else { "each" },
+        bases_said.map(|said| format!("; {said}")).unwrap_or_default(),
     )
 }
 

@@ -182,6 +182,41 @@ fn resolved_compiler_option_value<T>(
     lookup(workspace_root, &root.join("tsconfig.json"), option, 0, read)
 }
 
+/// The configs that `root`'s `tsconfig.json` (else `jsconfig.json`) extends, directly or through
+/// its bases, resolved as tsc resolves them (see the module docs), in chain order; at most
+/// [`MAX_EXTENDS_DEPTH`] configs, those outside `workspace_root` named but not read. Empty when
+/// the config extends nothing. tsc follows them into the root config's own run: they are no
+/// projects of their own (trial156 M6).
+pub fn extended_configs(workspace_root: &Path, root: &Path) -> Vec<PathBuf> {
+    let Some(root_config) = ["tsconfig.json", "jsconfig.json"].iter().map(|name| root.join(name)).find(|path| path.is_file()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut pending: Vec<PathBuf> = vec![root_config.clone()];
+    while let Some(config) = pending.pop() {
+        if found.len() >= MAX_EXTENDS_DEPTH || !config.starts_with(workspace_root) {
+            continue;
+        }
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &config) else { continue };
+        let Ok(Some(value)) = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default()) else { continue };
+        let extends: Vec<String> = match value.get("extends") {
+            Some(Value::String(one)) => vec![one.clone()],
+            Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
+            _ => Vec::new(),
+        };
+        let folder = config.parent().unwrap_or(root).to_path_buf();
+        for extends in extends {
+            if let Ok(base) = resolve_extends(workspace_root, &folder, &extends) {
+                if base != root_config && !found.contains(&base) {
+                    found.push(base.clone());
+                    pending.push(base);
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The file an `extends` entry names, resolved as tsc does (see the module docs).
 fn resolve_extends(workspace_root: &Path, folder: &Path, extends: &str) -> Result<PathBuf, ConfigProblem> {
     let relative = extends.starts_with("./") || extends.starts_with("../") || extends == "." || extends == "..";

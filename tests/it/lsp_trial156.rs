@@ -290,3 +290,38 @@ fn a_private_member_or_parameter_rename_counts_what_lies_outside_its_scope_in_on
     assert!(text.contains("src/cache.ts:4: * @param client - the client the entry belongs to   (comment)"), "{text}");
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
 }
+
+/// Trial 156 M6: the `"*"` check called the base config `tsconfig.json` extends "another config,
+/// which runbound neither checks nor follows" and proposed `tsc -p` on it (which would check the
+/// build output), while tsc follows `extends` in the same run. Ground truth: `tsc --showConfig`
+/// of the checked config carries the base's option, and tsc reports the error that option makes.
+#[test]
+fn the_project_check_names_an_extended_base_config_as_part_of_the_run() {
+    let test = "lsp_trial156::the_project_check_names_an_extended_base_config_as_part_of_the_run";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "tsconfig.base.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noUncheckedIndexedAccess\": true, \"noEmit\": true, \"types\": []}}\n",
+        ),
+        ("tsconfig.json", "{\"extends\": \"./tsconfig.base.json\", \"include\": [\"src\"]}\n"),
+        ("src/a.ts", "const xs: number[] = [1]\nexport const first: number = xs[0]\n"),
+        ("build/a.d.ts", "export declare const first: number;\n"),
+    ]);
+    let shown =
+        std::process::Command::new("tsc").args(["--showConfig", "-p", "tsconfig.json"]).current_dir(dir.path()).output().expect("tsc");
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("\"noUncheckedIndexedAccess\": true"));
+    let errors = support::tsc_error_locations(dir.path());
+    assert_eq!(errors, vec!["src/a.ts:2: error[2322]".to_owned()]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("project check: 1 error"), "{text}");
+    assert!(
+        text.contains("outside tsconfig.json's files/include/exclude (e.g. build/a.d.ts); tsc compiles none of them (tsconfig.base.json is the base tsconfig.json extends, no project of its own: tsc reads its compilerOptions into this same run"),
+        "{text}"
+    );
+    assert!(!text.contains("neither checks nor follows"), "{text}");
+    assert!(!text.contains("-p tsconfig.base.json"), "{text}");
+}
