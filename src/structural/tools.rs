@@ -1112,6 +1112,42 @@ struct FileRewrite {
     /// Why the file's match was cut, if it was: the file is then not rewritten at all (a
     /// partial rewrite of a file is never staged).
     cut: Option<CutReason>,
+    /// Replacements that put a multi-line match on fewer lines (the template's layout, not the
+    /// match's): (1-based line of the match, its line count, the replacement's line count).
+    collapsed: Vec<(usize, usize, usize)>,
+}
+
+/// The formatter a language's projects conventionally run, as the command to run on changed
+/// files: `npx prettier --write` (TypeScript, JavaScript), `gofmt -w` (Go), `rustfmt` (Rust);
+/// `None` for the others.
+fn formatter_command(language_id: &str) -> Option<&'static str> {
+    match language_id {
+        "typescript" | "tsx" | "javascript" => Some("npx prettier --write"),
+        "go" => Some("gofmt -w"),
+        "rust" => Some("rustfmt"),
+        _ => None,
+    }
+}
+
+/// The one note of an ast_edit whose replacements put multi-line matches on fewer lines, naming
+/// the language's formatter as the next step (trial156 M5: a one-line `{ $$$B }` template put
+/// `notifyManager.batch(() => {…})`'s 9-line bodies on one line, as the ast-grep CLI does, and
+/// nothing said to run prettier). `None` when no replacement did or the language has no
+/// formatter convention.
+fn collapsed_lines_note(root: &Path, rewrites: &[FileRewrite], language_id: &str) -> Option<String> {
+    let formatter = formatter_command(language_id)?;
+    let collapsed: Vec<(&FileRewrite, &(usize, usize, usize))> =
+        rewrites.iter().flat_map(|rewrite| rewrite.collapsed.iter().map(move |found| (rewrite, found))).collect();
+    let (first_file, (line, before, after)) = collapsed.first()?;
+    let files: Vec<String> =
+        rewrites.iter().filter(|rewrite| !rewrite.collapsed.is_empty()).map(|rewrite| display_path(root, &rewrite.path)).collect();
+    Some(format!(
+        "note: {} {} a multi-line match on fewer lines (the rewrite template's layout; e.g. {}:{line}, {before} lines → {after}) — formatting only, the code is the same; after accepting, run `{formatter} {}` to restore the project's layout",
+        collapsed.len(),
+        one_or_many(collapsed.len(), "replacement puts", "replacements put"),
+        display_path(root, &first_file.path),
+        files.join(" "),
+    ))
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -1261,6 +1297,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     if unchanged_files > 0 {
         warnings.push(format!("{unchanged_files} files matched but the rewrite left them unchanged; they are not part of the edit"));
     }
+    warnings.extend(collapsed_lines_note(root, &rewrites, lang));
     if let Some(note) = missed_note(&missed, query) {
         warnings.push(format!("note: {note} (not rewritten)"));
     }
@@ -1372,6 +1409,7 @@ fn rewrite_file(
             reparse_failure: None,
             missed,
             cut: scan.cut,
+            collapsed: Vec::new(),
         });
     }
     let total = found.len();
@@ -1400,6 +1438,20 @@ fn rewrite_file(
         });
     }
     edits.sort_by_key(|e| e.position);
+    // A multi-line match whose replacement has fewer lines (a one-line `{ $$$B }` template).
+    // Lines are counted once through the file (the edits are sorted and do not overlap).
+    let mut collapsed: Vec<(usize, usize, usize)> = Vec::new();
+    let (mut counted_to, mut line) = (0usize, 1usize);
+    for edit in &edits {
+        let Some(matched) = source.get(edit.position..edit.position + edit.deleted_length) else { continue };
+        line += source.as_bytes()[counted_to.min(edit.position)..edit.position].iter().filter(|byte| **byte == b'\n').count();
+        counted_to = edit.position;
+        let before = matched.matches('\n').count() + 1;
+        let after = edit.inserted.matches('\n').count() + 1;
+        if before > 1 && after < before {
+            collapsed.push((line, before, after));
+        }
+    }
     let mut new_content = source.as_bytes().to_vec();
     for edit in edits.iter().rev() {
         new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted.bytes());
@@ -1431,6 +1483,7 @@ fn rewrite_file(
         reparse_failure,
         missed,
         cut: None,
+        collapsed,
     })
 }
 

@@ -1218,3 +1218,50 @@ fn a_go_generic_function_pattern_with_a_type_parameter_ellipsis_matches_as_the_c
     assert_eq!(ours, cli_lines, "{text}");
     assert!(text.contains("$TP = T any, U any"), "{text}");
 }
+
+/// Trial 156 M5: a one-line `{ $$$B }` template puts a multi-line body on one line (as the
+/// ast-grep CLI does); the result says so once and names the language's formatter. Ground truth:
+/// the rewritten file's line counts, and gofmt, which lists the written Go file as unformatted
+/// and restores the body's lines.
+#[test]
+fn ast_edit_says_once_when_a_one_line_template_collapses_multi_line_matches_and_names_the_formatter() {
+    let typescript = "export function f(notifyManager: { batch(cb: () => void): void }, a: () => void, b: () => void) {\n  notifyManager.batch(() => {\n    a()\n    b()\n  })\n  notifyManager.batch(() => {\n    b()\n  })\n  notifyManager.batch(() => { a() })\n}\n";
+    let go = "package p\n\nfunc Run(a func(), b func()) {\n\tdefer func() {\n\t\ta()\n\t\tb()\n\t}()\n}\n";
+    let dir = support::workspace_with(&[("src/a.ts", typescript), ("p/p.go", go)]);
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(
+        &run,
+        "ast_edit",
+        json!({"pattern": "notifyManager.batch(() => { $$$B })", "rewrite": "notifyManager.schedule(() => { $$$B })", "language": "typescript"}),
+    ));
+    assert_eq!(structured["replacements"], 3, "{text}");
+    assert_eq!(
+        text.matches("note: 2 replacements put a multi-line match on fewer lines (the rewrite template's layout; e.g. src/a.ts:2, 4 lines → 2) — formatting only, the code is the same; after accepting, run `npx prettier --write src/a.ts` to restore the project's layout").count(),
+        1,
+        "{text}"
+    );
+    ok(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
+    let written = std::fs::read_to_string(dir.path().join("src/a.ts")).unwrap();
+    assert_eq!(written.lines().count(), typescript.lines().count() - 4, "{written}");
+    // A rewrite that keeps the lines says nothing of formatting.
+    let (text, _) = ok(call(
+        &run,
+        "ast_edit",
+        json!({"pattern": "notifyManager.schedule($$$A)", "rewrite": "notifyManager.batch($$$A)", "language": "typescript"}),
+    ));
+    assert!(!text.contains("formatting only"), "{text}");
+    // Go: gofmt is the convention, and the ground truth.
+    let (text, _) =
+        ok(call(&run, "ast_edit", json!({"pattern": "defer func() { $$$B }()", "rewrite": "defer func() { $$$B }()", "language": "go"})));
+    assert!(
+        text.contains("e.g. p/p.go:4, 4 lines → 3) — formatting only, the code is the same; after accepting, run `gofmt -w p/p.go`"),
+        "{text}"
+    );
+    let (_, accepted) = ok(call(&run, "resolve", json!({"edit_id": "edit_3", "action": "accept"})));
+    if support::require_binary("structural::ast_edit_says_once_when_a_one_line_template_collapses", "gofmt").is_some() {
+        let listed = std::process::Command::new("gofmt").args(["-l", "p/p.go"]).current_dir(dir.path()).output().expect("gofmt");
+        assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "p/p.go", "{accepted}");
+        std::process::Command::new("gofmt").args(["-w", "p/p.go"]).current_dir(dir.path()).status().expect("gofmt -w");
+        assert_eq!(std::fs::read_to_string(dir.path().join("p/p.go")).unwrap(), go);
+    }
+}
