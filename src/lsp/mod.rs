@@ -74,6 +74,7 @@ pub(crate) mod pytest_doctest_files;
 pub(crate) mod python_doctests;
 pub(crate) mod rename;
 pub(crate) mod rename_across_roots;
+pub(crate) mod rename_attribute_objects;
 pub(crate) mod rename_coverage;
 pub(crate) mod rename_inherited_members;
 pub(crate) mod rename_local_scope;

@@ -690,7 +690,7 @@ fn go_types_embedding(
 }
 
 /// The start of each location of a definition or implementation answer (canonical paths).
-fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashSet<Target> {
+pub(crate) fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashSet<Target> {
     let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match answer {
         None => Vec::new(),
         Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(&location.uri, location.range.start)],
@@ -1861,6 +1861,17 @@ pub fn complete_rename(
         })
         .collect();
     let mut attribute_names_of_other_objects: Vec<(WordHit, String)> = Vec::new();
+    // The class of the renamed member (`SchemaOpts` of `self.datetimeformat`): a string read
+    // on an object of another class names that class's attribute (trial154 F3: the WARNING
+    // named `getattr(meta, "datetimeformat", None)`, the user's `class Meta` option, which must
+    // stay).
+    let renamed_class = if renamed_module_level || local_scope.is_some() {
+        None
+    } else {
+        crate::lsp::rename_attribute_objects::renamed_python_class(&reader, &origin_targets, old_name)
+    };
+    let mut attribute_names_of_other_classes: Vec<(WordHit, String, String)> = Vec::new();
+    let mut attribute_names_copied_untyped: Vec<(WordHit, String)> = Vec::new();
     attribute_names.retain(|hit| match attribute_call_object(&hit.line_text, hit.byte_start) {
         Some((object, identifier_at)) if Instant::now() < deadline => {
             let character = server.position_encoding().column_from_byte(&hit.line_text, identifier_at);
@@ -1885,10 +1896,87 @@ pub fn complete_rename(
                 attribute_names_of_other_objects.push((hit.clone(), object));
                 return false;
             }
+            if let Some(renamed_class) = &renamed_class {
+                use crate::lsp::rename_attribute_objects::ObjectClass;
+                let at = (hit.path.as_path(), hit.line, character);
+                match crate::lsp::rename_attribute_objects::object_class(
+                    server,
+                    workspace_root,
+                    &reader,
+                    at,
+                    first_line,
+                    renamed_class,
+                    deadline,
+                ) {
+                    ObjectClass::Other(class) => {
+                        attribute_names_of_other_classes.push((hit.clone(), object, class));
+                        return false;
+                    }
+                    ObjectClass::Untyped if crate::lsp::rename_attribute_objects::copies_same_named_attribute(&hit.line_text, old_name) => {
+                        attribute_names_copied_untyped.push((hit.clone(), object));
+                        return false;
+                    }
+                    _ => {}
+                }
+            }
             true
         }
         _ => true,
     });
+    // A string `"old"` assigned to a constant that getattr / setattr / hasattr reads on an object
+    // of the renamed class (`SCHEMA_OPTS_VAR_NAME = "datetimeformat"`, read by
+    // `getattr(self.root.opts, self.SCHEMA_OPTS_VAR_NAME)`) is a live reference too (trial154
+    // F3: it was filed among plain strings, and the suite failed at import).
+    let mut attribute_name_notes: HashMap<(PathBuf, u32, usize), String> = HashMap::new();
+    if let Some(renamed_class) = &renamed_class {
+        let reads = crate::lsp::rename_attribute_objects::constant_strings_read_as_attribute_names(
+            server,
+            workspace_root,
+            &reader,
+            &in_text,
+            renamed_class,
+            old_name,
+            &shown,
+            deadline,
+        );
+        let promoted: HashSet<usize> = reads.iter().map(|read| read.index).collect();
+        for read in reads {
+            let hit = in_text[read.index].0.clone();
+            attribute_name_notes.insert((hit.path.clone(), hit.line, hit.byte_start), format!("   (string constant {})", read.note));
+            attribute_names.push(hit);
+        }
+        let mut index = 0usize;
+        in_text.retain(|_| {
+            index += 1;
+            !promoted.contains(&(index - 1))
+        });
+    }
+    if !attribute_names_of_other_classes.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} in getattr / setattr / hasattr / mock.patch.object calls whose object is another class's ({}): the renamed `{old_name}` is a member of `{}` — these name another object's attribute of the same name, not renamed; leave them",
+            crate::render::plural(attribute_names_of_other_classes.len(), "string"),
+            attribute_names_of_other_classes
+                .iter()
+                .map(|(hit, object, class)| format!("`{object}` (a `{class}`) at {}:{}", shown(&hit.path), hit.line + 1))
+                .take(LISTED)
+                .collect::<Vec<_>>()
+                .join(", "),
+            renamed_class.as_ref().map_or("", |class| class.name.as_str())
+        ));
+    }
+    if !attribute_names_copied_untyped.is_empty() {
+        report.push(format!(
+            "  left unrenamed, likely rightly: {} where an untyped object's attribute of the same name is copied into the renamed one ({}): `self.{old_name} = getattr(obj, \"{old_name}\", …)` reads another object's option (a user's `class Meta`, a settings object), not renamed — rename it only if that object is itself a `{}`",
+            crate::render::plural(attribute_names_copied_untyped.len(), "string"),
+            attribute_names_copied_untyped
+                .iter()
+                .map(|(hit, object)| format!("`{object}` at {}:{}", shown(&hit.path), hit.line + 1))
+                .take(LISTED)
+                .collect::<Vec<_>>()
+                .join(", "),
+            renamed_class.as_ref().map_or("", |class| class.name.as_str())
+        ));
+    }
     if !attribute_names_of_other_objects.is_empty() {
         report.push(format!(
             "  left unrenamed, rightly: {} in getattr / setattr / hasattr / mock.patch.object calls whose object is not a module ({}): the renamed `{old_name}` is a module-level definition, an attribute of its module only — these name another attribute of that object (one a decorator or setattr put there)",
@@ -1914,7 +2002,20 @@ pub fn complete_rename(
             crate::render::plural(attribute_names.len(), "occurrence"),
         ));
         let lines = one_per_line(attribute_names.iter(), |hit| hit);
-        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| "   (attribute name string)".to_owned());
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |hit| hit,
+            &shown,
+            old_name.len(),
+            |hit| {
+                attribute_name_notes
+                    .get(&(hit.path.clone(), hit.line, hit.byte_start))
+                    .cloned()
+                    .unwrap_or_else(|| "   (attribute name string)".to_owned())
+            },
+        );
     }
     if !doc_tests_renamed.is_empty() {
         report.push(format!(

@@ -1,0 +1,83 @@
+//! Trial 154 F3 (marshmallow 3.21.3), against the real pyright and CPython, on a fixture of the
+//! same shape: renaming `SchemaOpts.datetimeformat`, the `WARNING` named `self.datetimeformat =
+//! getattr(meta, "datetimeformat", None)` — which reads the user's `class Meta` option, another
+//! object, and must stay — and filed the live `SCHEMA_OPTS_VAR_NAME = "datetimeformat"`, which
+//! `getattr(self.root.opts, self.SCHEMA_OPTS_VAR_NAME)` reads on a `SchemaOpts`, among plain
+//! strings: the suite then failed at import.
+//!
+//! Ground truth: the fixture run by CPython before the rename, after it, and after the strings
+//! the `WARNING` lists are renamed as it says.
+
+use crate::support;
+
+use serde_json::json;
+
+const OPTS: &str =
+    "class Base:\n    def read(self):\n        return getattr(self, \"fmt\")\n\n\nclass Opts(Base):\n    def __init__(self, meta):\n        self.fmt = getattr(meta, \"fmt\", None)\n\n\nclass SubOpts(Opts):\n    pass\n";
+
+const FIELDS: &str = "from pkg.opts import Opts, SubOpts\n\n\nclass F:\n    VAR = \"fmt\"\n\n    def bind(self, opts: Opts):\n        return getattr(opts, self.VAR)\n\n\ndef sub(opts: SubOpts):\n    return getattr(opts, \"fmt\")\n\n\nclass Holder:\n    opts = None  # type: Opts\n\n\nclass H:\n    KEY = \"fmt\"\n    root = None\n\n    def bind(self, root):\n        self.root = root\n        return getattr(self.root.opts, self.KEY)\n";
+
+const USE: &str = "from pkg.fields import F, H, Holder, sub\nfrom pkg.opts import Opts, SubOpts\n\n\nclass Meta:\n    fmt = \"%Y\"\n\n\nclass Settings:\n    fmt = \"iso\"\n\n\ndef setting(settings: Settings):\n    return getattr(settings, \"fmt\")\n\n\ndef held():\n    holder = Holder()\n    holder.opts = Opts(Meta)\n    return H().bind(holder)\n\n\ndef run():\n    return F().bind(Opts(Meta)), setting(Settings()), sub(SubOpts(Meta)), held(), Opts(Meta).read()\n";
+
+/// F3: a getattr string read on another class's object (`Settings`) is listed apart as not
+/// renamed, one that copies an untyped object's option (`getattr(meta, "fmt")`) too, while a
+/// constant `VAR = "fmt"` that `getattr(opts, self.VAR)` reads on an `Opts` is promoted into the
+/// WARNING with the string read on a subclass's object, and so is `KEY = "fmt"`, read by
+/// `getattr(self.root.opts, self.KEY)` where `root` is untyped and `opts` declared an `Opts`;
+/// a base class's `getattr(self, "fmt")` stays in the WARNING; renaming what it lists runs.
+#[test]
+fn a_getattr_string_is_told_by_its_objects_class_and_a_constant_it_reads_is_a_warning() {
+    let test = "lsp_trial154_getattr::a_getattr_string_is_told_by_its_objects_class_and_a_constant_it_reads_is_a_warning";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/opts.py", OPTS),
+        ("pkg/fields.py", FIELDS),
+        ("pkg/use.py", USE),
+    ]);
+    let run_use = |dir: &std::path::Path| support::python_prints(dir, "import pkg.use\nprint(pkg.use.run())");
+    assert_eq!(run_use(dir.path()), "('%Y', 'iso', '%Y', '%Y', '%Y')");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "pkg/opts.py", "line": 8, "symbol": "self.fmt", "new_name": "date_format"}));
+    assert!(
+        text.contains(
+            "WARNING: 4 occurrences left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    pkg/fields.py:5: VAR = \"fmt\"   (string constant `VAR`, read by `getattr(opts, …)` at pkg/fields.py:8 on a `Opts`)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("    pkg/fields.py:12: return getattr(opts, \"fmt\")   (attribute name string)"), "{text}");
+    // A base class's `self` may be an instance of the renamed class: kept.
+    assert!(text.contains("    pkg/opts.py:3: return getattr(self, \"fmt\")   (attribute name string)"), "{text}");
+    // The object's owner untyped (marshmallow's `self.root.opts`): told by the attribute's
+    // declaration `opts = None  # type: Opts`.
+    assert!(
+        text.contains("    pkg/fields.py:20: KEY = \"fmt\"   (string constant `KEY`, read by `getattr(self.root.opts, …)` at pkg/fields.py:25, whose object pyright does not type; `opts` is declared a `Opts` at pkg/fields.py:16)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("left unrenamed, rightly: 1 string in getattr / setattr / hasattr / mock.patch.object calls whose object is another class's (`settings` (a `Settings`) at pkg/use.py:14): the renamed `fmt` is a member of `Opts`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("left unrenamed, likely rightly: 1 string where an untyped object's attribute of the same name is copied into the renamed one (`meta` at pkg/opts.py:8)"),
+        "{text}"
+    );
+    // Ground truth: the attribute renamed alone fails at run time; renaming the strings the
+    // WARNING lists (and not `getattr(meta, "fmt")` or `getattr(settings, "fmt")`) runs as before.
+    assert!(run_use(dir.path()).contains("AttributeError"), "the rename alone breaks the reads");
+    let fields = std::fs::read_to_string(dir.path().join("pkg/fields.py")).unwrap();
+    std::fs::write(dir.path().join("pkg/fields.py"), fields.replace("\"fmt\"", "\"date_format\"")).unwrap();
+    let opts = std::fs::read_to_string(dir.path().join("pkg/opts.py")).unwrap();
+    std::fs::write(dir.path().join("pkg/opts.py"), opts.replace("getattr(self, \"fmt\")", "getattr(self, \"date_format\")")).unwrap();
+    assert_eq!(run_use(dir.path()), "('%Y', 'iso', '%Y', '%Y', '%Y')");
+}
