@@ -405,18 +405,7 @@ fn check_delta(previous: &FullCheck, current: &FullCheck, supervisor: &LspSuperv
     let new = beyond(&current.records, &previous.records);
     let gone = beyond(&previous.records, &current.records);
     let listed = |records: &[DiagnosticRecord]| -> Vec<CheckerDiagnostic> {
-        records
-            .iter()
-            .take(DELTA_LISTED)
-            .map(|r| CheckerDiagnostic {
-                path: supervisor.display_path(&r.path),
-                line: r.line,
-                severity: r.severity.as_str().to_owned(),
-                code: r.code.clone(),
-                message: r.message.clone(),
-                source: r.source.clone(),
-            })
-            .collect()
+        records.iter().take(DELTA_LISTED).map(|r| checker_diagnostic(r, supervisor)).collect()
     };
     CheckDelta {
         seconds_ago: current.at.duration_since(previous.at).as_secs(),
@@ -425,6 +414,18 @@ fn check_delta(previous: &FullCheck, current: &FullCheck, supervisor: &LspSuperv
         new: listed(&new),
         gone: listed(&gone),
         incomplete: !previous.complete || !current.complete,
+    }
+}
+
+/// A diagnostic as the structured answer gives it (its path as the workspace shows it).
+fn checker_diagnostic(record: &DiagnosticRecord, supervisor: &LspSupervisor) -> CheckerDiagnostic {
+    CheckerDiagnostic {
+        path: supervisor.display_path(&record.path),
+        line: record.line,
+        severity: record.severity.as_str().to_owned(),
+        code: record.code.clone(),
+        message: record.message.clone(),
+        source: record.source.clone(),
     }
 }
 
@@ -1025,17 +1026,7 @@ pub fn project_diagnostics(
     if let Some(notice) = page.notice() {
         text.push_str(&format!("\n{notice}"));
     }
-    let results: Vec<CheckerDiagnostic> = all[page.range()]
-        .iter()
-        .map(|r| CheckerDiagnostic {
-            path: supervisor.display_path(&r.path),
-            line: r.line,
-            severity: r.severity.as_str().to_owned(),
-            code: r.code.clone(),
-            message: r.message.clone(),
-            source: r.source.clone(),
-        })
-        .collect();
+    let results: Vec<CheckerDiagnostic> = all[page.range()].iter().map(|r| checker_diagnostic(r, supervisor)).collect();
     // A pyright run's files outside its configured scope, listed up to STRUCTURED_PYTHON_FILES.
     fn python_files(run: &CheckerRun) -> Option<&crate::lsp::pyright_scope::FilesOutsideScope> {
         match &run.python_scope {

@@ -115,11 +115,7 @@ pub fn config_load_failure(workspace_root: &Path, root: &Path) -> Option<ConfigL
             Ok(None) => continue,
             Err(_) => return Some(ConfigLoadFailure { root_config, broken_config: config, problem: ConfigProblem::Unparsable }),
         };
-        let extends: Vec<String> = match value.get("extends") {
-            Some(Value::String(one)) => vec![one.clone()],
-            Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
-            _ => Vec::new(),
-        };
+        let extends = extends_entries(&value);
         let folder = config.parent().unwrap_or(root).to_path_buf();
         for extends in extends {
             match resolve_extends(workspace_root, &folder, &extends) {
@@ -169,11 +165,7 @@ fn resolved_compiler_option_value<T>(
         if let Some(own) = value.get("compilerOptions").and_then(|options| options.get(option)).and_then(|own| read(own, folder)) {
             return Some(own);
         }
-        let extends: Vec<String> = match value.get("extends") {
-            Some(Value::String(one)) => vec![one.clone()],
-            Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
-            _ => Vec::new(),
-        };
+        let extends = extends_entries(&value);
         extends.iter().rev().find_map(|extends| {
             let base = resolve_extends(workspace_root, folder, extends).ok()?;
             lookup(workspace_root, &base, option, depth + 1, read)
@@ -199,11 +191,7 @@ pub fn extended_configs(workspace_root: &Path, root: &Path) -> Vec<PathBuf> {
         }
         let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &config) else { continue };
         let Ok(Some(value)) = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default()) else { continue };
-        let extends: Vec<String> = match value.get("extends") {
-            Some(Value::String(one)) => vec![one.clone()],
-            Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
-            _ => Vec::new(),
-        };
+        let extends = extends_entries(&value);
         let folder = config.parent().unwrap_or(root).to_path_buf();
         for extends in extends {
             if let Ok(base) = resolve_extends(workspace_root, &folder, &extends) {
@@ -257,6 +245,16 @@ fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// The configs a tsconfig's `extends` names (a string, or an array of them since TypeScript 5.0),
+/// as written.
+fn extends_entries(value: &Value) -> Vec<String> {
+    match value.get("extends") {
+        Some(Value::String(one)) => vec![one.clone()],
+        Some(Value::Array(many)) => many.iter().filter_map(|entry| entry.as_str().map(str::to_owned)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
