@@ -216,7 +216,7 @@ fn uses_sentence(server_id: &str, file: &str, gate: &GatingDeclaration, uses: &[
         "code that uses {} (changed by this write) is not compiled in the current configuration: {file} is a module declared under `{}` ({}), which is off here, so {server_id} and cargo check cannot show its errors: {}{more}; {next}",
         names.join(", "),
         gate.cfg,
-        gate.location,
+        gate.where_declared(),
         shown.join(", ")
     )
 }
@@ -306,7 +306,13 @@ pub(crate) fn module_gates(
     let mut module_file = path.to_path_buf();
     for _ in 0..MAX_MODULE_DEPTH {
         let gate = known.entry(module_file.clone()).or_insert_with(|| gating_declaration(workspace_root, &module_file));
-        gates.extend(gate.clone());
+        // A gate on a module around `path` names that module's file (trial155 M1).
+        gates.extend(gate.clone().map(|mut gate| {
+            if module_file != path {
+                gate.gated_module = Some(module_file.strip_prefix(workspace_root).unwrap_or(&module_file).display().to_string());
+            }
+            gate
+        }));
         // The module file of the directory holding this one: `dir/mod.rs` or `dir.rs`.
         let parent = if module_file.file_name().is_some_and(|name| name == "mod.rs") {
             module_file.parent().and_then(Path::parent)

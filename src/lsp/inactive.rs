@@ -346,11 +346,14 @@ pub fn inactive_sentence_at(
     // The server's message, on one line and without its advice to silence it.
     let message: String = first.message.split("\n\n").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
     if unlinked {
-        if let Some(declared) = path.and_then(|(root, path)| gating_declaration(root, path)) {
+        // The gate may sit on a `mod` further up: indexmap's `src/rayon/map.rs` is `pub mod
+        // map;` of `src/rayon/mod.rs`, gated in `src/lib.rs` (trial155 M1: the write check of an
+        // `ast_edit` there said only "if a `#[cfg]`-gated `mod` declares it").
+        if let Some((declared, _)) = path.and_then(|(root, path)| off_gating_declaration_up_the_module_chain(root, path)) {
             return format!(
                 "NOT checked: {place} {verb} not compiled in the current configuration: its module is declared under `{}` ({}), so {server_id} does not analyse it (\"{message}\") and no error in it is reported; {}",
                 declared.cfg,
-                declared.location,
+                declared.where_declared(),
                 how_to_check(&declared.cfg)
             );
         }
@@ -623,7 +626,29 @@ pub(crate) struct GatingDeclaration {
     /// `src/lib.rs:2`-style: the declaring file, relative to the root it was read beneath, and
     /// the 1-based line of the `mod` item.
     pub(crate) location: String,
+    /// The module file the gated `mod` declares when that is a module around the file asked
+    /// about rather than the file itself, relative to the root (`src/rayon/mod.rs` for
+    /// `src/rayon/map.rs`, which `src/rayon/mod.rs` declares with an ungated `pub mod map;`);
+    /// `None` when the gated `mod` declares the file itself. See
+    /// [`gating_declarations_up_the_module_chain`].
+    pub(crate) gated_module: Option<String>,
 }
+
+impl GatingDeclaration {
+    /// Where the gate is, for "declared under `CFG` (…)": the `mod` item's place, and for a
+    /// module inside the gated one the module file that `mod` declares — `src/lib.rs:126, which
+    /// declares src/rayon/mod.rs; this file is a module inside it`.
+    pub(crate) fn where_declared(&self) -> String {
+        match &self.gated_module {
+            None => self.location.clone(),
+            Some(module) => format!("{}, which declares {module}; this file is a module inside it", self.location),
+        }
+    }
+}
+
+/// Levels of `mod` declarations [`gating_declarations_up_the_module_chain`] follows up from a
+/// file (a crate root is rarely more than a few levels above any module file).
+const MAX_MODULE_CHAIN_DEPTH: usize = 8;
 
 /// The `mod NAME;` item that declares the module file `path` (`NAME.rs` or `NAME/mod.rs`),
 /// looked up in the files that can declare it — `lib.rs`, `main.rs`, `mod.rs` beside it, or the
@@ -808,9 +833,63 @@ pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path)
     with_module_declaration(root, path, |declaring, text, top, line0| {
         let (attribute, _, _) = cfg_gate_at(top, text, line0, false)?;
         let shown = declaring.strip_prefix(root).unwrap_or(declaring).display().to_string();
-        Some(GatingDeclaration { cfg: one_line_attribute(&attribute), location: format!("{shown}:{}", line0 + 1) })
+        Some(GatingDeclaration { cfg: one_line_attribute(&attribute), location: format!("{shown}:{}", line0 + 1), gated_module: None })
     })
     .flatten()
+}
+
+/// The `#[cfg(…)]` gates on the `mod` items up the module chain of the Rust file `path`,
+/// innermost first: the `mod` that declares the file, the one that declares that module's file,
+/// and so on up to the crate root (found by [`with_module_declaration`], each declaring file read
+/// beneath `root`, at most [`MAX_MODULE_CHAIN_DEPTH`] levels). A gate on an outer `mod` carries
+/// the module file it declares ([`GatingDeclaration::gated_module`]). indexmap 2.14.2's
+/// `src/rayon/map.rs` is `pub mod map;` of `src/rayon/mod.rs`, which `#[cfg(feature = "rayon")]
+/// mod rayon;` declares in `src/lib.rs`: one level up only, the rename's grep check read its
+/// lines as "(no definition)" while the write check of the same answer named the gate (trial155
+/// M1). Empty when no `mod` up the chain is gated, or the chain cannot be read.
+pub(crate) fn gating_declarations_up_the_module_chain(root: &std::path::Path, path: &std::path::Path) -> Vec<GatingDeclaration> {
+    let mut gates = Vec::new();
+    let mut module_file = path.to_path_buf();
+    for _ in 0..MAX_MODULE_CHAIN_DEPTH {
+        let declared = with_module_declaration(root, &module_file, |declaring, text, top, line0| {
+            let gate = cfg_gate_at(top, text, line0, false).map(|(attribute, _, _)| {
+                let shown = declaring.strip_prefix(root).unwrap_or(declaring).display().to_string();
+                GatingDeclaration {
+                    cfg: one_line_attribute(&attribute),
+                    location: format!("{shown}:{}", line0 + 1),
+                    gated_module: (module_file != path)
+                        .then(|| module_file.strip_prefix(root).unwrap_or(&module_file).display().to_string()),
+                }
+            });
+            (declaring.to_path_buf(), gate)
+        });
+        let Some((declaring, gate)) = declared else { break };
+        gates.extend(gate);
+        module_file = declaring;
+    }
+    gates
+}
+
+/// The innermost gate up the module chain of `path` ([`gating_declarations_up_the_module_chain`])
+/// that is not known to be on with its package's default features — a `#[cfg(test)]` or
+/// `#[cfg(feature = "std")]` (a default feature) on a `mod` keeps nothing out of rust-analyzer's
+/// configuration —, with every gate of the chain (for the feature selection that compiles the
+/// file, which must turn them all on). `None` when no gate up the chain may be off.
+pub(crate) fn off_gating_declaration_up_the_module_chain(
+    root: &std::path::Path,
+    path: &std::path::Path,
+) -> Option<(GatingDeclaration, Vec<GatingDeclaration>)> {
+    let chain = gating_declarations_up_the_module_chain(root, path);
+    if chain.is_empty() {
+        return None;
+    }
+    let default_features = crate::lsp::cfg_off_modules::package_root(root, path)
+        .and_then(|package| crate::lsp::cfg_off_modules::default_features(root, &package));
+    let off = chain
+        .iter()
+        .find(|gate| crate::lsp::cfg_off_modules::evaluate_cfg_attribute(&gate.cfg, default_features.as_ref()) != Some(true))?
+        .clone();
+    Some((off, chain))
 }
 
 /// The file's own `#![cfg(…)]` (an inner attribute at its top level, e.g. an integration test's
@@ -846,7 +925,7 @@ pub(crate) fn own_cfg_gate_off(workspace_root: &std::path::Path, path: &std::pat
         .then(|| (attribute, child.start_pos().line()))
     })?;
     let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
-    Some(GatingDeclaration { cfg: gate.0, location: format!("{shown}:{}", gate.1 + 1) })
+    Some(GatingDeclaration { cfg: gate.0, location: format!("{shown}:{}", gate.1 + 1), gated_module: None })
 }
 
 /// The lines a write removed from `old` (1-based, of `old`) that stood behind a `#[cfg(…)]` that
@@ -1362,8 +1441,10 @@ pub fn macro_rules_line_ranges(source: &str) -> Vec<(u32, u32)> {
 /// compiled code whose tokens the macro's pattern may consume (`expect!(bytes.next() == b'H' =>
 /// …)` with a pattern that spells `.next()`: the call is made by the template), named too
 /// (trial28 M11: 16 such places in httparse were said to be behind a `#[cfg]` that is off); the
-/// others are code behind a `#[cfg]` that is off or files no target includes. Files are read
-/// beneath `workspace_root`; one that cannot be read counts among the others.
+/// others are code behind a `#[cfg]` that is off — grouped by that gate, on the line or on a
+/// `mod` up the module chain ([`rust_unresolved_place`], at most [`MAX_GATES_LOOKED_UP`] places),
+/// with the check that compiles them — or files no target includes. Files are read beneath
+/// `workspace_root`; one that cannot be read counts among the others.
 pub fn rust_unanalyzed_hint(
     workspace_root: &std::path::Path,
     places: &[(std::path::PathBuf, u32)],
@@ -1376,6 +1457,9 @@ pub fn rust_unanalyzed_hint(
     let mut behind_build_script_cfgs: Vec<String> = Vec::new();
     let mut build_script_cfg_names: Vec<String> = Vec::new();
     let mut packages_read: std::collections::HashMap<std::path::PathBuf, PackageCfgFacts> = std::collections::HashMap::new();
+    // Places behind a gate named by its place: (where and which gate, the check, the places).
+    let mut behind_named_gates: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut gates_looked_up = 0usize;
     // Per file: the `macro_rules!` line ranges and the active macro invocations' line ranges.
     type FileRanges = (Vec<(u32, u32)>, Vec<(u32, u32)>);
     let mut ranges_by_file: std::collections::HashMap<&std::path::Path, FileRanges> = std::collections::HashMap::new();
@@ -1403,6 +1487,18 @@ pub fn rust_unanalyzed_hint(
                 build_script_cfg_names.push(name);
             }
             behind_build_script_cfgs.push(shown(path, *line0));
+        } else if gates_looked_up < MAX_GATES_LOOKED_UP {
+            // The gate itself, with the check that compiles it (trial155 M1: indexmap's
+            // `src/rayon/map.rs` lines were "behind a `#[cfg]` that is off … nor files no target
+            // includes", the `rayon` gate two `mod`s up not named).
+            gates_looked_up += 1;
+            let found = rust_unresolved_place(workspace_root, path, *line0, shown).filter(|found| !found.in_macro_template);
+            if let Some((gate, check)) = found.and_then(|found| Some((found.gate?, found.check))) {
+                match behind_named_gates.iter_mut().find(|(known, _, _)| *known == gate) {
+                    Some((_, _, places)) => places.push(shown(path, *line0)),
+                    None => behind_named_gates.push((gate, check, vec![shown(path, *line0)])),
+                }
+            }
         }
     }
     let build_script_reason = format!(
@@ -1418,10 +1514,17 @@ pub fn rust_unanalyzed_hint(
         let more = if places.len() > 8 { format!(" and {} more", places.len() - 8) } else { String::new() };
         format!("{}{more}", shown.join(", "))
     };
-    let others = places.len() - in_macro_rules.len() - in_invocations.len() - behind_build_script_cfgs.len();
+    let named_gate_reasons: Vec<(String, &Vec<String>)> = behind_named_gates
+        .iter()
+        .map(|(gate, check, found)| (format!("{gate}, which rust-analyzer's configuration leaves off: {check}"), found))
+        .collect();
+    let behind_named = behind_named_gates.iter().map(|(_, _, found)| found.len()).sum::<usize>();
+    let others = places.len() - in_macro_rules.len() - in_invocations.len() - behind_build_script_cfgs.len() - behind_named;
     let mut parts: Vec<String> = Vec::new();
     for (found, reason) in
         [(&in_macro_rules, MACRO_REASON), (&in_invocations, INVOCATION_REASON), (&behind_build_script_cfgs, build_script_reason.as_str())]
+            .into_iter()
+            .chain(named_gate_reasons.iter().map(|(reason, found)| (*found, reason.as_str())))
     {
         if found.is_empty() {
             continue;
@@ -1439,6 +1542,10 @@ pub fn rust_unanalyzed_hint(
     }
     format!(" ({})", parts.join("; "))
 }
+
+/// Places [`rust_unanalyzed_hint`] asks [`rust_unresolved_place`] for their gate (each reads and
+/// parses the file and its module chain); the rest are said with the generic reason.
+const MAX_GATES_LOOKED_UP: usize = 64;
 
 /// What [`build_script_cfg_gating`] reads once per package of one hint: the cfgs its build.rs
 /// sets, its default features and the gates of its module files read so far.
@@ -1571,6 +1678,13 @@ pub struct RustUnresolvedPlace {
     pub features_off: Vec<String>,
     /// `true` inside a `macro_rules!` body; `false` behind a `#[cfg]`.
     pub in_macro_template: bool,
+    /// Behind a `#[cfg]`: the gate and where it stands, short, for a note that groups places by
+    /// their gate — `` behind `#[cfg(feature = "x")]` at src/a.rs:3 `` or `` in a module declared
+    /// under `#[cfg(feature = "rayon")]` (src/lib.rs:126, …) ``; `None` for a template.
+    pub gate: Option<String>,
+    /// Behind a `#[cfg]`: the check that compiles the place (`check with {"op": "diagnostics",
+    /// …}`); empty for a template.
+    pub check: String,
     /// The features that compile it, solved over the line's gate and its module's declaration
     /// ([`feature_selection_compiling`]); `None` for a template, a gate features alone do not
     /// turn on here, or a manifest that cannot be read.
@@ -1712,6 +1826,8 @@ pub fn rust_unresolved_place(
                 features: Vec::new(),
                 features_off: Vec::new(),
                 in_macro_template: true,
+                gate: None,
+                check: String::new(),
                 selection: None,
             });
         }
@@ -1745,7 +1861,13 @@ pub fn rust_unresolved_place(
     // The module's own declaration gate counts too: a `#[cfg(not(feature = "std"))]` test in a
     // module declared under `any(feature = "std", feature = "critical-section")` compiles only
     // with critical-section on (trial67 F1(b): `--no-default-features` compiled nothing of it).
-    let declared = gating_declaration(workspace_root, path);
+    // Every `mod` up the chain counts, and the one that keeps the file out may be further up
+    // than its own declaration (trial155 M1: indexmap's `src/rayon/map.rs`, a module inside the
+    // `#[cfg(feature = "rayon")]` one, read "(no definition)").
+    let (declared, module_gates) = match off_gating_declaration_up_the_module_chain(workspace_root, path) {
+        Some((declared, chain)) => (Some(declared), chain.into_iter().map(|gate| gate.cfg).collect()),
+        None => (None, gating_declarations_up_the_module_chain(workspace_root, path).into_iter().map(|gate| gate.cfg).collect::<Vec<_>>()),
+    };
     // The check that compiles it: one feature selection solved over both gates, said with the
     // gate's own advice when none exists (another target, an unreadable manifest).
     let solved_check = |gates: Vec<String>, attribute: &str| -> (Option<CompilingFeatureSelection>, String) {
@@ -1765,7 +1887,7 @@ pub fn rust_unresolved_place(
     };
     if let Some((attribute, at, _)) = gate {
         let features = features_for(&attribute);
-        let gates: Vec<String> = std::iter::once(attribute.clone()).chain(declared.iter().map(|declared| declared.cfg.clone())).collect();
+        let gates: Vec<String> = std::iter::once(attribute.clone()).chain(module_gates.iter().cloned()).collect();
         let (selection, check) = solved_check(gates, &attribute);
         return Some(RustUnresolvedPlace {
             reason: format!(
@@ -1779,26 +1901,30 @@ pub fn rust_unresolved_place(
             features_off: features_needed_off(&attribute),
             features,
             in_macro_template: false,
+            gate: Some(format!("behind `{attribute}` at {}", shown(path, at))),
+            check,
             selection,
         });
     }
     let declared = declared?;
     let features = features_for(&declared.cfg);
-    let (selection, check) = solved_check(vec![declared.cfg.clone()], &declared.cfg);
+    let (selection, check) = solved_check(module_gates, &declared.cfg);
     Some(RustUnresolvedPlace {
         reason: format!(
             "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {check}",
             declared.cfg,
-            declared.location,
+            declared.where_declared(),
         ),
         lookup_reason: format!(
             "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so it has no answer there — {check}",
             declared.cfg,
-            declared.location,
+            declared.where_declared(),
         ),
         features_off: features_needed_off(&declared.cfg),
         features,
         in_macro_template: false,
+        gate: Some(format!("in a module declared under `{}` ({})", declared.cfg, declared.where_declared())),
+        check,
         selection,
     })
 }
@@ -2109,6 +2235,60 @@ impl std::str::FromStr for Stack {
     }
 
     #[test]
+    fn the_gate_of_a_module_around_a_file_is_found_up_the_module_chain() {
+        // indexmap 2.14.2 (trial155 M1): `src/rayon/map.rs` is `pub mod map;` of
+        // `src/rayon/mod.rs`, which `#[cfg(feature = "rayon")] mod rayon;` declares.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src/rayon")).unwrap();
+        std::fs::create_dir_all(root.join("src/tests")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"map\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"std\"]\nstd = []\nrayon = []\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("src/lib.rs"),
+            "pub mod plain;\n\n#[cfg(feature = \"rayon\")]\nmod rayon;\n\n#[cfg(test)]\nmod tests;\n\n#[cfg(feature = \"std\")]\nmod with_std;\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("src/rayon/mod.rs"), "pub mod map;\n").unwrap();
+        std::fs::write(root.join("src/rayon/map.rs"), "fn f() {\n    crate::plain::g();\n}\n").unwrap();
+        std::fs::write(root.join("src/tests/mod.rs"), "mod deep;\n").unwrap();
+        std::fs::write(root.join("src/with_std.rs"), "mod deep;\n").unwrap();
+        let chain = gating_declarations_up_the_module_chain(&root, &root.join("src/rayon/map.rs"));
+        assert_eq!(chain.len(), 1, "{chain:?}");
+        assert_eq!(chain[0].cfg, "#[cfg(feature = \"rayon\")]");
+        assert_eq!(chain[0].location, "src/lib.rs:4");
+        assert_eq!(chain[0].gated_module.as_deref(), Some("src/rayon/mod.rs"));
+        assert_eq!(chain[0].where_declared(), "src/lib.rs:4, which declares src/rayon/mod.rs; this file is a module inside it");
+        // The gated file itself: no module around it.
+        let own = gating_declarations_up_the_module_chain(&root, &root.join("src/rayon/mod.rs"));
+        assert_eq!(own.len(), 1);
+        assert_eq!(own[0].gated_module, None);
+        assert!(gating_declarations_up_the_module_chain(&root, &root.join("src/plain.rs")).is_empty(), "an ungated module");
+        // A gate that is on in rust-analyzer's configuration (`test`, a default feature) keeps
+        // nothing out.
+        assert!(off_gating_declaration_up_the_module_chain(&root, &root.join("src/tests/deep.rs")).is_none());
+        assert!(off_gating_declaration_up_the_module_chain(&root, &root.join("src/with_std/deep.rs")).is_none());
+        let (off, _) = off_gating_declaration_up_the_module_chain(&root, &root.join("src/rayon/map.rs")).expect("the rayon gate");
+        assert_eq!(off.cfg, "#[cfg(feature = \"rayon\")]");
+        // The rename's reason names it, with the check that compiles the file.
+        let shown = |path: &std::path::Path, line0: u32| format!("{}:{}", path.strip_prefix(&root).unwrap().display(), line0 + 1);
+        let place = rust_unresolved_place(&root, &root.join("src/rayon/map.rs"), 1, &shown).expect("behind the rayon gate");
+        assert!(
+            place
+                .reason
+                .starts_with("in a module declared under `#[cfg(feature = \"rayon\")]` (src/lib.rs:4, which declares src/rayon/mod.rs;"),
+            "{}",
+            place.reason
+        );
+        assert_eq!(place.features, vec!["rayon".to_owned()]);
+        let hint = rust_unanalyzed_hint(&root, &[(root.join("src/rayon/map.rs"), 1)], &shown);
+        assert!(hint.contains("`#[cfg(feature = \"rayon\")]` (src/lib.rs:4") && hint.contains("\"features\": [\"rayon\"]"), "{hint}");
+    }
+
+    #[test]
     fn the_unanalyzed_hint_names_macro_template_places_apart_from_cfg_ones() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
@@ -2118,12 +2298,19 @@ impl std::str::FromStr for Stack {
         let all_macro = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 1)], &shown);
         assert!(all_macro.contains("inside a `macro_rules!` body") && !all_macro.contains("#[cfg]"), "{all_macro}");
         let none_macro = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 4)], &shown);
-        assert!(none_macro.contains("behind a `#[cfg]` that is off") && !none_macro.contains("macro_rules"), "{none_macro}");
+        // The gate is named, with the check that compiles the code (trial155 M1).
+        let gate = "behind `#[cfg(feature = \"x\")]` at lib.rs:4, which rust-analyzer's configuration leaves off: check with";
+        assert!(none_macro.contains(gate) && !none_macro.contains("macro_rules"), "{none_macro}");
         let mixed = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 1), (root.join("lib.rs"), 4)], &shown);
         assert!(
-            mixed.contains("1 of them — lib.rs:2 — inside a `macro_rules!` body") && mixed.contains("for the others, rust-analyzer"),
+            mixed.contains("1 of them — lib.rs:2 — inside a `macro_rules!` body")
+                && mixed.contains(&format!("1 of them — lib.rs:5 — {gate}")),
             "{mixed}"
         );
+        // A place no gate explains: the generic reason.
+        std::fs::write(root.join("other.rs"), "fn h() { helper() }\n").unwrap();
+        let mixed = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 1), (root.join("other.rs"), 0)], &shown);
+        assert!(mixed.contains("for the others, rust-analyzer does not analyze code behind a `#[cfg]` that is off"), "{mixed}");
     }
 
     #[test]
@@ -2147,10 +2334,14 @@ impl std::str::FromStr for Stack {
         std::fs::write(root.join("src/orphan.rs"), invocation).unwrap();
         let root = root.join("src");
         let shown = |path: &std::path::Path, line0: u32| format!("{}:{}", path.file_name().unwrap().to_string_lossy(), line0 + 1);
-        for file in ["simd/neon.rs", "orphan.rs"] {
-            let hint = rust_unanalyzed_hint(&root, &[(root.join(file), 1)], &shown);
-            assert!(hint.contains("behind a `#[cfg]` that is off") && !hint.contains("macro invocation"), "{file}: {hint}");
-        }
+        let hint = rust_unanalyzed_hint(&root, &[(root.join("simd/neon.rs"), 1)], &shown);
+        assert!(
+            hint.contains("in a module declared under `#[cfg(all(feature = \"neon\", target_arch = \"aarch64\"))]` (simd/mod.rs:5)")
+                && !hint.contains("macro invocation"),
+            "{hint}"
+        );
+        let hint = rust_unanalyzed_hint(&root, &[(root.join("orphan.rs"), 1)], &shown);
+        assert!(hint.contains("behind a `#[cfg]` that is off") && !hint.contains("macro invocation"), "{hint}");
         let only_invocation = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 6)], &shown);
         assert!(
             only_invocation.contains("in the arguments of a macro invocation, compiled code")
@@ -2160,7 +2351,7 @@ impl std::str::FromStr for Stack {
         let all = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 2), (root.join("lib.rs"), 6), (root.join("lib.rs"), 11)], &shown);
         assert!(all.contains("1 of them — lib.rs:3 — inside a `macro_rules!` body"), "{all}");
         assert!(all.contains("1 of them — lib.rs:7 — in the arguments of a macro invocation"), "{all}");
-        assert!(all.contains("for the others, rust-analyzer does not analyze code behind a `#[cfg]` that is off"), "{all}");
+        assert!(all.contains("1 of them — lib.rs:12 — behind `#[cfg(feature = \"x\")]` at lib.rs:10"), "{all}");
     }
 
     #[test]

@@ -294,10 +294,11 @@ pub fn rust_definitions_not_listed(
                 gated_files
                     .entry(path.clone())
                     .or_insert_with(|| {
-                        crate::lsp::inactive::gating_declaration(server.workspace_root(), path).map(|declared| {
+                        crate::lsp::inactive::off_gating_declaration_up_the_module_chain(server.workspace_root(), path).map(|(declared, _)| {
                             format!(
                                 "its module is declared under `{}` ({}): code behind a cfg that is off is not indexed",
-                                declared.cfg, declared.location
+                                declared.cfg,
+                                declared.where_declared()
                             )
                         })
                     })

@@ -599,9 +599,12 @@ fn rust_analyzer_restricted_references_name_build_script_cfgs_as_why_code_is_lef
         )) && note.contains("a restricted run (workspace trust) does not"),
         "the build-script cfg is not named as the reason:\n{note}"
     );
+    // The other target's gate is named with the check for that target (trial155 M1).
     assert!(
-        note.contains(&format!("src/lib.rs:{other_line}"))
-            && note.contains("for the others, rust-analyzer does not analyze code behind a `#[cfg]` that is off"),
+        note.contains(&format!(
+            "1 of them — src/lib.rs:{other_line} — behind `#[cfg(all(fast_path, target_arch = \"{other_arch}\"))]` at src/lib.rs:{}",
+            other_line - 2
+        )) && note.contains("cargo check --target"),
         "the other target's code is not kept apart:\n{note}"
     );
 }

@@ -96,6 +96,7 @@ mod lsp_trial154;
 mod lsp_trial154_check_delta;
 mod lsp_trial154_getattr;
 mod lsp_trial154_overrides;
+mod lsp_trial155;
 mod lsp_trial155_reexport;
 mod lsp_trial156;
 mod lsp_trial157;

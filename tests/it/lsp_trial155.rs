@@ -1,0 +1,123 @@
+//! Wrong or noisy answers from the fresh-user trial 155 (indexmap 2.14.2), against rust-analyzer
+//! and cargo, on fixtures of the same shape:
+//! - M1: the rename's grep check read the lines of a module inside a `#[cfg(feature)]`-gated
+//!   `mod` (indexmap's `src/rayon/map.rs`: `pub mod map;` of `src/rayon/mod.rs`, which
+//!   `#[cfg(feature = "rayon")] mod rayon;` declares) as "(no definition)", references lumped
+//!   them under a generic "cfg off … nor files no target includes", and a write check there said
+//!   only "if a `#[cfg]`-gated `mod` declares it": the gate two `mod`s up was named nowhere.
+//!
+//! Ground truth: `cargo check` with and without the gate's feature.
+
+use crate::support;
+
+use serde_json::json;
+
+/// The library: `double`, used in the crate and in a module inside the `f`-gated one.
+const GATED_LIB: &str = "//! A crate with a feature-gated module tree.
+
+/// Twice `x`.
+pub fn double(x: u32) -> u32 {
+    x * 2
+}
+
+/// Four times `x`.
+pub fn quadruple(x: u32) -> u32 {
+    double(double(x))
+}
+
+#[cfg(feature = \"f\")]
+pub mod outer;
+";
+
+/// `src/outer/inner.rs`: declared by an ungated `pub mod inner;` in `src/outer/mod.rs`.
+const GATED_INNER: &str = "//! Inside the gated module.
+
+/// Six times `x`.
+pub fn sextuple(x: u32) -> u32 {
+    crate::double(x) * 3
+}
+";
+
+fn gated_module_tree() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"gated\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[features]\nf = []\n"),
+        ("src/lib.rs", GATED_LIB),
+        ("src/outer/mod.rs", "//! The gated module.\npub mod inner;\n"),
+        ("src/outer/inner.rs", GATED_INNER),
+    ])
+}
+
+/// The short-form errors of `cargo check --all-targets` in `dir` with `args` added.
+fn cargo_check_errors(dir: &std::path::Path, args: &[&str]) -> String {
+    let mut all = vec!["check", "--offline", "--all-targets", "--message-format=short"];
+    all.extend_from_slice(args);
+    let checked = support::cargo_by_hand(dir, &all, &[]);
+    String::from_utf8_lossy(&checked.stderr).lines().filter(|line| line.contains(": error")).collect::<Vec<_>>().join("\n")
+}
+
+/// The line of `text` that starts (after indentation) with `place`.
+fn line_naming<'t>(text: &'t str, place: &str) -> &'t str {
+    text.lines().find(|line| line.trim_start().starts_with(place)).unwrap_or_else(|| panic!("no line for {place} in:\n{text}"))
+}
+
+#[test]
+fn a_module_inside_a_gated_module_is_said_behind_the_gate_with_its_place() {
+    let test = "lsp_trial155::a_module_inside_a_gated_module_is_said_behind_the_gate_with_its_place";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = gated_module_tree();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "src/lib.rs", "line": 4, "symbol": "double"}));
+    // The gate, two `mod`s up, named where the occurrence is listed.
+    let gate = "in a module declared under `#[cfg(feature = \"f\")]` (src/lib.rs:14, which declares src/outer/mod.rs;";
+    let staged = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 4, "symbol": "double", "new_name": "twice", "preview": true}),
+    );
+    let listed = line_naming(&staged, "src/outer/inner.rs:5:");
+    assert!(listed.contains(gate) && listed.contains("\"features\": [\"f\"]"), "{staged}");
+    assert!(!listed.contains("(no definition)"), "{staged}");
+    assert!(staged.contains("(1 behind a `#[cfg]` that is off, 0 in `macro_rules!` templates)"), "{staged}");
+    // references: the same gate, with the check that compiles it.
+    let references = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 4, "symbol": "double"}));
+    let note = line_naming(&references, "note: NOT in this answer:");
+    assert!(note.contains("src/outer/inner.rs:5") && note.contains(gate) && note.contains("\"features\": [\"f\"]"), "{references}");
+    assert!(!note.contains("nor files no target includes"), "{references}");
+    // Ground truth: accepted, the rename leaves the default build clean and breaks the build
+    // with `f` on, at the line named.
+    let edit_id =
+        staged.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("no edit_id:\n{staged}"));
+    let applied = support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert_eq!(cargo_check_errors(dir.path(), &[]), "", "the default build");
+    let with_gate = cargo_check_errors(dir.path(), &["--features", "f"]);
+    assert!(with_gate.contains("src/outer/inner.rs:5:"), "{with_gate}");
+    // The write check of the same change names the module and its gate too.
+    assert!(applied.contains("src/outer/inner.rs") && applied.contains("`#[cfg(feature = \"f\")]`"), "{applied}");
+}
+
+#[test]
+fn a_write_inside_a_module_of_a_gated_module_names_the_gate() {
+    let test = "lsp_trial155::a_write_inside_a_module_of_a_gated_module_names_the_gate";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = gated_module_tree();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "src/lib.rs", "line": 4, "symbol": "double"}));
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/outer/inner.rs", "old_string": "crate::double(x) * 3", "new_string": "crate::double(x, 1) * 3"}),
+    );
+    // Ground truth: only a build with `f` compiles the file, and it breaks there.
+    assert_eq!(cargo_check_errors(dir.path(), &[]), "", "the default build");
+    assert!(cargo_check_errors(dir.path(), &["--features", "f"]).contains("src/outer/inner.rs:5:"));
+    let said = line_naming(&text, "src/outer/inner.rs:");
+    assert!(
+        said.contains("NOT checked") && said.contains("`#[cfg(feature = \"f\")]` (src/lib.rs:14, which declares src/outer/mod.rs;"),
+        "{text}"
+    );
+    assert!(!said.contains("if a `#[cfg]`-gated `mod` declares it"), "{text}");
+}
