@@ -426,6 +426,7 @@ fn checker_diagnostic(record: &DiagnosticRecord, supervisor: &LspSupervisor) -> 
         code: record.code.clone(),
         message: record.message.clone(),
         source: record.source.clone(),
+        targets: record.targets.clone(),
     }
 }
 
@@ -1867,15 +1868,20 @@ fn python_root_keeps_own_run(dir: &Path) -> bool {
 /// worded two ways (go vet's go/types and go build's types2; google/btree: 26 counted for the
 /// compiler's 25, trial56 F2): the first wording is kept; so are two errors there from Go steps
 /// that did not all report both wordings (go vet prints go/types' words and the compiler's,
-/// trial143 F3). Within one step, the same message at two columns of a line is two errors (see
-/// [`deduplicated_by_message`]).
+/// trial143 F3). Two rustc errors with one code at the same path, line, column and repeat
+/// number are one error whose builds printed it differently — a crate's lib and lib test builds
+/// write `&IndexMap<K, V, S>` and `&map::IndexMap<K, V, S>` (trial155 M2) —: the first wording
+/// is kept, with every build's target in [`DiagnosticRecord::targets`]. Within one step, the same
+/// message at two columns of a line is two errors (see [`deduplicated_by_message`]).
 pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     let kept = deduplicated_by_message(records);
     let mut merged: Vec<DiagnosticRecord> = Vec::with_capacity(kept.len());
-    let mut at_position: std::collections::HashMap<(PathBuf, u32, u32), usize> = std::collections::HashMap::new();
+    let mut at_position: std::collections::HashMap<(PathBuf, u32, u32, u32), usize> = std::collections::HashMap::new();
     for record in kept {
-        let position =
-            record.column.filter(|_| record.severity == Severity::Error).map(|column| (record.path.clone(), record.line, column));
+        let position = record
+            .column
+            .filter(|_| record.severity == Severity::Error)
+            .map(|column| (record.path.clone(), record.line, column, record.repeat_in_step));
         let sources = |record: &DiagnosticRecord| -> Vec<String> {
             record.source.as_deref().map(|sources| sources.split(", ").map(str::to_owned).collect()).unwrap_or_default()
         };
@@ -1889,12 +1895,23 @@ pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<Diagnostic
             let go_steps = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source.starts_with("go "));
             let differ = first.len() != second.len() || first.iter().any(|source| !second.contains(source));
             let one_go_error_worded_twice = go_steps(&first) && go_steps(&second) && differ;
+            // The lib and lib test builds of one crate print one error's type paths differently
+            // (`&IndexMap<K, V, S>` / `&map::IndexMap<K, V, S>`): one rustc error per position
+            // and code (trial155 M2: indexmap's 4 errors were "8 errors", each listed twice).
+            let rustc_only = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source == "rustc");
+            let one_rustc_error_printed_twice =
+                rustc_only(&first) && rustc_only(&second) && merged[at].code.is_some() && merged[at].code == record.code;
             // go vet writes a composite literal `(FromIOFS literal)` where go build writes
             // `FromIOFS{}`: one error (trial110 M1: afero's iofs.go:160 counted twice, 103 for 102).
-            disjoint || one_go_error_worded_twice || go_literal_normalized(&merged[at].message) == go_literal_normalized(&record.message)
+            disjoint
+                || one_go_error_worded_twice
+                || one_rustc_error_printed_twice
+                || go_literal_normalized(&merged[at].message) == go_literal_normalized(&record.message)
         });
         match earlier {
             Some(at) => {
+                let targets = record.targets.clone();
+                merged[at].targets.extend(targets);
                 let mut all = sources(&merged[at]);
                 for source in sources(&record) {
                     if !all.contains(&source) {
@@ -1990,6 +2007,7 @@ fn deduplicated_by_message(mut records: Vec<DiagnosticRecord>) -> Vec<Diagnostic
         match same {
             Some(at) => {
                 // Sorted by severity: the one kept is at least as severe.
+                kept[at].targets.extend(record.targets);
                 if let Some(source) = record.source {
                     let first = &mut kept[at].source;
                     match first {
@@ -2682,6 +2700,7 @@ fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<S
         repeat_in_step: 0,
         also_at_lines: Vec::new(),
         column: None,
+        targets: Vec::new(),
     }
 }
 
@@ -2819,9 +2838,22 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
         let mut parsed = record(base, file_name, line, severity, code, &message_text, "rustc");
         parsed.repeat_in_step = repeat_in_step;
         parsed.column = span["column_start"].as_u64().and_then(|column| u32::try_from(column).ok());
+        parsed.targets.extend(cargo_target_label(&message["target"]));
         records.push(parsed);
     }
     Ok(records)
+}
+
+/// A cargo message's `target` as said beside its records: its first kind and its name, `lib
+/// `indexmap``, `test `quick``, `build script `build-script-build`` for a build script. `None`
+/// when the message names no target.
+fn cargo_target_label(target: &Value) -> Option<String> {
+    let name = target.get("name").and_then(Value::as_str)?;
+    let kind = target.pointer("/kind/0").and_then(Value::as_str).unwrap_or("target");
+    Some(match kind {
+        "custom-build" => format!("build script `{name}`"),
+        kind => format!("{kind} `{name}`"),
+    })
 }
 
 /// The spans of a rustc span's macro expansion chain, itself first then each `expansion.span`
@@ -3692,6 +3724,7 @@ mod tests {
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
             column: None,
+            targets: Vec::new(),
         };
         let sorted = sorted_and_deduplicated(vec![
             make("/w/a.go", 1, Severity::Warning, "go vet"),
@@ -3717,6 +3750,7 @@ mod tests {
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
             column: Some(column),
+            targets: Vec::new(),
         };
         // Every cargo target's records are rustc's.
         let sorted = sorted_and_deduplicated(vec![make(12, "rustc"), make(24, "rustc"), make(12, "rustc"), make(24, "rustc")]);
@@ -3731,6 +3765,65 @@ mod tests {
         let sorted = sorted_and_deduplicated(vec![make(65, "go vet"), make(30, "go build")]);
         assert_eq!(sorted.len(), 1, "{sorted:?}");
         assert_eq!(sorted[0].source.as_deref(), Some("go vet, go build"));
+    }
+
+    #[test]
+    fn one_rustc_error_that_the_lib_and_lib_test_builds_print_differently_is_one_error_of_both() {
+        // indexmap 2.14.2 (trial155 M2): the lib build writes `&IndexMap<K, V, S>`, the lib test
+        // build `&map::IndexMap<K, V, S>`; "8 errors" for 4, each listed twice.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src/rayon")).unwrap();
+        std::fs::write(root.join("src/rayon/map.rs"), "\n".repeat(300)).unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests/quick.rs"), "\n".repeat(20)).unwrap();
+        let message = |target: (&str, &str), file: &str, line: u32, column: u32, code: &str, text: &str| {
+            json!({
+                "reason": "compiler-message",
+                "target": {"kind": [target.0], "name": target.1},
+                "message": {
+                    "level": "error",
+                    "message": text,
+                    "code": {"code": code},
+                    "spans": [{"is_primary": true, "file_name": file, "line_start": line, "column_start": column}],
+                },
+            })
+            .to_string()
+        };
+        let lib = ("lib", "indexmap");
+        let stdout = [
+            message(lib, "src/rayon/map.rs", 86, 27, "E0599", "no method named `as_entries` found for reference `&'a IndexMap<K, V, S>`"),
+            message(lib, "src/rayon/map.rs", 247, 27, "E0599", "no method named `as_entries` found for reference `&IndexMap<K, V, S>`"),
+            message(
+                lib,
+                "src/rayon/map.rs",
+                86,
+                27,
+                "E0599",
+                "no method named `as_entries` found for reference `&'a map::IndexMap<K, V, S>`",
+            ),
+            message(
+                lib,
+                "src/rayon/map.rs",
+                247,
+                27,
+                "E0599",
+                "no method named `as_entries` found for reference `&map::IndexMap<K, V, S>`",
+            ),
+            // Another code at the same place is another error; so is one in another target.
+            message(lib, "src/rayon/map.rs", 247, 27, "E0308", "mismatched types"),
+            message(("test", "quick"), "tests/quick.rs", 3, 5, "E0599", "no method named `x`"),
+        ]
+        .join("\n");
+        let records = sorted_and_deduplicated(parse_cargo(&stdout, &root).unwrap());
+        let shown: Vec<String> = records.iter().map(|record| record.render("f")).collect();
+        assert_eq!(records.len(), 4, "{shown:#?}");
+        assert!(shown.contains(&"f:3: error[E0599] no method named `x` (rustc; in test `quick`)".to_owned()), "{shown:#?}");
+        let at_86: Vec<&String> = shown.iter().filter(|line| line.starts_with("f:86:")).collect();
+        assert_eq!(at_86.len(), 1, "{shown:#?}");
+        assert!(at_86[0].ends_with("(rustc; in lib `indexmap` — lib and lib test builds)"), "{shown:#?}");
+        assert_eq!(shown.iter().filter(|line| line.starts_with("f:247: error[E0599]")).count(), 1, "{shown:#?}");
+        assert_eq!(shown.iter().filter(|line| line.starts_with("f:247: error[E0308]")).count(), 1, "{shown:#?}");
     }
 
     #[test]

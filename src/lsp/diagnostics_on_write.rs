@@ -142,6 +142,13 @@ pub struct DiagnosticRecord {
     /// F2). `None` for server diagnostics. Not serialized.
     #[serde(skip)]
     pub column: Option<u32>,
+    /// The project checker's cargo records: the cargo targets whose builds reported it, as
+    /// `lib `indexmap``, `test `quick``, once per build — a lib or bin target is built twice by
+    /// `cargo check --all-targets` (plain and `lib test`), and both builds' copies of one error
+    /// merge into one record, whose type paths they may print differently (`&IndexMap<K, V>` /
+    /// `&map::IndexMap<K, V>`: trial155 M2). Empty for other records.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 /// The severity rustc gives a rust-analyzer HINT at a macro call that stands for an error raised
@@ -228,6 +235,7 @@ impl DiagnosticRecord {
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
             column: None,
+            targets: Vec::new(),
         })
     }
 
@@ -236,10 +244,17 @@ impl DiagnosticRecord {
         (self.severity, self.code.clone(), self.message.clone())
     }
 
-    /// `path:line: severity[code] message (source)` with `path` shown by `display`.
+    /// `path:line: severity[code] message (source)` with `path` shown by `display`; a cargo
+    /// record says its targets after the source (`(rustc; in lib `indexmap` — lib and lib test
+    /// builds)`).
     pub fn render(&self, display: &str) -> String {
         let code = self.code.as_ref().map(|code| format!("[{code}]")).unwrap_or_default();
-        let source = self.source.as_ref().map(|source| format!(" ({source})")).unwrap_or_default();
+        let source = match (&self.source, self.targets_text()) {
+            (Some(source), Some(targets)) => format!(" ({source}; in {targets})"),
+            (Some(source), None) => format!(" ({source})"),
+            (None, Some(targets)) => format!(" (in {targets})"),
+            (None, None) => String::new(),
+        };
         let also = match self.also_at_lines.as_slice() {
             [] => String::new(),
             lines => format!(
@@ -249,6 +264,32 @@ impl DiagnosticRecord {
             ),
         };
         format!("{display}:{}: {}{code} {}{source}{also}", self.line, self.severity.as_str(), self.message)
+    }
+}
+
+impl DiagnosticRecord {
+    /// [`DiagnosticRecord::targets`] said once each: `lib `indexmap` — lib and lib test builds`
+    /// for a target both its builds reported, `lib `indexmap`, test `tests`` for several.
+    /// `None` when there are none.
+    pub fn targets_text(&self) -> Option<String> {
+        let mut distinct: Vec<(&str, usize)> = Vec::new();
+        for target in &self.targets {
+            match distinct.iter_mut().find(|(known, _)| *known == target.as_str()) {
+                Some((_, count)) => *count += 1,
+                None => distinct.push((target.as_str(), 1)),
+            }
+        }
+        if distinct.is_empty() {
+            return None;
+        }
+        let said: Vec<String> = distinct
+            .iter()
+            .map(|(target, count)| match target.split(' ').next() {
+                Some(kind @ ("lib" | "bin" | "proc-macro")) if *count > 1 => format!("{target} — {kind} and {kind} test builds"),
+                _ => (*target).to_owned(),
+            })
+            .collect();
+        Some(said.join(", "))
     }
 }
 
@@ -3317,8 +3358,10 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                                 || !templates.iter().any(|(first, last)| (*first..=*last).contains(&d.range.start.line))
                         });
                     }
-                    // One rustc diagnostic at several primary spans is one (trial27b M3).
-                    let mut records: Vec<DiagnosticRecord> = crate::lsp::write_ledger_rules::merge_multi_span_diagnostics(raw)
+                    // One rustc diagnostic at several primary spans is one (trial27b M3), and so
+                    // is one error two builds of its target print differently (trial155 M2).
+                    let merged = crate::lsp::write_ledger_rules::merge_multi_span_diagnostics(raw);
+                    let mut records: Vec<DiagnosticRecord> = crate::lsp::write_ledger_rules::merge_rustc_build_renderings(merged)
                         .into_iter()
                         .filter_map(|(d, also_at_lines)| {
                             DiagnosticRecord::from_lsp(&path, &d).map(|record| DiagnosticRecord { also_at_lines, ..record })
@@ -8048,6 +8091,7 @@ mod tests {
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
             column: None,
+            targets: Vec::new(),
         }
     }
 

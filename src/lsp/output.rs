@@ -755,6 +755,10 @@ pub struct CheckerDiagnostic {
     pub message: String,
     /// Who produced it.
     pub source: Option<String>,
+    /// cargo: the targets whose builds reported it (`lib `indexmap``, `test `quick``), a lib or
+    /// bin target twice when both its builds (plain and `lib test`) did — one error, listed once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 /// One checker run.

@@ -5,6 +5,10 @@
 //!   publishes one LSP diagnostic per primary span, each carrying the same `data.rendered` text
 //!   (trial27b M3: E0408 "variable `CRLF` is not bound in all patterns" counted as 2 new errors,
 //!   rustc said 1) — [`merge_multi_span_diagnostics`];
+//! - one rustc error that two builds of its cargo target (a crate's `lib` and `lib test`) print
+//!   with their type paths written differently is one error (trial155 M2: `&IndexMap<K, V, S>`
+//!   and `&map::IndexMap<K, V, S>`, "2 new errors" both at one place) —
+//!   [`merge_rustc_build_renderings`];
 //! - the go vet analyzers `go test` runs as part of building a test binary make that build fail:
 //!   gopls reports them as warnings, but a write that adds one breaks `go test` (trial27b M6:
 //!   `fmt.Errorf` with `%d` for a string read "no new errors") — [`go_test_vet_analyzers`],
@@ -56,6 +60,80 @@ pub(crate) fn merge_multi_span_diagnostics(diagnostics: Vec<Diagnostic>) -> Vec<
         }
     }
     kept
+}
+
+/// The words a merged rustc diagnostic's message ends with (see
+/// [`merge_rustc_build_renderings`]).
+pub(crate) const BUILD_RENDERINGS_MARK: &str =
+    " [one error, reported by two of cargo's builds of this file (a target's plain and test builds), which print its type paths differently]";
+
+/// Merges the rustc diagnostics of one file (as [`merge_multi_span_diagnostics`] returns them)
+/// that are one error reported by two builds of its cargo target — `cargo check --all-targets`
+/// builds a crate's library twice, as `lib` and `lib test`, and the two may print a type's path
+/// differently (indexmap 2.14.2: `&IndexMap<K, V, S>` and `&map::IndexMap<K, V, S>`; the write
+/// check said "2 new errors", both at `src/map/slice.rs:546`, and `"*"` "8 errors" for 4:
+/// trial155 M2). Two diagnostics merge when their source is `rustc`, their severity, code (there
+/// is one) and range are the same and their messages are equal once every path is cut to its
+/// last segment ([`without_path_qualifiers`]). The first is kept, its message ending with
+/// [`BUILD_RENDERINGS_MARK`], and the lines both were also reported at are kept.
+pub(crate) fn merge_rustc_build_renderings(diagnostics: Vec<(Diagnostic, Vec<u32>)>) -> Vec<(Diagnostic, Vec<u32>)> {
+    let mut kept: Vec<(Diagnostic, Vec<u32>)> = Vec::with_capacity(diagnostics.len());
+    for (diagnostic, also_at) in diagnostics {
+        let same = (diagnostic.source.as_deref() == Some("rustc") && diagnostic.code.is_some())
+            .then(|| {
+                kept.iter_mut().find(|(earlier, _)| {
+                    earlier.source == diagnostic.source
+                        && earlier.severity == diagnostic.severity
+                        && earlier.code == diagnostic.code
+                        && earlier.range == diagnostic.range
+                        && earlier.message != diagnostic.message
+                        && !earlier.message.ends_with(BUILD_RENDERINGS_MARK)
+                        && without_path_qualifiers(&earlier.message) == without_path_qualifiers(&diagnostic.message)
+                })
+            })
+            .flatten();
+        match same {
+            Some((earlier, earlier_also_at)) => {
+                earlier.message.push_str(BUILD_RENDERINGS_MARK);
+                for line in also_at {
+                    if !earlier_also_at.contains(&line) {
+                        earlier_also_at.push(line);
+                    }
+                }
+            }
+            None => kept.push((diagnostic, also_at)),
+        }
+    }
+    kept
+}
+
+/// `message` with every Rust path cut to its last segment: each identifier followed by `::`
+/// and each `::` dropped (`&'a map::IndexMap<K, V>` → `&'a IndexMap<K, V>`, `::core::hash::Hash`
+/// → `Hash`). For comparing two wordings of one message only.
+pub(crate) fn without_path_qualifiers(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("::") {
+            rest = after;
+            continue;
+        }
+        let identifier_length = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        if identifier_length > 0 {
+            let (identifier, after) = rest.split_at(identifier_length);
+            if !after.starts_with("::") {
+                out.push_str(identifier);
+            }
+            rest = after;
+            continue;
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
 }
 
 /// Drops rust-analyzer's own warnings that repeat a rustc warning of the same code at the same
@@ -356,6 +434,33 @@ mod tests {
     }
 
     #[test]
+    fn one_rustc_error_printed_two_ways_by_the_lib_and_lib_test_builds_is_one() {
+        // indexmap 2.14.2 (trial155 M2): the macro call at slice.rs:546, as rust-analyzer
+        // publishes it from both builds.
+        let at = |line: u32, code: &str, message: &str| -> (Diagnostic, Vec<u32>) {
+            let mut diagnostic = diagnostic(line, message, None);
+            diagnostic.code = Some(lsp_types::NumberOrString::String(code.to_owned()));
+            (diagnostic, Vec::new())
+        };
+        let lib = "no method named `as_entries` found for reference `&IndexMap<K, V, S>` in the current scope";
+        let lib_test = "no method named `as_entries` found for reference `&map::IndexMap<K, V, S>` in the current scope";
+        let merged = merge_rustc_build_renderings(vec![
+            at(545, "E0599", lib),
+            at(545, "E0599", lib_test),
+            // Another code at the same place, another place, another type: other errors.
+            at(545, "E0308", lib_test),
+            at(600, "E0599", lib_test),
+            at(545, "E0599", "no method named `as_entries` found for reference `&Vec<K>` in the current scope"),
+        ]);
+        let got: Vec<(u32, String)> =
+            merged.iter().map(|(diagnostic, _)| (diagnostic.range.start.line, diagnostic.message.clone())).collect();
+        assert_eq!(got.len(), 4, "{got:#?}");
+        assert_eq!(got[0], (545, format!("{lib}{BUILD_RENDERINGS_MARK}")));
+        assert_eq!(without_path_qualifiers("`&'a map::IndexMap<K, V>` and `::core::hash::Hash`"), "`&'a IndexMap<K, V>` and `Hash`");
+        assert_eq!(without_path_qualifiers("a::b c"), "b c");
+    }
+
+    #[test]
     fn go_help_test_names_the_vet_subset() {
         let help = "binary. Only a high-confidence subset of the default go vet checks are\nused. That subset is: 'atomic', 'bool', 'buildtags', 'errorsas',\n'ifaceassert', 'nilfunc', 'printf', and 'stringintconv'. You can see\nthe documentation";
         assert_eq!(
@@ -376,6 +481,7 @@ mod tests {
             repeat_in_step: 0,
             also_at_lines: Vec::new(),
             column: None,
+            targets: Vec::new(),
         }
     }
 

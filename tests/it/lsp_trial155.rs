@@ -121,3 +121,69 @@ fn a_write_inside_a_module_of_a_gated_module_names_the_gate() {
     );
     assert!(!said.contains("if a `#[cfg]`-gated `mod` declares it"), "{text}");
 }
+
+/// A crate whose lib test build has a second type named `Table` (in its tests module), so rustc
+/// prints the library's as `&map::Table` there and as `&Table` in the lib build.
+const TABLES_LIB: &str = "//! Two types named `Table` in the test build.
+pub mod map {
+    /// A table.
+    pub struct Table;
+
+    impl Table {
+        /// The entries.
+        pub fn entries(&self) -> usize {
+            0
+        }
+    }
+}
+
+/// The entries of `table`.
+pub fn count(table: &map::Table) -> usize {
+    table.entries()
+}
+
+#[cfg(test)]
+mod tests {
+    pub struct Table;
+
+    #[test]
+    fn counts() {
+        let _ = Table;
+        assert_eq!(super::count(&super::map::Table), 0);
+    }
+}
+";
+
+#[test]
+fn one_error_the_lib_and_lib_test_builds_print_differently_is_counted_once_with_its_builds() {
+    let test = "lsp_trial155::one_error_the_lib_and_lib_test_builds_print_differently_is_counted_once_with_its_builds";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"tables\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", TABLES_LIB),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let text =
+        support::call_ok(&run, "edit", json!({"path": "src/lib.rs", "old_string": "table.entries()", "new_string": "table.entries_len()"}));
+    // Ground truth: one error at src/lib.rs:16, which the lib and the lib test builds both
+    // report, printing the type two ways.
+    let cargo = support::cargo_by_hand(dir.path(), &["check", "--offline", "--all-targets", "--message-format=short"], &[]);
+    let cargo = String::from_utf8_lossy(&cargo.stderr).into_owned();
+    let errors: Vec<&str> = cargo.lines().filter(|line| line.contains(": error[")).collect();
+    assert_eq!(errors.len(), 2, "{cargo}");
+    assert!(errors.iter().all(|line| line.starts_with("src/lib.rs:16:11: error[E0599]")), "{cargo}");
+    assert!(errors[0] != errors[1] && cargo.contains("(lib)") && cargo.contains("(lib test)"), "{cargo}");
+    let dow = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(dow.contains("this write introduced 1 new error in 1 file"), "{text}");
+    assert_eq!(dow.matches("src/lib.rs:16: error[E0599]").count(), 1, "{text}");
+    assert!(dow.contains("one error, reported by two of cargo's builds of this file"), "{text}");
+    // The project check: one error, said with both builds of its target.
+    let checked = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(checked.starts_with("project check: 1 error, 0 warnings"), "{checked}");
+    let listed: Vec<&str> = checked.lines().filter(|line| line.starts_with("src/lib.rs:16: error[E0599]")).collect();
+    assert_eq!(listed.len(), 1, "{checked}");
+    assert!(listed[0].ends_with("(rustc; in lib `tables` — lib and lib test builds)"), "{checked}");
+}
