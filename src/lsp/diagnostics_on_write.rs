@@ -4448,6 +4448,21 @@ pub(crate) fn rust_targets_not_compiled(supervisor: &LspSupervisor, server: &Lan
     library_dependents_not_compiled(supervisor, server.root(), &after).1
 }
 
+/// The files (absolute, canonical when they exist) of the macro calls a rustc error raised in a
+/// macro's expansion is related to, where rust-analyzer places it at the macro's body ("Error
+/// originated from macro call here", or "Actual error occurred here" when rustc's primary span
+/// is the call); empty for any other diagnostic.
+fn macro_calls_of_body_error(diagnostic: &Diagnostic) -> Vec<PathBuf> {
+    diagnostic
+        .related_information
+        .iter()
+        .flatten()
+        .filter(|info| info.message == "Error originated from macro call here" || info.message == "Actual error occurred here")
+        .filter_map(|info| crate::lsp::uri::lsp_uri_to_path(&info.location.uri))
+        .map(|path| std::fs::canonicalize(&path).unwrap_or(path))
+        .collect()
+}
+
 /// The words on the targets cargo never compiled after this write because their package's
 /// library has compiler errors (rustc's, in `after`): `; NOT checked: tests/tests.rs,
 /// benches/extend.rs (cargo never compiled them: …)`, empty when no file has an error; and
@@ -4456,7 +4471,9 @@ pub(crate) fn rust_targets_not_compiled(supervisor: &LspSupervisor, server: &Lan
 /// of the library's unit-test build only — in `#[cfg(test)]` code (or a module file declared
 /// under `#[cfg(test)]`), or a lint that is also reported as a warning at the same place (the
 /// library build's copy, under `#![cfg_attr(test, deny(warnings))]`) — hold back no other
-/// target: said as such instead.
+/// target: said as such instead; nor do errors rust-analyzer places in a library macro's body
+/// whose every call is in another target's files (that target's build failed, not the
+/// library's).
 fn library_dependents_not_compiled(
     supervisor: &LspSupervisor,
     root: &Path,
@@ -4488,8 +4505,26 @@ fn library_dependents_not_compiled(
         });
         let file_in_test_module = crate::lsp::inactive::gating_declaration(supervisor.workspace_root(), path)
             .is_some_and(|declaration| declaration.cfg.replace(' ', "").starts_with("#[cfg(test)"));
+        // The package's other targets, for errors raised in a library macro's body where only
+        // they invoke it.
+        let other_targets: Option<HashSet<PathBuf>> = errors
+            .iter()
+            .any(|error| !macro_calls_of_body_error(error).is_empty())
+            .then(|| crate::lsp::dependents::rust_library_dependents(supervisor.workspace_root(), root, path))
+            .flatten()
+            .map(|found| found.targets.into_iter().collect());
+        // rust-analyzer places an error raised in a macro's expansion at the macro's body too,
+        // related to each call ("Error originated from macro call here"): with every call in
+        // another target's files, the error is that target's build, and the library compiled
+        // (trial155 M3: indexmap's `indexmap_with_default!` template, invoked only by
+        // tests/macros_full_path.rs, had the library "with compiler errors" and three other test
+        // targets "never compiled", while cargo compiled them all).
+        let in_other_targets_expansions = |error: &&Diagnostic| {
+            let calls = macro_calls_of_body_error(error);
+            !calls.is_empty() && other_targets.as_ref().is_some_and(|targets| calls.iter().all(|call| in_rust_targets(targets, call)))
+        };
         let library_build_error = |error: &&Diagnostic| {
-            if file_in_test_module {
+            if file_in_test_module || in_other_targets_expansions(error) {
                 return false;
             }
             // The library build's own copy of the same lint, at the same place, is no error. A
@@ -4518,7 +4553,7 @@ fn library_dependents_not_compiled(
         };
         if errors.iter().any(library_build_error) {
             error_files.push(path);
-        } else {
+        } else if !errors.iter().all(in_other_targets_expansions) {
             test_build_only.push(path);
         }
     }

@@ -187,3 +187,81 @@ fn one_error_the_lib_and_lib_test_builds_print_differently_is_counted_once_with_
     assert_eq!(listed.len(), 1, "{checked}");
     assert!(listed[0].ends_with("(rustc; in lib `tables` — lib and lib test builds)"), "{checked}");
 }
+
+/// A library whose exported macro's template calls `Thing::with_capacity`, invoked only by one
+/// integration test; another test uses the library without the macro.
+const MACRO_LIB: &str = "//! A thing and a macro that builds one.
+
+/// A thing.
+pub struct Thing(pub usize);
+
+impl Thing {
+    /// A thing of capacity `n`.
+    pub fn with_capacity(n: usize) -> Self {
+        Thing(n)
+    }
+
+    /// Its capacity.
+    pub fn capacity(&self) -> usize {
+        self.0
+    }
+}
+
+/// Builds a thing of capacity 4.
+#[macro_export]
+macro_rules! thing {
+    () => {
+        $crate::Thing::with_capacity(4)
+    };
+}
+
+/// A thing of capacity 1.
+pub fn small() -> Thing {
+    Thing::with_capacity(1)
+}
+";
+
+#[test]
+fn an_error_only_in_one_test_targets_macro_expansion_holds_back_no_other_target() {
+    let test = "lsp_trial155::an_error_only_in_one_test_targets_macro_expansion_holds_back_no_other_target";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"things\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", MACRO_LIB),
+        ("tests/full_path.rs", "#[test]\nfn builds() {\n    let t = things::thing!();\n    assert_eq!(t.capacity(), 4);\n}\n"),
+        ("tests/plain.rs", "#[test]\nfn small() {\n    assert_eq!(things::small().capacity(), 1);\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 8, "symbol": "with_capacity", "new_name": "with_capacity_in"}),
+    );
+    // Ground truth: cargo compiles the library and the test target `plain`; the one error is in
+    // the target `full_path`, inside the macro's expansion.
+    let checked =
+        support::cargo_by_hand(dir.path(), &["check", "--offline", "--all-targets", "--keep-going", "--message-format=json"], &[]);
+    let stdout = String::from_utf8_lossy(&checked.stdout).into_owned();
+    let messages: Vec<serde_json::Value> = stdout.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let built: Vec<String> = messages
+        .iter()
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter_map(|message| message.pointer("/target/name").and_then(|name| name.as_str()).map(str::to_owned))
+        .collect();
+    assert!(built.contains(&"things".to_owned()) && built.contains(&"plain".to_owned()), "{built:?}");
+    let failed: Vec<&str> = messages
+        .iter()
+        .filter(|message| message["reason"] == "compiler-message" && message.pointer("/message/level") == Some(&json!("error")))
+        .filter_map(|message| message.pointer("/target/name").and_then(|name| name.as_str()))
+        .collect();
+    assert_eq!(failed, vec!["full_path"], "{stdout}");
+    let dow = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(dow.contains("tests/full_path.rs:3: error[E0599]"), "{text}");
+    // The library compiled: the other test target was checked, and no library error is said.
+    assert!(!dow.contains("cargo never compiled"), "{text}");
+    assert!(!dow.contains("tests/plain.rs — cargo never") && !dow.contains("NOT checked: tests/plain.rs"), "{text}");
+    assert!(!dow.contains("src/lib.rs: new diagnostics"), "{text}");
+}
