@@ -5062,24 +5062,45 @@ pub struct ReferencesCoverage {
     /// Python: the whole-word occurrences on doctest `>>>` lines that the server does not
     /// analyze (absolute path, 0-based line), named in `notes` too; empty for other languages.
     pub doctest_occurrences: Vec<(PathBuf, u32)>,
-    /// Whole-word occurrences in code (absolute path, 0-based line) whose definition leads to
-    /// the symbol but which the server does not list even when asked from there: NOT in `notes`,
-    /// because another root's server may list them once its answer is merged (trial95 M3: hex's
-    /// 7 lines, listed by the downstream crate's server and said "not listed" beside it). Render
-    /// with [`references_not_listed_note`] after the merge.
-    pub not_listed: Vec<(PathBuf, u32)>,
+    /// Whole-word occurrences in code whose definition leads to the symbol but which the server
+    /// does not list even when asked from there, as [`UnlistedReference`]s: NOT in `answer` nor
+    /// `notes`, because another root's server may list them once its answer is merged (trial95
+    /// M3: hex's 7 lines, listed by the downstream crate's server and said "not listed" beside
+    /// it). Merge with [`merge_references_not_listed`] after the other roots' answers.
+    pub not_listed: Vec<UnlistedReference>,
 }
 
-/// The note naming the [`ReferencesCoverage::not_listed`] occurrences that `listed` (the answer
-/// as finally rendered, other roots' references merged) still leaves out; `None` when it lists
-/// them all. Places are `path:line` (1-based) as `shown` writes paths, at most 10.
-pub fn references_not_listed_note(
-    not_listed: &[(PathBuf, u32)],
+/// A whole-word occurrence whose definition leads to the queried symbol but which the server
+/// does not list among its references (see [`ReferencesCoverage::not_listed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnlistedReference {
+    /// The file, absolute (canonical when it exists).
+    pub path: PathBuf,
+    /// 0-based line.
+    pub line: u32,
+    /// The name's start and end characters on the line, in the server's position encoding.
+    pub start: u32,
+    /// See `start`.
+    pub end: u32,
+}
+
+/// The mark a references list puts beside each location [`merge_references_not_listed`] added.
+pub const NOT_LISTED_BY_SERVER_MARK: &str = "not in the server's own list (grep -w found it; its definition here leads to this symbol)";
+
+/// Adds to `listed` (the answer as finally rendered, other roots' references merged) the
+/// [`ReferencesCoverage::not_listed`] occurrences it still leaves out, so the list and its
+/// count hold every use whose definition leads to the symbol (trial155 M4: indexmap's
+/// `indexmap!` macro, "6 references" and 3 more invocations named only in a trailing note).
+/// Returns the note saying so and the added locations' keys (`(uri, 0-based line, character)`,
+/// as the list marks them with [`NOT_LISTED_BY_SERVER_MARK`]); `None` and nothing when none is
+/// left out. Places are `path:line` (1-based) as `shown` writes paths, at most 10.
+pub fn merge_references_not_listed(
+    not_listed: &[UnlistedReference],
     server_id: &str,
     name: &str,
-    listed: &[lsp_types::Location],
+    listed: &mut Vec<lsp_types::Location>,
     shown: impl Fn(&Path) -> String,
-) -> Option<String> {
+) -> Option<(String, Vec<(String, u32, u32)>)> {
     let listed_lines: Vec<(PathBuf, u32)> = listed
         .iter()
         .filter_map(|location| {
@@ -5087,17 +5108,29 @@ pub fn references_not_listed_note(
             Some((std::fs::canonicalize(&path).unwrap_or(path), location.range.start.line))
         })
         .collect();
-    let left: Vec<String> = not_listed
-        .iter()
-        .filter(|(path, line0)| !listed_lines.iter().any(|(listed_path, listed_line0)| listed_path == path && listed_line0 == line0))
-        .map(|(path, line0)| format!("{}:{}", shown(path), line0 + 1))
-        .collect();
-    (!left.is_empty()).then(|| {
-        format!(
-            "note: {} whole-word occurrence(s) of `{name}` in code lead to this symbol by definition but {server_id} does not list them as references: {}",
-            left.len(),
-            left.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ")
-        )
+    let mut added: Vec<(String, u32, u32)> = Vec::new();
+    let mut places: Vec<String> = Vec::new();
+    for left in not_listed {
+        let on_a_listed_line = listed_lines.iter().any(|(path, line0)| *path == left.path && *line0 == left.line);
+        let key = (crate::lsp::uri::path_to_lsp_uri(&left.path).as_str().to_owned(), left.line, left.start);
+        if on_a_listed_line || added.contains(&key) {
+            continue;
+        }
+        listed.push(lsp_types::Location {
+            uri: crate::lsp::uri::path_to_lsp_uri(&left.path),
+            range: lsp_types::Range::new(lsp_types::Position::new(left.line, left.start), lsp_types::Position::new(left.line, left.end)),
+        });
+        added.push(key);
+        places.push(format!("{}:{}", shown(&left.path), left.line + 1));
+    }
+    (!added.is_empty()).then(|| {
+        let note = format!(
+            "note: {} of these references (marked `← not in the server's own list`) {server_id} does not list, even asked from there: grep -w finds `{name}` there and {server_id}'s own definition at each leads to this symbol, so they count: {}{}",
+            added.len(),
+            places.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", "),
+            if places.len() > LISTED { format!(" and {} more", places.len() - LISTED) } else { String::new() },
+        );
+        (note, added)
     })
 }
 
@@ -5448,7 +5481,7 @@ fn complete_references_in_served_files(
         };
     }
     let mut asked_again: Vec<String> = Vec::new();
-    let mut not_listed: Vec<(PathBuf, u32)> = Vec::new();
+    let mut not_listed: Vec<UnlistedReference> = Vec::new();
     let mut in_text = 0usize;
     let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
     let mut unchecked = 0usize;
@@ -5520,7 +5553,7 @@ fn complete_references_in_served_files(
             }
         }
         // The server does not list it even when asked from there: said, not added.
-        not_listed.push((hit.path.clone(), hit.line));
+        not_listed.push(UnlistedReference { path: hit.path.clone(), line: hit.line, start, end });
     }
     let mut notes = Vec::new();
     let found = references.len() - before;
@@ -5668,13 +5701,23 @@ mod tests {
             uri: crate::lsp::uri::path_to_lsp_uri(&lib),
             range: lsp_types::Range::new(lsp_types::Position::new(line, 4), lsp_types::Position::new(line, 9)),
         };
-        let not_listed = vec![(lib.clone(), 413), (lib.clone(), 431)];
+        let unlisted = |line: u32| UnlistedReference { path: lib.clone(), line, start: 4, end: 9 };
+        let not_listed = vec![unlisted(413), unlisted(431)];
         let shown = |path: &Path| path.file_name().unwrap().to_string_lossy().into_owned();
-        // The downstream server's answer, merged, lists line 414 (0-based 413): only 432 is left.
-        let note = references_not_listed_note(&not_listed, "rust-analyzer", "FromHexError", &[location(413)], shown).unwrap();
-        assert!(note.starts_with("note: 1 whole-word occurrence(s) of `FromHexError`"), "{note}");
-        assert!(note.ends_with("does not list them as references: lib.rs:432"), "{note}");
-        assert_eq!(references_not_listed_note(&not_listed, "rust-analyzer", "FromHexError", &[location(413), location(431)], shown), None);
+        // The downstream server's answer, merged, lists line 414 (0-based 413): only 432 is left,
+        // and it is added to the list (trial155 M4), marked.
+        let mut listed = vec![location(413)];
+        let (note, added) = merge_references_not_listed(&not_listed, "rust-analyzer", "FromHexError", &mut listed, shown).unwrap();
+        assert!(
+            note.starts_with("note: 1 of these references (marked `← not in the server's own list`) rust-analyzer does not list"),
+            "{note}"
+        );
+        assert!(note.ends_with(": lib.rs:432"), "{note}");
+        assert_eq!(listed, vec![location(413), location(431)]);
+        assert_eq!(added, vec![(location(431).uri.as_str().to_owned(), 431, 4)]);
+        let mut listed = vec![location(413), location(431)];
+        assert_eq!(merge_references_not_listed(&not_listed, "rust-analyzer", "FromHexError", &mut listed, shown), None);
+        assert_eq!(listed.len(), 2);
     }
 
     #[test]

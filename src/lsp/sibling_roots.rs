@@ -268,11 +268,11 @@ pub struct DependentReferences {
     /// One line per dependent root: searched (and how many references it added), or not searched
     /// and why, with the call that searches it.
     pub notes: Vec<String>,
-    /// Whole-word occurrences (absolute path, 0-based line) the owning root's server does not
-    /// list though their definition leads to the symbol
-    /// ([`crate::lsp::rename_coverage::ReferencesCoverage::not_listed`]), for the answer's one
-    /// note once every root's list is merged. Empty from [`references_in_dependent_roots`].
-    pub not_listed: Vec<(PathBuf, u32)>,
+    /// Whole-word occurrences the owning root's server does not list though their definition
+    /// leads to the symbol ([`crate::lsp::rename_coverage::ReferencesCoverage::not_listed`]),
+    /// merged into the answer once every root's list is. Empty from
+    /// [`references_in_dependent_roots`].
+    pub not_listed: Vec<crate::lsp::rename_coverage::UnlistedReference>,
 }
 
 /// `own` (one server's answer) with the locations of `others` (what the other roots' servers
@@ -403,7 +403,7 @@ pub fn references_in_dependent_roots(
                     let mut checked_notes = checked.notes;
                     name_root_in_cross_check_notes(&mut checked_notes, &resolved.cursor_identifier, &display);
                     result.notes.extend(checked_notes);
-                    result.not_listed.extend(checked.not_listed.into_iter().filter(|(file, _)| file.starts_with(root)));
+                    result.not_listed.extend(checked.not_listed.into_iter().filter(|unlisted| unlisted.path.starts_with(root)));
                     checked.answer
                 } else {
                     answer

@@ -569,7 +569,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // (pyright's through a .pyi stub beside the source): see
     // `rename_coverage::complete_references` and `ServerDefinition::cross_check_references`.
     // Occurrences the server does not list: said once the other roots' answers are merged.
-    let mut references_not_listed: Vec<(PathBuf, u32)> = Vec::new();
+    let mut references_not_listed: Vec<crate::lsp::rename_coverage::UnlistedReference> = Vec::new();
     // What gopls' completed interface-method answer added: said unless the classification of
     // each location by its method says it (below).
     let mut interface_completion_note: Option<String> = None;
@@ -767,7 +767,8 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             ));
         }
     }
-    // Locations marked in the rendered list (`← use of …`), by (uri, 0-based line, character).
+    // Locations marked in the rendered list (`← use of …`, `← not in the server's own list…`),
+    // by (uri, 0-based line, character): the text after the arrow.
     let mut reference_marks: HashMap<crate::lsp::go_method_uses::LocationKey, String> = HashMap::new();
     let answer = match answer {
         NavigationAnswer::References(found) if op == "references" => {
@@ -844,13 +845,25 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     &supervisor.display_path(server.root()),
                 );
             }
-            notes.extend(crate::lsp::rename_coverage::references_not_listed_note(
-                &references_not_listed,
-                server.id(),
-                &resolved.cursor_identifier,
-                merged.locations.as_deref().unwrap_or(&[]),
-                |path| supervisor.display_path(path),
-            ));
+            // The uses whose definition leads here but no server lists: in the list and its
+            // count, marked (trial155 M4).
+            let mut merged_locations = merged.locations;
+            if !references_not_listed.is_empty() {
+                let mut locations = merged_locations.take().unwrap_or_default();
+                if let Some((note, added)) = crate::lsp::rename_coverage::merge_references_not_listed(
+                    &references_not_listed,
+                    server.id(),
+                    &resolved.cursor_identifier,
+                    &mut locations,
+                    |path| supervisor.display_path(path),
+                ) {
+                    notes.push(note);
+                    for key in added {
+                        reference_marks.insert(key, crate::lsp::rename_coverage::NOT_LISTED_BY_SERVER_MARK.to_owned());
+                    }
+                }
+                merged_locations = (!locations.is_empty()).then_some(locations);
+            }
             // gopls's references of an embedded field whose type comes from another package
             // include the package qualifier of other expressions (`lru` of `lru.New(size)`, a
             // line with no `Cache` on it: trial94 F4): a location whose text is another
@@ -860,7 +873,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 // qualifier's range.)
                 let queried = (path.clone(), resolved.line.saturating_sub(1));
                 let (kept, left_out) =
-                    locations_naming(supervisor, merged.locations, &resolved.cursor_identifier, server.position_encoding(), &queried);
+                    locations_naming(supervisor, merged_locations, &resolved.cursor_identifier, server.position_encoding(), &queried);
                 if !left_out.is_empty() {
                     notes.push(format!(
                         "note: {} more {} gopls gave {} not name `{}` (the text there is another identifier: {}{}) — left out of this list",
@@ -885,7 +898,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                             kept,
                             Instant::now() + budget,
                         );
-                        reference_marks = separated.marks;
+                        reference_marks.extend(separated.marks.into_iter().map(|(key, method)| (key, format!("use of {method}"))));
                         // The other roots' notes counted the merged list (trial117 M2: "67 of
                         // these references are in it" beside a list of 2).
                         if separated.left_out > 0 {
@@ -905,7 +918,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     None => None,
                 }
             } else {
-                merged.locations
+                merged_locations
             };
             NavigationAnswer::References(locations)
         }
@@ -1722,7 +1735,7 @@ fn render_references(
         let queried_here = place.absolute() == Some(queried) && place.line == query.resolved.line;
         let related = marks.get(&((*uri).clone(), place.line.saturating_sub(1), *character));
         let marker = match related {
-            Some(method) => format!("   ← use of {method}"),
+            Some(mark) => format!("   ← {mark}"),
             None if queried_here => "   ← queried position".to_owned(),
             None => String::new(),
         };

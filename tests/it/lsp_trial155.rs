@@ -265,3 +265,126 @@ fn an_error_only_in_one_test_targets_macro_expansion_holds_back_no_other_target(
     assert!(!dow.contains("tests/plain.rs — cargo never") && !dow.contains("NOT checked: tests/plain.rs"), "{text}");
     assert!(!dow.contains("src/lib.rs: new diagnostics"), "{text}");
 }
+
+/// The library: `minimap!`, named like its crate and exported only with the default feature
+/// `std` (indexmap's `indexmap!`), used by three integration tests.
+const MINIMAP_LIB: &str = "//! A tiny map and its `minimap!` macro.
+#[macro_use]
+mod macros;
+
+/// A map.
+pub struct MiniMap<K, V>(pub Vec<(K, V)>);
+
+impl<K, V> MiniMap<K, V> {
+    /// An empty map with room for `n` pairs.
+    pub fn with_capacity(n: usize) -> Self {
+        MiniMap(Vec::with_capacity(n))
+    }
+
+    /// Appends a pair.
+    pub fn insert(&mut self, key: K, value: V) {
+        self.0.push((key, value));
+    }
+}
+
+/// Something else to import.
+pub fn other() -> usize {
+    1
+}
+";
+
+const MINIMAP_MACROS: &str = "#[cfg(feature = \"std\")]
+#[macro_export]
+/// Builds a `MiniMap` from pairs.
+macro_rules! minimap {
+    ($($key:expr => $value:expr),* $(,)?) => {{
+        let mut map = $crate::MiniMap::with_capacity(0);
+        $(
+            map.insert($key, $value);
+        )*
+        map
+    }};
+}
+";
+
+/// The integration tests that use `minimap!`: imported alone, with another name, or called by
+/// its full path.
+const MINIMAP_TESTS: [(&str, &str); 3] = [
+    (
+        "tests/tests.rs",
+        "use minimap::{minimap, other};\n\n#[test]\nfn sorts() {\n    let m = minimap! {\n        1 => 2,\n        7 => 1,\n    };\n    assert_eq!(m.0.len(), 2);\n    assert_eq!(other(), 1);\n}\n",
+    ),
+    (
+        "tests/equivalent.rs",
+        "use minimap::minimap;\n\n#[test]\nfn looks_up() {\n    let map = minimap! {\n        \"a\" => 1,\n    };\n    assert_eq!(map.0.len(), 1);\n}\n\n#[test]\nfn strings() {\n    let map = minimap! {\n        \"a\" => 1, \"b\" => 2,\n    };\n    assert_eq!(map.0.len(), 2);\n}\n",
+    ),
+    ("tests/full_path.rs", "#[test]\nfn full_path() {\n    let m = minimap::minimap! {\n        1 => 2,\n    };\n    assert_eq!(m.0.len(), 1);\n}\n"),
+];
+
+fn minimap_crate(macros: &str) -> tempfile::TempDir {
+    let mut files = vec![
+        (
+            "Cargo.toml",
+            "[package]\nname = \"minimap\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[features]\ndefault = [\"std\"]\nstd = []\n",
+        ),
+        ("src/lib.rs", MINIMAP_LIB),
+        ("src/macros.rs", macros),
+    ];
+    files.extend(MINIMAP_TESTS);
+    support::workspace_with(&files)
+}
+
+/// The `path:line` places a `references` answer lists (its `file (N):` headings and the
+/// `  line: text` rows under them), sorted.
+fn listed_places(answer: &str) -> Vec<String> {
+    let mut places = Vec::new();
+    let mut file: Option<&str> = None;
+    for row in answer.lines() {
+        if let Some(heading) = row.strip_suffix("):").and_then(|row| row.rsplit_once(" (")).map(|(file, _)| file) {
+            file = (!heading.starts_with(' ')).then_some(heading);
+            continue;
+        }
+        if let (Some(file), Some(rest)) = (file, row.strip_prefix("  ")) {
+            if let Some(line) = rest.split(':').next().and_then(|line| line.parse::<usize>().ok()) {
+                places.push(format!("{file}:{line}"));
+                continue;
+            }
+        }
+        if !row.starts_with("  ") {
+            file = None;
+        }
+    }
+    places.sort();
+    places
+}
+
+#[test]
+fn references_of_a_macro_count_the_calls_rust_analyzer_leaves_out() {
+    let test = "lsp_trial155::references_of_a_macro_count_the_calls_rust_analyzer_leaves_out";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    // Ground truth: the macro marked `#[deprecated]`, cargo warns at each use.
+    let oracle = minimap_crate(&MINIMAP_MACROS.replace("#[macro_export]\n", "#[macro_export]\n#[deprecated]\n"));
+    let checked = support::cargo_by_hand(oracle.path(), &["check", "--offline", "--all-targets", "--message-format=short"], &[]);
+    let stderr = String::from_utf8_lossy(&checked.stderr).into_owned();
+    let mut uses: Vec<String> = stderr
+        .lines()
+        .filter(|line| line.contains(": warning: use of deprecated macro"))
+        // `tests/tests.rs:5:13: warning: …` → `tests/tests.rs:5`
+        .filter_map(|line| line.split_once(": warning:").and_then(|(place, _)| place.rsplit_once(':')).map(|(place, _)| place.to_owned()))
+        .collect();
+    uses.push("src/macros.rs:4".to_owned());
+    uses.sort();
+    uses.dedup();
+    assert_eq!(uses.len(), 7, "{stderr}");
+    let dir = minimap_crate(MINIMAP_MACROS);
+    // A cold server and a warm one: rust-analyzer's own list leaves out different calls.
+    let run = runbound::Run::builder(dir.path()).config(support::config_with_room()).language_servers().build().expect("build run");
+    for _ in 0..2 {
+        let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "src/macros.rs", "line": 4, "symbol": "minimap"}));
+        assert!(text.contains("\n7 references in 4 files:"), "{text}");
+        assert_eq!(listed_places(&text), uses, "{text}");
+        assert!(!text.contains("does not list them as references"), "{text}");
+    }
+}
