@@ -1050,6 +1050,12 @@ pub struct CheckedRenameCoverage {
     /// they name a module of the same name, not the renamed symbol, and are left (not in
     /// `left_unrenamed`) (`path:line`).
     pub left_in_import_module_paths: Vec<String>,
+    /// Rust, a renamed field or function: occurrences that are a segment of a path leading on
+    /// (`core::hash::Hash`; for a field, any path segment) — a module, type or trait, never the
+    /// renamed symbol; left, and not in `left_unrenamed` nor `left_in_comments_and_strings`
+    /// (`path:line`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_in_path_segments: Vec<String>,
     /// Go: the occurrences of `left_unrenamed` whose definition is a method tied to the renamed
     /// one by an interface (an implementation of the renamed interface method, or the interface
     /// method the renamed method implements): not another symbol — the build breaks where the

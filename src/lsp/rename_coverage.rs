@@ -1270,6 +1270,47 @@ pub fn complete_rename(
     let mut binding_kept_qualified: Vec<(WordHit, crate::lsp::rust_reexport_paths::QualifyingModule)> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
+    // Whether the renamed symbol is a struct field (its declaration line reads `NAME: Type`).
+    // A variant's field too (`Safe { strict: bool },` on one line; trial50 F2): the name at the
+    // declaration is followed by a single `:`.
+    let renamed_is_field = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
+        path_is_rust(path)
+            && reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned)).is_some_and(
+                |line| {
+                    // A field is declared `[pub[(…)]] NAME: Type` — the name first; `pub trait
+                    // Float: Num` is a trait with supertraits (trial71 F4: num-traits' doc-test
+                    // `use num_traits::{Zero, Float};` became `{Zero, Floating: Float}`).
+                    // Also in braces on one line: `Safe { strict: bool },` (trial46 F5).
+                    word_positions(&line, old_name).into_iter().any(|at| {
+                        let before = line[..at].trim_end();
+                        let after = line[at + old_name.len()..].trim_start();
+                        let field_place = before.is_empty()
+                            || before.ends_with('{')
+                            || before.ends_with(',')
+                            || before.ends_with("pub")
+                            || (before.ends_with(')') && before.contains("pub("));
+                        field_place && after.starts_with(':') && !after.starts_with("::")
+                    })
+                },
+            )
+    });
+    // Whether the renamed symbol is a Rust function or method (its declaration line reads `fn
+    // NAME`, after any modifiers).
+    let renamed_is_function = !renamed_is_field
+        && origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
+            path_is_rust(path)
+                && reader
+                    .read_to_string(path)
+                    .ok()
+                    .and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned))
+                    .is_some_and(|line| word_positions(&line, old_name).into_iter().any(|at| line[..at].trim_end().ends_with("fn")))
+        });
+    // Rust: occurrences that are a segment of a path leading on (`core::hash::Hash`, `use
+    // core::hash::{…}`), or, for a field, any path segment: a module, type or trait, never the
+    // renamed field or function (trial155 M5: renaming the field `Bucket::hash` listed 12
+    // `core::hash::…` lines to "rename by hand if it names this symbol" and more among those to
+    // check). Counted in one line, in code and comments alike.
+    let mut path_segments: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
     let mut classifier = Classifier::new(&grep, old_name.len(), server.workspace_root(), server.root());
     let mut unchecked: Vec<WordHit> = Vec::new();
@@ -1329,6 +1370,14 @@ pub fn complete_rename(
             continue;
         }
         let kind = classifier.kind(&hit);
+        if (renamed_is_field || renamed_is_function)
+            && matches!(kind, OccurrenceKind::Code | OccurrenceKind::Comment)
+            && path_is_rust(&hit.path)
+            && rust_path_segment_never_the_renamed(&hit.line_text, hit.byte_start, old_name.len(), renamed_is_field)
+        {
+            path_segments.push(hit);
+            continue;
+        }
         if kind != OccurrenceKind::Code {
             // A local's name in a comment or string outside its function names something else
             // (trial35 M5: a parameter's rename listed 71 comments of other files to edit): those
@@ -1544,6 +1593,7 @@ pub fn complete_rename(
     // before it: only what the final edit leaves is said as left.
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
     import_module_paths.retain(|hit| !is_covered(&edits, hit));
+    path_segments.retain(|hit| !is_covered(&edits, hit));
     declaration_kept.retain(|hit| !is_covered(&edits, hit));
     kept_by_export_alias.retain(|hit| !is_covered(&edits, hit));
     destructured_property.retain(|hit| !is_covered(&edits, hit));
@@ -1613,30 +1663,6 @@ pub fn complete_rename(
     };
     let doc_tests_elapsed = doc_tests_started.elapsed();
     let mut doc_tests_renamed: Vec<WordHit> = Vec::new();
-    // Whether the renamed symbol is a struct field (its declaration line reads `NAME: Type`).
-    // A variant's field too (`Safe { strict: bool },` on one line; trial50 F2): the name at the
-    // declaration is followed by a single `:`.
-    let renamed_is_field = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
-        path_is_rust(path)
-            && reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned)).is_some_and(
-                |line| {
-                    // A field is declared `[pub[(…)]] NAME: Type` — the name first; `pub trait
-                    // Float: Num` is a trait with supertraits (trial71 F4: num-traits' doc-test
-                    // `use num_traits::{Zero, Float};` became `{Zero, Floating: Float}`).
-                    // Also in braces on one line: `Safe { strict: bool },` (trial46 F5).
-                    word_positions(&line, old_name).into_iter().any(|at| {
-                        let before = line[..at].trim_end();
-                        let after = line[at + old_name.len()..].trim_start();
-                        let field_place = before.is_empty()
-                            || before.ends_with('{')
-                            || before.ends_with(',')
-                            || before.ends_with("pub")
-                            || (before.ends_with(')') && before.contains("pub("));
-                        field_place && after.starts_with(':') && !after.starts_with("::")
-                    })
-                },
-            )
-    });
     // Whether an occurrence stands alone between `{`/`,` and `,`/`}` (a shorthand `NAME,`).
     let is_shorthand_field = |hit: &WordHit| -> bool {
         let before = hit.line_text[..hit.byte_start].trim_end();
@@ -2027,6 +2053,27 @@ pub fn complete_rename(
         ));
         let lines = one_per_line(doc_tests_renamed.iter(), |hit| hit);
         list_lines(&mut report, &lines, DOC_TESTS_LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !path_segments.is_empty() {
+        let example = path_segments.iter().find(|hit| hit.line_text.contains(&format!("::{old_name}::"))).unwrap_or(&path_segments[0]);
+        let mut places: Vec<String> = Vec::new();
+        for hit in &path_segments {
+            let place = format!("{}:{}", shown(&hit.path), hit.line + 1);
+            if !places.contains(&place) {
+                places.push(place);
+            }
+        }
+        report.push(format!(
+            "  left unrenamed, rightly: {} that {} a segment of a path (`{}` at {}:{}: a module, type or trait), which never names {}: {}{}",
+            crate::render::plural(path_segments.len(), "occurrence"),
+            crate::render::one_or_many(path_segments.len(), "is", "are"),
+            example.line_text.trim(),
+            shown(&example.path),
+            example.line + 1,
+            if renamed_is_field { format!("a field such as `{old_name}`") } else { format!("the function `{old_name}`") },
+            places.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", "),
+            if places.len() > LISTED { format!(" and {} more lines", places.len() - LISTED) } else { String::new() },
+        ));
     }
     if !doc_tests_of_others.is_empty() {
         let mut definitions: BTreeMap<String, usize> = BTreeMap::new();
@@ -3212,6 +3259,7 @@ pub fn complete_rename(
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         left_in_import_module_paths: import_module_paths.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        left_in_path_segments: path_segments.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_attribute_name_strings: attribute_names.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_comments_and_strings: in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_doc_tests: doc_tests.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -3964,6 +4012,18 @@ fn occurrences_unanalyzed_outside_edit(
 /// has rust-analyzer's definition there lead to the standard library's constants too; a use of
 /// those is no reference of the renamed item (trial71 F3: num-traits' `consts::PI` in a test and
 /// 24 doc-test lines were renamed with `FloatConst::PI`, and 20 doc-tests failed).
+/// Whether the whole-word occurrence at `byte_start` (`length` bytes) of a Rust `line` is a path
+/// segment that never names a renamed field or function: one the path leads on through (`hash`
+/// of `core::hash::Hash` or `use core::hash::{…}`: a module, type or trait), except a function's
+/// turbofish (`NAME::<T>()`); for a field (`field`), any path segment (`use core::hash;`) — a
+/// field is never named by a path.
+fn rust_path_segment_never_the_renamed(line: &str, byte_start: usize, length: usize, field: bool) -> bool {
+    let after = line.get(byte_start + length..).unwrap_or("").trim_start();
+    let before = line.get(..byte_start).unwrap_or("").trim_end();
+    let leads_on = after.starts_with("::") && (field || !after.starts_with("::<"));
+    leads_on || (field && before.ends_with("::"))
+}
+
 /// Whether the identifier `name` at byte `byte_column` of a JavaScript/TypeScript `line_text`
 /// is a binding its import statement declares for this module alone: the default import
 /// (`import NAME from`, `import NAME, { … } from`), a namespace import (`import * as NAME`) or
@@ -5690,6 +5750,24 @@ mod tests {
         assert_eq!(here, HashSet::from(["wrapped".to_owned()]));
         let there = go_types_embedding(&root, &reader, &root.join("consumer"), "File", Some(&package));
         assert_eq!(there, HashSet::from(["CountingFile".to_owned()]));
+    }
+
+    #[test]
+    fn a_path_segment_never_names_a_renamed_field_or_function() {
+        // indexmap 2.14.2 (trial155 M5): renaming the field `Bucket::hash`.
+        let at = |line: &str| line.find("hash").unwrap();
+        let segment = |line: &str, field: bool| rust_path_segment_never_the_renamed(line, at(line), 4, field);
+        for line in ["use core::hash::BuildHasher;", "    ::core::hash::BuildHasherDefault::<$H>::new(),", "/// [`X`][core::hash::X]"] {
+            assert!(segment(line, true) && segment(line, false), "{line}");
+        }
+        // A field is never reached by a path; a function is (`Self::hash(x)`), and its turbofish
+        // leads on through no module.
+        assert!(segment("use core::hash;", true) && !segment("use core::hash;", false));
+        assert!(!segment("    Self::hash(x)", false) && segment("    Self::hash(x)", true));
+        assert!(!segment("    hash::<u64>(x)", false));
+        for line in ["entry.hash.get()", "Bucket { hash, key, value }", "hash: HashValue,", "let hash = 1;", "// the hash table"] {
+            assert!(!segment(line, true) && !segment(line, false), "{line}");
+        }
     }
 
     #[test]

@@ -388,3 +388,90 @@ fn references_of_a_macro_count_the_calls_rust_analyzer_leaves_out() {
         assert!(!text.contains("does not list them as references"), "{text}");
     }
 }
+
+/// A struct with a field `hash`, in a crate that names the module `core::hash` in code, in a
+/// `macro_rules!` template, in a doc link and in a feature-gated module that also reads the
+/// field.
+const BUCKET_LIB: &str = "//! Buckets keyed by a [`core::hash::Hash`] value.
+use core::hash::{BuildHasher, Hash};
+
+/// One entry.
+pub struct Bucket {
+    /// The key's hash.
+    pub hash: u64,
+    /// The key.
+    pub key: u32,
+}
+
+/// A bucket for `key`, hashed by `builder`.
+pub fn bucket<S: BuildHasher>(builder: &S, key: u32) -> Bucket {
+    let hash = builder.hash_one(key);
+    Bucket { hash, key }
+}
+
+/// Whether two buckets have the same hash.
+pub fn same(a: &Bucket, b: &Bucket) -> bool {
+    a.hash == b.hash
+}
+
+/// Hashes anything hashable.
+pub fn digest<T: Hash>(value: &T) -> u64 {
+    ::core::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), value)
+}
+
+/// A default hasher for a type.
+#[macro_export]
+macro_rules! default_hasher {
+    ($h:ty) => {
+        ::core::hash::BuildHasherDefault::<$h>::default()
+    };
+}
+
+#[cfg(feature = \"extra\")]
+pub mod extra;
+";
+
+const BUCKET_EXTRA: &str = "//! Behind the `extra` feature.
+use core::hash::Hasher;
+
+/// The bucket's hash, folded.
+pub fn folded(bucket: &crate::Bucket) -> u32 {
+    (bucket.hash >> 32) as u32
+}
+
+/// Writes the bucket's key.
+pub fn write<H: Hasher>(bucket: &crate::Bucket, state: &mut H) {
+    state.write_u32(bucket.key);
+}
+";
+
+#[test]
+fn a_field_rename_leaves_path_segments_of_the_same_word_without_noise() {
+    let test = "lsp_trial155::a_field_rename_leaves_path_segments_of_the_same_word_without_noise";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"buckets\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[features]\nextra = []\n"),
+        ("src/lib.rs", BUCKET_LIB),
+        ("src/extra.rs", BUCKET_EXTRA),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "src/lib.rs", "line": 7, "symbol": "hash"}));
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 7, "symbol": "hash", "new_name": "hash_value"}));
+    // Ground truth: the rename left no `core::hash` path to edit — cargo builds by default; with
+    // `extra` on, the only break is the field read in the gated module.
+    assert_eq!(cargo_check_errors(dir.path(), &[]), "", "the default build");
+    let with_extra = cargo_check_errors(dir.path(), &["--features", "extra"]);
+    assert!(with_extra.contains("src/extra.rs:6:") && with_extra.lines().count() == 1, "{with_extra}");
+    let check = text.split("taken-name check").next().unwrap_or(&text);
+    // The path segments: one line, none of them to "rename by hand" or "check".
+    let segments = line_naming(check, "left unrenamed, rightly:");
+    assert!(segments.trim_start().starts_with("left unrenamed, rightly: 5 occurrences that are a segment of a path"), "{text}");
+    for path_line in ["src/lib.rs:1:", "src/lib.rs:2:", "src/lib.rs:25:", "src/lib.rs:32:", "src/extra.rs:2:"] {
+        assert!(!check.lines().any(|line| line.trim_start().starts_with(path_line)), "{path_line} listed:\n{text}");
+    }
+    // What matters stays: the gated field read, with its gate.
+    let gated = line_naming(check, "src/extra.rs:6:");
+    assert!(gated.contains("`#[cfg(feature = \"extra\")]`"), "{text}");
+}
