@@ -5144,6 +5144,10 @@ pub struct UnlistedReference {
     pub end: u32,
 }
 
+/// A location of a references list as its marks are keyed: (URI, 0-based line, start
+/// character in the server's encoding).
+pub type ReferenceKey = (String, u32, u32);
+
 /// The mark a references list puts beside each location [`merge_references_not_listed`] added.
 pub const NOT_LISTED_BY_SERVER_MARK: &str = "not in the server's own list (grep -w found it; its definition here leads to this symbol)";
 
@@ -5160,7 +5164,7 @@ pub fn merge_references_not_listed(
     name: &str,
     listed: &mut Vec<lsp_types::Location>,
     shown: impl Fn(&Path) -> String,
-) -> Option<(String, Vec<(String, u32, u32)>)> {
+) -> Option<(String, Vec<ReferenceKey>)> {
     let listed_lines: Vec<(PathBuf, u32)> = listed
         .iter()
         .filter_map(|location| {
@@ -5168,7 +5172,7 @@ pub fn merge_references_not_listed(
             Some((std::fs::canonicalize(&path).unwrap_or(path), location.range.start.line))
         })
         .collect();
-    let mut added: Vec<(String, u32, u32)> = Vec::new();
+    let mut added: Vec<ReferenceKey> = Vec::new();
     let mut places: Vec<String> = Vec::new();
     for left in not_listed {
         let on_a_listed_line = listed_lines.iter().any(|(path, line0)| *path == left.path && *line0 == left.line);
