@@ -91,7 +91,7 @@ fn default_features_name_the_features_left_off_and_the_gated_files_not_checked()
         text.contains("ran `cargo check --all-targets --keep-going --message-format=json --quiet --features extra --target-dir "),
         "{text}"
     );
-    assert!(text.contains("src/extra.rs:2: error[E0308] mismatched types (rustc)"), "{text}");
+    assert!(text.contains("src/extra.rs:2: error[E0308] mismatched types (rustc; in lib `gates` — lib and lib test builds)"), "{text}");
     assert_eq!(structured.expect("structured")["cargo_feature_arguments"], json!(["--features", "extra"]));
 }
 
