@@ -543,6 +543,17 @@ fn collect_name_uses(source: &str, node: tree_sitter::Node<'_>, name: &str, foun
     if matches!(node.kind(), "function_definition" | "lambda") && declares_parameter(source, node, name) {
         return;
     }
+    // A class defined in the function whose body binds `name` (`user = fields.Nested(…)`):
+    // a class attribute, not the parameter — its body is left, its bases and decorators are read
+    // (the recheck of trial154 F2: marshmallow's nested `HasNestedExclude.user` renamed along, 1
+    // test failed with KeyError 'user').
+    if node.kind() == "class_definition" && class_body_binds(source, node, name) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor).filter(|child| child.kind() != "block") {
+            collect_name_uses(source, child, name, found);
+        }
+        return;
+    }
     if node.kind() == "identifier" && node_text(source, node) == name {
         let parent = node.parent();
         let is_attribute_name = parent.is_some_and(|parent| {
@@ -560,6 +571,33 @@ fn collect_name_uses(source: &str, node: tree_sitter::Node<'_>, name: &str, foun
     for child in node.named_children(&mut cursor) {
         collect_name_uses(source, child, name, found);
     }
+}
+
+/// Whether the body of `class` (a `class_definition`) binds `name` at its top level: an
+/// assignment or annotated assignment to it, or a `def`/`class` of that name.
+fn class_body_binds(source: &str, class: tree_sitter::Node<'_>, name: &str) -> bool {
+    let Some(body) = class.child_by_field_name("body") else { return false };
+    let mut cursor = body.walk();
+    let statements: Vec<tree_sitter::Node<'_>> = body.named_children(&mut cursor).collect();
+    statements.into_iter().any(|statement| {
+        let statement = if statement.kind() == "decorated_definition" {
+            statement.child_by_field_name("definition").unwrap_or(statement)
+        } else {
+            statement
+        };
+        match statement.kind() {
+            "function_definition" | "class_definition" => {
+                statement.child_by_field_name("name").is_some_and(|declared| node_text(source, declared) == name)
+            }
+            "expression_statement" => statement.named_child(0).is_some_and(|expression| {
+                matches!(expression.kind(), "assignment" | "augmented_assignment")
+                    && expression
+                        .child_by_field_name("left")
+                        .is_some_and(|left| left.kind() == "identifier" && node_text(source, left) == name)
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// The byte ranges of the string contents `name` requested by `….usefixtures("name", …)` or
@@ -636,6 +674,20 @@ mod tests {
                 ("d".to_owned(), "d".to_owned(), true),
             ]
         );
+    }
+
+    #[test]
+    fn a_class_attribute_of_the_name_in_a_class_defined_in_the_test_is_not_a_use() {
+        // The recheck of trial154 F2: marshmallow's `class HasNestedExclude(Schema): user = …`
+        // inside a test requesting `user`.
+        let source = "def test_x(user):\n    class S(Base):\n        user = fields.Nested(Keep)\n\n        def other(self):\n            return 1\n\n    class T:\n        value = user\n\n    return S().dump({\"user\": user})\n";
+        let grep = parse(source);
+        let root = grep.root().get_inner_node();
+        let function = root.named_child(0).unwrap();
+        let mut found = Vec::new();
+        collect_name_uses(source, function.child_by_field_name("body").unwrap(), "user", &mut found);
+        let lines: Vec<usize> = found.iter().map(|range| source[..range.start].matches('\n').count() + 1).collect();
+        assert_eq!(lines, vec![9, 11], "`T`'s read of the parameter and the dict's value; not `S`'s class attribute");
     }
 
     #[test]
