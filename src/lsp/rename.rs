@@ -730,6 +730,27 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let deadline = ctx.deadline().checked_sub(Duration::from_millis(250)).unwrap_or_else(Instant::now);
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
+    // Asked in a declaration file of the build output: the rename would rewrite the shipped
+    // typings (`export { f as g }`), not the source (the recheck of trial156 F1: started from
+    // `build/index.d.ts`, a consumer's `import { f }` broke with TS2305).
+    if path.file_name().and_then(|name| name.to_str()).is_some_and(crate::lsp::typescript_build_output::is_declaration_file_name) {
+        if let Ok(reader) = crate::files::WorkspaceReader::open(root) {
+            let mut build_output = crate::lsp::typescript_build_output::DeclarationBuildOutput::new(root, server.root());
+            if let Some(reason) = build_output.reason(&reader, &path) {
+                let display = supervisor.display_path(&path);
+                return Err(ToolError::invalid(format!(
+                    "{display} is build output ({}): a rename started there rewrites the shipped typings (an alias such as `export {{ {old} as {new} }}`), not the source they are built from, and code that imports `{old}` from the package breaks; nothing was changed",
+                    reason.describe(&|path| supervisor.display_path(path)),
+                    old = resolved.cursor_identifier,
+                    new = args.new_name,
+                ))
+                .with_hint(format!(
+                    "rename at the source declaration instead: call lsp with {{\"op\": \"definition\", \"file\": \"{display}\", \"line\": {}, \"symbol\": \"{}\"}} to find it (it leads into the sources), then lsp_rename there, and rebuild the output",
+                    resolved.line, resolved.cursor_identifier
+                )));
+            }
+        }
+    }
     let resync_note = server.resync_from_disk().note(|path| supervisor.display_path(path));
     server.sync_document(&path)?;
     if !server.supports("textDocument/rename") {

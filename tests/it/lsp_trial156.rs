@@ -77,6 +77,17 @@ fn a_rename_leaves_the_package_typings_barrel_without_a_map_and_says_so() {
     assert!(std::fs::read_to_string(dir.path().join("src/use.ts")).unwrap().contains("g(1)"));
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new());
     assert_eq!(consumer_tsc_errors(dir.path(), "import { f } from 'fx'\nexport const z = f(2)\n"), Vec::<String>::new());
+
+    // The recheck's NEW-4: a rename started in the build stub itself is refused, nothing written,
+    // with the way to the source (before, it wrote `export { f as g }` and the consumer broke).
+    let result =
+        run.call(runbound::Caller::Main, "lsp_rename", json!({"file": "build/index.d.ts", "line": 1, "symbol": "f", "new_name": "h"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("build/index.d.ts is build output (under build/, the directory of package.json `types`)"), "{text}");
+    assert!(text.contains("\"op\": \"definition\", \"file\": \"build/index.d.ts\", \"line\": 1, \"symbol\": \"f\""), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("build/index.d.ts")).unwrap(), barrel, "nothing written");
+    assert_eq!(consumer_tsc_errors(dir.path(), "import { f } from 'fx'\nexport const z = f(2)\n"), Vec::<String>::new());
 }
 
 /// Trial 156 F1 (the package's own shape, ws2's `hashKey`): a bundler's per-entry stub
