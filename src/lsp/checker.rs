@@ -377,7 +377,17 @@ impl CheckerCache {
 /// named first.
 fn check_delta(previous: &FullCheck, current: &FullCheck, supervisor: &LspSupervisor) -> CheckDelta {
     type Key = (PathBuf, Severity, Option<String>, String);
-    let key = |record: &DiagnosticRecord| -> Key { (record.path.clone(), record.severity, record.code.clone(), record.message.clone()) };
+    // Paths cut from the message: one rustc error merged from a crate's `lib` and `lib test`
+    // builds keeps whichever wording came first, which may change from one check to the next
+    // (review46 #2).
+    let key = |record: &DiagnosticRecord| -> Key {
+        (
+            record.path.clone(),
+            record.severity,
+            record.code.clone(),
+            crate::lsp::write_ledger_rules::without_path_qualifiers(&record.message),
+        )
+    };
     let beyond = |from: &[DiagnosticRecord], other: &[DiagnosticRecord]| -> Vec<DiagnosticRecord> {
         let mut other_counts: HashMap<Key, usize> = HashMap::new();
         let mut other_lines: HashSet<(Key, u32)> = HashSet::new();
@@ -1899,8 +1909,15 @@ pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<Diagnostic
             // (`&IndexMap<K, V, S>` / `&map::IndexMap<K, V, S>`): one rustc error per position
             // and code (trial155 M2: indexmap's 4 errors were "8 errors", each listed twice).
             let rustc_only = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source == "rustc");
-            let one_rustc_error_printed_twice =
-                rustc_only(&first) && rustc_only(&second) && merged[at].code.is_some() && merged[at].code == record.code;
+            // Only the same message once paths are cut: several different errors of one code at
+            // one call site (`assert_eq!` lacking both `PartialEq` and `Debug`, E0277 twice) stay
+            // apart (review46 #1).
+            let one_rustc_error_printed_twice = rustc_only(&first)
+                && rustc_only(&second)
+                && merged[at].code.is_some()
+                && merged[at].code == record.code
+                && crate::lsp::write_ledger_rules::without_path_qualifiers(&merged[at].message)
+                    == crate::lsp::write_ledger_rules::without_path_qualifiers(&record.message);
             // go vet writes a composite literal `(FromIOFS literal)` where go build writes
             // `FromIOFS{}`: one error (trial110 M1: afero's iofs.go:160 counted twice, 103 for 102).
             disjoint
@@ -3813,11 +3830,16 @@ mod tests {
             // Another code at the same place is another error; so is one in another target.
             message(lib, "src/rayon/map.rs", 247, 27, "E0308", "mismatched types"),
             message(("test", "quick"), "tests/quick.rs", 3, 5, "E0599", "no method named `x`"),
+            // Two different errors of one code at one place stay two (review46 #1: an
+            // `assert_eq!` whose type lacks both `PartialEq` and `Debug`).
+            message(("test", "quick"), "tests/quick.rs", 9, 5, "E0277", "can't compare `Foo` with `Bar`"),
+            message(("test", "quick"), "tests/quick.rs", 9, 5, "E0277", "`Foo` doesn't implement `Debug`"),
         ]
         .join("\n");
         let records = sorted_and_deduplicated(parse_cargo(&stdout, &root).unwrap());
         let shown: Vec<String> = records.iter().map(|record| record.render("f")).collect();
-        assert_eq!(records.len(), 4, "{shown:#?}");
+        assert_eq!(shown.iter().filter(|line| line.starts_with("f:9: error[E0277]")).count(), 2, "{shown:#?}");
+        assert_eq!(records.len(), 6, "{shown:#?}");
         assert!(shown.contains(&"f:3: error[E0599] no method named `x` (rustc; in test `quick`)".to_owned()), "{shown:#?}");
         let at_86: Vec<&String> = shown.iter().filter(|line| line.starts_with("f:86:")).collect();
         assert_eq!(at_86.len(), 1, "{shown:#?}");

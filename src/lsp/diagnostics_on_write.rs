@@ -5742,6 +5742,8 @@ struct HunkLine {
     hunk: u32,
     text: String,
     in_place: bool,
+    /// The line on the other side it was aligned with (1-based), when `in_place`.
+    counterpart: Option<u32>,
     /// For a written line: its text (white space aside) is part of the text its hunk removed —
     /// a line split or re-wrapped, not a new statement.
     fragment: bool,
@@ -5771,7 +5773,7 @@ impl LineMap {
             } else {
                 (0..old_range.len()).map(|offset| (offset < new_range.len()).then_some(offset)).collect()
             };
-            let mut has_counterpart = vec![false; new_range.len()];
+            let mut has_counterpart: Vec<Option<u32>> = vec![None; new_range.len()];
             for (offset, old_index) in old_range.clone().enumerate() {
                 let counterpart = counterparts[offset];
                 let new_index = match counterpart {
@@ -5781,7 +5783,7 @@ impl LineMap {
                 };
                 old_to_new[old_index] = (new_index as u32 + 1, exact);
                 if let Some(new_offset) = counterpart {
-                    has_counterpart[new_offset] = true;
+                    has_counterpart[new_offset] = Some(old_index as u32 + 1);
                     if tag == similar::DiffTag::Replace {
                         let replaced = identifiers_replaced_between(old_lines[old_index], new_lines[new_index]);
                         if !replaced.is_empty() {
@@ -5791,7 +5793,16 @@ impl LineMap {
                 }
                 if !exact {
                     let text = old_lines[old_index].trim().to_owned();
-                    removed.insert(old_index as u32 + 1, HunkLine { hunk, text, in_place: counterpart.is_some(), fragment: false });
+                    removed.insert(
+                        old_index as u32 + 1,
+                        HunkLine {
+                            hunk,
+                            text,
+                            in_place: counterpart.is_some(),
+                            counterpart: counterpart.map(|new_offset| (new_range.start + new_offset) as u32 + 1),
+                            fragment: false,
+                        },
+                    );
                 }
             }
             if !exact {
@@ -5801,7 +5812,16 @@ impl LineMap {
                     let text = new_lines[new_index].trim().to_owned();
                     let squeezed: String = text.split_whitespace().collect();
                     let fragment = !squeezed.is_empty() && removed_text.contains(&squeezed);
-                    written.insert(new_index as u32 + 1, HunkLine { hunk, text, in_place: has_counterpart[offset], fragment });
+                    written.insert(
+                        new_index as u32 + 1,
+                        HunkLine {
+                            hunk,
+                            text,
+                            in_place: has_counterpart[offset].is_some(),
+                            counterpart: has_counterpart[offset],
+                            fragment,
+                        },
+                    );
                 }
             }
         }
@@ -5826,7 +5846,13 @@ impl LineMap {
             // the write and a line the hunk added (no old line's counterpart) that is a statement
             // of its own, not a fragment of the old text (trial157 F1: `t2, err := NewLRU(size,
             // nil)` fixed in place and a wrong `_, _ = NewLRU(size, nil)` added above it).
-            Some(before) if before.hunk == after.hunk => before.in_place && !after.in_place && !after.fragment,
+            // Aligned with another line than `new_line` — one the hunk added, or one that
+            // rewrote another old line in place (review46 #3: a comment removed and a wrong call
+            // written where it was, beside the fixed one) — an old line's error is not the one
+            // on `new_line`, unless `new_line` is a fragment of the old text.
+            Some(before) if before.hunk == after.hunk => {
+                before.counterpart.is_some_and(|counterpart| counterpart != new_line) && !after.fragment
+            }
             _ => !self.moved(old_line, new_line),
         }
     }
@@ -5848,6 +5874,7 @@ impl LineMap {
             // not in place either, whose texts are alike.
             return !before.in_place
                 && !after.in_place
+                && before.text.chars().count().min(after.text.chars().count()) >= MOVED_AND_EDITED_MIN_CHARS
                 && similar::TextDiff::from_chars(before.text.as_str(), after.text.as_str()).ratio() >= MOVED_AND_EDITED_SIMILARITY;
         }
         let moved_along = |old_neighbour: Option<u32>, new_neighbour: Option<u32>| {
@@ -5890,19 +5917,23 @@ impl LineMap {
 /// How alike (characters in common, `similar`'s ratio) a removed line and a line written in
 /// another hunk must be for [`LineMap::pairs_across_hunks`] to take them for one line moved and
 /// edited.
-const MOVED_AND_EDITED_SIMILARITY: f32 = 0.6;
+const MOVED_AND_EDITED_SIMILARITY: f32 = 0.8;
+
+/// The fewest characters (trimmed) both lines of a "moved and edited" pair must have: a short
+/// call deleted in one function and a like one added in another (`f(x)`, `f(y)`) is no move
+/// (review46 #4).
+const MOVED_AND_EDITED_MIN_CHARS: usize = 12;
 
 /// The most (old lines × new lines) of a replaced hunk [`align_replaced_lines`] aligns by
 /// similarity; a larger hunk is aligned by place.
 const MAX_ALIGNED_LINE_PAIRS: usize = 400;
 
 /// The counterpart of each of `old` (the lines a diff hunk replaced) among `new` (the lines it
-/// wrote): an offset into `new`, in order. Hunks of equal length (a line rewritten in place) and
-/// hunks past [`MAX_ALIGNED_LINE_PAIRS`] pair by place; otherwise the in-order pairing with the
-/// greatest total similarity (characters in common, trimmed lines), so an old line pairs with the
+/// wrote): an offset into `new`, in order. Hunks past [`MAX_ALIGNED_LINE_PAIRS`] pair by place;
+/// otherwise the in-order pairing with the greatest total similarity (characters in common, trimmed lines), so an old line pairs with the
 /// line it became, not with a line written above it. An old line without counterpart is `None`.
 fn align_replaced_lines(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
-    if old.len() == new.len() || old.len() * new.len() > MAX_ALIGNED_LINE_PAIRS {
+    if old.len() * new.len() > MAX_ALIGNED_LINE_PAIRS {
         return (0..old.len()).map(|offset| (offset < new.len()).then_some(offset)).collect();
     }
     let similarity: Vec<Vec<f32>> = old
@@ -8808,7 +8839,15 @@ mod tests {
             let paired = pair_through_write(Vec::new(), Some(&[not_enough(6)]), &[not_enough(line)], &map);
             assert!(paired.new.is_empty() && paired.gone.is_empty(), "line {line}: {:?} {:?}", paired.new, paired.gone);
         }
-        assert_eq!(align_replaced_lines(&["a", "b"], &["a", "c"]), vec![Some(0), Some(1)], "equal lengths pair by place");
+        assert_eq!(align_replaced_lines(&["a", "b"], &["a", "c"]), vec![Some(0), None], "lines with nothing in common are not aligned");
+        // review46 #3: a comment removed and a wrong call written where it was, beside the call
+        // fixed in place — a hunk of unchanged length.
+        let old = "\t// make t2\n\tt2, err := simplelru.NewLRU(size, nil)\n";
+        let new = "\t_, _ = simplelru.NewLRU(size, nil)\n\tt2, err := simplelru.NewLRU(size, nil, \"t2\")\n";
+        let map = LineMap::between(old, new);
+        assert_eq!(map.map(2), (2, false));
+        let paired = pair_through_write(Vec::new(), Some(&[wrong_count(2)]), &[wrong_count(1)], &map);
+        assert_eq!((paired.new, paired.gone), (vec![wrong_count(1)], vec![wrong_count(2)]));
     }
 
     #[test]
@@ -8836,6 +8875,12 @@ mod tests {
         // A line rewritten in place stays barred from a line written elsewhere (trial153 F1).
         let map = LineMap::between(F1_OLD, F1_NEW);
         assert!(map.pairs_across_hunks(6, 12));
+        // A short call deleted in one function and a like one added in another is no move
+        // (review46 #4).
+        let old = "package fx\n\nfunc g() {\n\tf(x)\n\tdone()\n}\n\nfunc h() {\n\tstart()\n}\n";
+        let new = "package fx\n\nfunc g() {\n\tdone()\n}\n\nfunc h() {\n\tstart()\n\tf(y)\n}\n";
+        let map = LineMap::between(old, new);
+        assert!(map.pairs_across_hunks(4, 9), "f(x) removed and f(y) added are two");
     }
 
     #[test]

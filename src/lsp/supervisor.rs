@@ -461,14 +461,27 @@ impl LspSupervisor {
         *self.edit_applier.lock() = Some(applier);
     }
 
-    /// Remembers the lines a rename's plan changes from `old_name` to `new_name` (texts before
-    /// and after of each changed file: a line whose words differ only by that name), written or
-    /// staged alike: [`LspSupervisor::declaration_renamed_in_run`] asks it.
+    /// Remembers the declaration lines a rename's plan changes from `old_name` to `new_name`
+    /// (texts before and after of each changed file: a `def`, `class` or assignment of the name
+    /// whose words differ only by that name), written or staged alike: [`LspSupervisor::declaration_renamed_in_run`] asks it.
     pub(crate) fn record_planned_rename(&self, texts: &[(&Path, String, String)], old_name: &str, new_name: &str) {
         let mut planned = self.planned_renames.lock();
         for (path, before, after) in texts {
             for (line0, (old_line, new_line)) in before.split('\n').zip(after.split('\n')).enumerate() {
-                if old_line != new_line && crate::lsp::rename_coverage::text_with_word_renamed(old_line, old_name, new_name) == new_line {
+                // Declaration lines only (`def new`, `class new`, `new = …`, `self.new = …`): a
+                // rename's uses would crowd them out of the cap (review46 #5).
+                let declares = {
+                    let trimmed = new_line.trim_start();
+                    let trimmed = trimmed.strip_prefix("async ").unwrap_or(trimmed);
+                    let trimmed = trimmed.strip_prefix("self.").or_else(|| trimmed.strip_prefix("cls.")).unwrap_or(trimmed);
+                    [format!("def {new_name}("), format!("class {new_name}"), format!("{new_name} ="), format!("{new_name}:")]
+                        .iter()
+                        .any(|start| trimmed.starts_with(start.as_str()))
+                };
+                if declares
+                    && old_line != new_line
+                    && crate::lsp::rename_coverage::text_with_word_renamed(old_line, old_name, new_name) == new_line
+                {
                     planned.push(PlannedRenameLine {
                         path: path.to_path_buf(),
                         line0: line0 as u32,
