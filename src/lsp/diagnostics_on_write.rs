@@ -5875,7 +5875,7 @@ impl LineMap {
             return !before.in_place
                 && !after.in_place
                 && before.text.chars().count().min(after.text.chars().count()) >= MOVED_AND_EDITED_MIN_CHARS
-                && similar::TextDiff::from_chars(before.text.as_str(), after.text.as_str()).ratio() >= MOVED_AND_EDITED_SIMILARITY;
+                && line_similarity(&before.text, &after.text) >= MOVED_AND_EDITED_SIMILARITY;
         }
         let moved_along = |old_neighbour: Option<u32>, new_neighbour: Option<u32>| {
             let (Some(old_neighbour), Some(new_neighbour)) = (old_neighbour, new_neighbour) else { return false };
@@ -5924,6 +5924,20 @@ const MOVED_AND_EDITED_SIMILARITY: f32 = 0.8;
 /// (review46 #4).
 const MOVED_AND_EDITED_MIN_CHARS: usize = 12;
 
+/// The longest line (in bytes) [`line_similarity`] compares; a longer one (minified or
+/// generated code) is alike to nothing, as a character diff of it could take seconds (review46
+/// #12).
+const MAX_COMPARED_LINE_BYTES: usize = 2_000;
+
+/// How alike two lines are: `similar`'s ratio of characters in common (0 to 1); 0 when either is
+/// longer than [`MAX_COMPARED_LINE_BYTES`].
+fn line_similarity(a: &str, b: &str) -> f32 {
+    if a.len() > MAX_COMPARED_LINE_BYTES || b.len() > MAX_COMPARED_LINE_BYTES {
+        return 0.0;
+    }
+    similar::TextDiff::from_chars(a, b).ratio()
+}
+
 /// The most (old lines × new lines) of a replaced hunk [`align_replaced_lines`] aligns by
 /// similarity; a larger hunk is aligned by place.
 const MAX_ALIGNED_LINE_PAIRS: usize = 400;
@@ -5936,10 +5950,8 @@ fn align_replaced_lines(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
     if old.len() * new.len() > MAX_ALIGNED_LINE_PAIRS {
         return (0..old.len()).map(|offset| (offset < new.len()).then_some(offset)).collect();
     }
-    let similarity: Vec<Vec<f32>> = old
-        .iter()
-        .map(|old_line| new.iter().map(|new_line| similar::TextDiff::from_chars(old_line.trim(), new_line.trim()).ratio()).collect())
-        .collect();
+    let similarity: Vec<Vec<f32>> =
+        old.iter().map(|old_line| new.iter().map(|new_line| line_similarity(old_line.trim(), new_line.trim())).collect()).collect();
     // best[i][j]: the greatest total of the first i old lines with the first j new lines.
     let mut best = vec![vec![0f32; new.len() + 1]; old.len() + 1];
     for i in 1..=old.len() {

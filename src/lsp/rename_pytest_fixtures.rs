@@ -482,10 +482,11 @@ fn requesting_functions<'t>(
         if !is_fixture && !is_test {
             continue;
         }
+        // `parametrize("a, user", …)`, and the tuple or list forms `(("a", "user"), …)`: every
+        // string before the first `,` outside them up to the values is read (review46 #7).
         let parametrized = decorators.iter().any(|decorator| {
             let text = node_text(source, *decorator);
-            text.contains("parametrize")
-                && text.split(['"', '\'']).nth(1).is_some_and(|names| names.split(',').any(|part| part.trim() == name))
+            text.contains("parametrize") && parametrize_argnames(text).iter().any(|argument| argument == name)
         });
         if parametrized {
             continue;
@@ -495,6 +496,23 @@ fn requesting_functions<'t>(
         }
     }
     found
+}
+
+/// The argument names a `@pytest.mark.parametrize(…)` decorator's text sets: its first argument,
+/// a string of comma-separated names (`"a, b"`) or a tuple or list of strings (`("a", "b")`).
+fn parametrize_argnames(decorator: &str) -> Vec<String> {
+    let Some(open) = decorator.find('(') else { return Vec::new() };
+    let arguments = decorator[open + 1..].trim_start();
+    let first = if let Some(rest) = arguments.strip_prefix(['(', '[']) {
+        let close = rest.find([')', ']']).unwrap_or(rest.len());
+        &rest[..close]
+    } else {
+        // One string: up to its closing quote.
+        let Some(quote) = arguments.chars().next().filter(|c| *c == '"' || *c == '\'') else { return Vec::new() };
+        let body = &arguments[1..];
+        &body[..body.find(quote).unwrap_or(body.len())]
+    };
+    first.split(',').map(|part| part.trim().trim_matches(['"', '\'']).trim().to_owned()).filter(|part| !part.is_empty()).collect()
 }
 
 /// The identifier node of `function`'s parameter `name` when it has no default (a plain or
@@ -674,6 +692,16 @@ mod tests {
                 ("d".to_owned(), "d".to_owned(), true),
             ]
         );
+    }
+
+    #[test]
+    fn parametrize_argnames_are_read_in_every_form() {
+        // review46 #7: the tuple and list forms were read as their first string only.
+        assert_eq!(parametrize_argnames("@pytest.mark.parametrize(\"x, user\", [(1, 2)])"), ["x", "user"]);
+        assert_eq!(parametrize_argnames("@pytest.mark.parametrize((\"x\", \"user\"), [(1, 2)])"), ["x", "user"]);
+        assert_eq!(parametrize_argnames("@pytest.mark.parametrize(['x', 'user'], [(1, 2)])"), ["x", "user"]);
+        assert_eq!(parametrize_argnames("@pytest.mark.parametrize('user', ['a, b'])"), ["user"]);
+        assert!(parametrize_argnames("@pytest.mark.parametrize").is_empty());
     }
 
     #[test]
