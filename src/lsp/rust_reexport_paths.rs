@@ -14,9 +14,10 @@
 //!
 //! [`module_file_qualifying`] reads the path in front of an occurrence (inside a `use` tree too)
 //! and resolves its module part by the file layout: `crate` and the crate's own name lead to the
-//! library root, `self` and `super` to the file's module and its parent, each further segment to
-//! the child module's `name.rs` or `name/mod.rs`. Inline modules and `#[path]` attributes are not
-//! followed (`None`).
+//! library root, `self` and `super` to the file's module and its parent (inside inline `mod x {}`
+//! blocks, each `super` first climbs one of them), each further segment to the child module's
+//! `name.rs` or `name/mod.rs`. A path that ends inside an inline module, a binary's `crate`, and
+//! `#[path]` attributes are not followed (`None`).
 
 use std::path::{Path, PathBuf};
 
@@ -44,8 +45,43 @@ pub(crate) fn module_file_qualifying(
     lib_root: &Path,
 ) -> Option<QualifyingModule> {
     let (segments, in_use_statement) = qualifying_segments(lines, line0, byte_start)?;
+    // A binary's files (`src/main.rs`, `src/bin/`) are no part of the library: their `crate`
+    // is the binary (review46 #8).
+    let source = lib_root.parent()?;
+    let in_binary = path == source.join("main.rs") || path.starts_with(source.join("bin"));
+    let in_library = path.starts_with(source) && !in_binary;
+    // Inside inline `mod name { … }` blocks of the file, `self` is the innermost of them and each
+    // `super` climbs one of them before it leaves the file (review46 #8: `mod tests { use
+    // super::Trait; }` in lib.rs reaches lib.rs's export).
+    let mut inline_depth = inline_module_depth(lines, line0, byte_start);
+    let mut segments = segments.as_slice();
+    if in_library && inline_depth > 0 {
+        match segments.first().map(String::as_str) {
+            Some("self") => return None,
+            Some("super") => {
+                while inline_depth > 0 && segments.first().map(String::as_str) == Some("super") {
+                    inline_depth -= 1;
+                    segments = &segments[1..];
+                }
+                if inline_depth > 0 {
+                    // Still inside an inline module: no file of its own.
+                    return None;
+                }
+                // Now at the file's own module.
+                let mut module = path.to_path_buf();
+                for segment in segments {
+                    module = match segment.as_str() {
+                        "super" => parent_module_file(&module, lib_root)?,
+                        "self" => module,
+                        name => child_module_file(&module, lib_root, name)?,
+                    };
+                }
+                return Some(QualifyingModule { file: module, in_use_statement });
+            }
+            _ => {}
+        }
+    }
     let (first, rest) = segments.split_first()?;
-    let in_library = path.starts_with(lib_root.parent()?);
     let mut module = match first.as_str() {
         "crate" if in_library => lib_root.to_path_buf(),
         "self" if in_library => path.to_path_buf(),
@@ -97,6 +133,54 @@ fn qualifying_segments(lines: &[&str], line0: usize, byte_start: usize) -> Optio
     let body = &text[text.find("use ")? + 4..];
     let segments = use_tree_prefix(body);
     (!segments.is_empty()).then_some((segments, true))
+}
+
+/// How many inline `mod name {` blocks of the file enclose byte `byte_start` of line `line0`: the
+/// braces of the lines above (and of the line before the byte) counted, strings and comments
+/// not told apart (a brace in one may miscount; at most 20,000 lines are read).
+fn inline_module_depth(lines: &[&str], line0: usize, byte_start: usize) -> usize {
+    // The brace depth at which each open inline module's block began.
+    let mut open_modules: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let first = line0.saturating_sub(20_000);
+    for (index, line) in lines.iter().enumerate().take(line0 + 1).skip(first) {
+        let text = if index == line0 { line.get(..byte_start).unwrap_or(line) } else { line };
+        let code = text.split("//").next().unwrap_or(text);
+        let trimmed = code.trim_start();
+        let declaration = trimmed.strip_prefix("pub").map_or(trimmed, |rest| {
+            let rest = rest.trim_start();
+            if rest.starts_with('(') {
+                rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
+            } else {
+                rest
+            }
+        });
+        let opens_module = declaration.strip_prefix("mod ").is_some_and(|rest| {
+            let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            name_end > 0 && rest[name_end..].trim_start().starts_with('{')
+        });
+        let mut module_brace_pending = opens_module;
+        for character in code.chars() {
+            match character {
+                '{' => {
+                    // The module line's first brace opens the module's block.
+                    if module_brace_pending {
+                        open_modules.push(depth);
+                        module_brace_pending = false;
+                    }
+                    depth += 1;
+                }
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if open_modules.last() == Some(&depth) {
+                        open_modules.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    open_modules.len()
 }
 
 /// The `a::b::` segments that end `text` (`impl<Q: crate::` → `["crate"]`).
@@ -241,6 +325,26 @@ mod tests {
         assert_eq!(resolve("src/map.rs", &["    Q: ?Sized + Equivalent<K>,"], 0, "Equivalent"), None);
         assert_eq!(resolve("src/map.rs", &["    Q: ?Sized + crate::Equivalent<K>,"], 0, "Equivalent"), Some(lib.clone()));
         assert_eq!(resolve("src/map.rs", &["use crate::Bucket;", "fn f<Q: Equivalent<K>>() {}"], 1, "Equivalent"), None);
+        // review46 #8: inline modules and binaries.
+        let tests_in_lib = ["pub use equivalent::Equivalent;", "#[cfg(test)]", "mod tests {", "    use super::Equivalent;", "}"];
+        assert_eq!(resolve("src/lib.rs", &tests_in_lib, 3, "Equivalent"), Some(lib.clone()), "`super` of lib.rs's `mod tests` is lib.rs");
+        let tests_in_map = [
+            "mod tests {",
+            "    use super::Equivalent;",
+            "    mod deeper {",
+            "        use super::super::Equivalent;",
+            "    }",
+            "}",
+            "use super::Equivalent;",
+        ];
+        assert_eq!(resolve("src/map.rs", &tests_in_map, 1, "Equivalent"), Some(root.join("src/map.rs")));
+        assert_eq!(resolve("src/map.rs", &tests_in_map, 3, "Equivalent"), Some(root.join("src/map.rs")));
+        assert_eq!(resolve("src/map.rs", &tests_in_map, 6, "Equivalent"), Some(lib.clone()), "after the inline modules close");
+        let one_line = ["mod a { fn f() {} }", "use super::Equivalent;"];
+        assert_eq!(resolve("src/map.rs", &one_line, 1, "Equivalent"), Some(lib.clone()), "a one-line inline module is closed");
+        std::fs::write(root.join("src/main.rs"), "").unwrap();
+        assert_eq!(resolve("src/main.rs", &["use crate::Equivalent;"], 0, "Equivalent"), None, "a binary's `crate`");
+        assert_eq!(resolve("src/main.rs", &["use indexmap::Equivalent;"], 0, "Equivalent"), Some(lib.clone()));
         let lines = ["use crate::Equivalent;", "fn f<Q: crate::Equivalent<K>>() {}"];
         let in_use = |line0: usize| {
             let byte = lines[line0].rfind("Equivalent").unwrap();
