@@ -395,16 +395,23 @@ fn check_delta(previous: &FullCheck, current: &FullCheck, supervisor: &LspSuperv
             *other_counts.entry(key(record)).or_default() += 1;
             other_lines.insert((key(record), record.line));
         }
-        let mut by_key: Vec<(Key, Vec<&DiagnosticRecord>)> = Vec::new();
+        // Grouped by key in a map, keys kept in first-seen order (review46 #15: a linear search
+        // per record was quadratic on a project with 10,000 diagnostics).
+        let mut order: Vec<Key> = Vec::new();
+        let mut by_key: HashMap<Key, Vec<&DiagnosticRecord>> = HashMap::new();
         for record in from {
             let record_key = key(record);
-            match by_key.iter_mut().find(|(existing, _)| *existing == record_key) {
-                Some((_, list)) => list.push(record),
-                None => by_key.push((record_key, vec![record])),
-            }
+            by_key
+                .entry(record_key.clone())
+                .or_insert_with(|| {
+                    order.push(record_key);
+                    Vec::new()
+                })
+                .push(record);
         }
         let mut extra = Vec::new();
-        for (record_key, mut list) in by_key {
+        for record_key in order {
+            let mut list = by_key.remove(&record_key).unwrap_or_default();
             let count = list.len().saturating_sub(other_counts.get(&record_key).copied().unwrap_or(0));
             // Those on a line the other check had none of this kind on first.
             list.sort_by_key(|record| (other_lines.contains(&(record_key.clone(), record.line)), record.line));
