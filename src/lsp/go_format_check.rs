@@ -38,7 +38,7 @@ impl GoFormatCheck {
     pub(crate) fn note(&self, written: bool, shown: &dyn Fn(&Path) -> String) -> Option<String> {
         let not_checked = if self.not_checked > 0 {
             format!(
-                " ({} not checked: the time or the cap of {MAX_FILES_CHECKED} files ran out)",
+                " ({} not checked: gofmt could not read the text before or after the rename, or the time or the cap of {MAX_FILES_CHECKED} files ran out)",
                 crate::render::plural(self.not_checked, "changed Go file")
             )
         } else {
@@ -61,7 +61,15 @@ impl GoFormatCheck {
                 (false, _) => "would not be",
             },
             if written { "" } else { "once it is written, " },
-            files.join(" ")
+            files
+                .iter()
+                .map(|file| if file.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+                    format!("'{}'", file.replace('\'', "'\\''"))
+                } else {
+                    file.clone()
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
         ))
     }
 }
@@ -132,7 +140,7 @@ pub(crate) fn go_files_left_unformatted(
         match (formatted(before), formatted(after)) {
             (Some(true), Some(false)) => check.unformatted.push(path.to_path_buf()),
             (Some(_), Some(_)) => {}
-            // Unformatted or unparsable before: the rename is not what unformatted it.
+            // Unformatted before: the rename is not what unformatted it.
             (Some(false), None) => {}
             _ => check.not_checked += 1,
         }
@@ -157,5 +165,13 @@ mod tests {
         assert_eq!(GoFormatCheck::default().note(true, &shown), None);
         let skipped = GoFormatCheck { skipped: Some("gofmt was not found".to_owned()), ..GoFormatCheck::default() };
         assert!(skipped.note(true, &shown).unwrap().contains("was not checked: gofmt was not found"));
+        // review46 #14: the reason names gofmt's failures too, and a path with a space is quoted.
+        let spaced = GoFormatCheck { unformatted: vec![PathBuf::from("/w/my pkg/a.go")], not_checked: 1, skipped: None };
+        let note = spaced.note(true, &shown).unwrap();
+        assert!(
+            note.contains("(1 changed Go file not checked: gofmt could not read the text before or after the rename, or the time"),
+            "{note}"
+        );
+        assert!(note.ends_with("run `gofmt -w 'my pkg/a.go'`"), "{note}");
     }
 }
