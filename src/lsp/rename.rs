@@ -377,6 +377,12 @@ fn refuse_dependency_files(workspace_root: &Path, plan: &WorkspaceEditPlan) -> R
     ))
 }
 
+/// The deadline of one of the rename's Python checks (overrides, union receivers): a sixth of
+/// what is left until `deadline`, at most 15 s.
+fn check_share_of(deadline: Instant) -> Instant {
+    (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 6).min(Duration::from_secs(15))).min(deadline)
+}
+
 /// Stages `plan` in the run's staged-change store ([`crate::staged`]) instead of writing it:
 /// every file keeps the bytes the plan read (or its absence) as the state `resolve accept`
 /// checks. Returns what staging produced and the store's pending cap (for its message).
@@ -931,8 +937,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // A renamed Python method whose overrides (or overridden base method) keep the old name
     // changes dispatch without a type error: said near the top too (a sixth of what is left,
     // at most 15 s).
-    let override_deadline =
-        (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 6).min(Duration::from_secs(15))).min(deadline);
+    let override_deadline = check_share_of(deadline);
     let left_unrenamed: &[String] = match &coverage.summary {
         crate::lsp::output::RenameCoverageSummary::Checked(checked) => &checked.left_unrenamed,
         _ => &[],
@@ -954,8 +959,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // Python: renamed uses on a receiver typed as a union whose other member lacks the name,
     // which the server already reported there before the write (trial150 F1): at run time the
     // receiver is a subclass of that member with its own method of the old name.
-    let partial_deadline =
-        (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 6).min(Duration::from_secs(15))).min(deadline);
+    let partial_deadline = check_share_of(deadline);
     let partial_receivers = crate::lsp::rename_partial_receivers::partial_receiver_uses(
         server,
         supervisor.workspace_root(),

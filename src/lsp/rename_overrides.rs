@@ -1358,14 +1358,8 @@ fn union_receivers(
                 continue;
             }
             for at in renamed_member_uses(old_line, new_line, old_name, new_name) {
-                let receiver_end = at - 1;
-                let receiver_start = old_line[..receiver_end]
-                    .char_indices()
-                    .rev()
-                    .take_while(|(_, c)| crate::lsp::position::is_identifier_char(*c))
-                    .last()
-                    .map_or(receiver_end, |(index, _)| index);
-                let receiver = &old_line[receiver_start..receiver_end];
+                let receiver_start = member_use_receiver_start(old_line, at);
+                let receiver = &old_line[receiver_start..at - 1];
                 if matches!(receiver, "self" | "cls") {
                     continue;
                 }
@@ -1412,6 +1406,19 @@ pub(crate) fn renamed_member_uses(old_line: &str, new_line: &str, old_name: &str
         }
     }
     uses
+}
+
+/// The byte offset where the receiver of a member use starts: the identifier right before the
+/// `.` in front of byte `at` (the member name) of `line` — `doc` in `doc.append`, `b` in
+/// `a.b.append`; `at - 1` when no identifier stands there (`f().append`, `x[0].append`).
+pub(crate) fn member_use_receiver_start(line: &str, at: usize) -> usize {
+    let receiver_end = at - 1;
+    line[..receiver_end]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| crate::lsp::position::is_identifier_char(*c))
+        .last()
+        .map_or(receiver_end, |(index, _)| index)
 }
 
 /// The type of a Python hover's first code line (`(variable) plain: SortedList | SortedKeyList`

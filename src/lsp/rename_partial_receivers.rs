@@ -113,12 +113,7 @@ pub fn partial_receiver_uses(
                 continue;
             }
             for at in crate::lsp::rename_overrides::renamed_member_uses(old_line, new_line, old_name, new_name) {
-                let receiver_start = old_line[..at - 1]
-                    .char_indices()
-                    .rev()
-                    .take_while(|(_, c)| crate::lsp::position::is_identifier_char(*c))
-                    .last()
-                    .map_or(at - 1, |(index, _)| index);
+                let receiver_start = crate::lsp::rename_overrides::member_use_receiver_start(old_line, at);
                 let receiver = &old_line[receiver_start..at - 1];
                 let receiver_is_a_whole_name = receiver_start == 0 || !old_line[..receiver_start].ends_with('.');
                 if matches!(receiver, "self" | "cls") && receiver_is_a_whole_name {
