@@ -1266,7 +1266,9 @@ pub fn complete_rename(
     // Rust, at a renamed export of another crate's item: paths that reach it through that export
     // (whether each is a `use`), and the uses named through another module's path, decided once
     // the modules that import it through the export are known.
-    let mut through_export: Vec<(WordHit, bool)> = Vec::new();
+    // Each path: whether it is a `use`, and whether it names the export's module itself (not
+    // another module that imports the name through it, nor a glob of such a module).
+    let mut through_export: Vec<(WordHit, bool, bool)> = Vec::new();
     let mut binding_kept_qualified: Vec<(WordHit, crate::lsp::rust_reexport_paths::QualifyingModule)> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
@@ -1429,7 +1431,7 @@ pub fn complete_rename(
             // Rust: a path through the module whose export was renamed (`use crate::Trait;`)
             // names the export, not the binding: it no longer resolves (trial155 F1).
             match qualifying_module(&reader, &hit) {
-                Some(module) if same_file(&module.file, origin) => through_export.push((hit, module.in_use_statement)),
+                Some(module) if same_file(&module.file, origin) => through_export.push((hit, module.in_use_statement, true)),
                 Some(module) => binding_kept_qualified.push((hit, module)),
                 None => binding_kept.push(hit),
             }
@@ -1602,7 +1604,7 @@ pub fn complete_rename(
     // A module that imports the name through the export passes the break on to the paths
     // through it (`use super::Trait` below a `use crate::Trait`), module after module.
     loop {
-        let importing: Vec<PathBuf> = through_export.iter().filter(|(_, in_use)| *in_use).map(|(hit, _)| hit.path.clone()).collect();
+        let importing: Vec<PathBuf> = through_export.iter().filter(|(_, in_use, _)| *in_use).map(|(hit, _, _)| hit.path.clone()).collect();
         let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
             .into_iter()
             .partition(|(_, module)| importing.iter().any(|file| same_file(file, &module.file)));
@@ -1610,12 +1612,29 @@ pub fn complete_rename(
         if reached.is_empty() {
             break;
         }
-        through_export.extend(reached.into_iter().map(|(hit, module)| (hit, module.in_use_statement)));
+        through_export.extend(reached.into_iter().map(|(hit, module)| (hit, module.in_use_statement, false)));
     }
     binding_kept.extend(binding_kept_qualified.into_iter().map(|(hit, _)| hit));
+    // A bare use in a module whose glob import reaches the export (`use indexmap::*;` then
+    // `Equivalent<…>`) breaks as the paths do (recheck46 NEW-2: E0405 in indexmap's
+    // tests/equivalent_trait.rs, filed as "rightly left").
+    if export_name_only && path_is_rust(origin) {
+        let importing: Vec<PathBuf> = through_export.iter().filter(|(_, in_use, _)| *in_use).map(|(hit, _, _)| hit.path.clone()).collect();
+        let mut rest = Vec::new();
+        for hit in std::mem::take(&mut binding_kept) {
+            match glob_reaching_export(&reader, &hit, old_name, origin, &importing) {
+                Some(direct) => through_export.push((hit, false, direct)),
+                None => rest.push(hit),
+            }
+        }
+        binding_kept = rest;
+    }
     binding_kept.sort_by(|a, b| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
-    through_export.sort_by(|(a, _), (b, _)| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
-    let through_export: Vec<WordHit> = through_export.into_iter().map(|(hit, _)| hit).filter(|hit| !is_covered(&edits, hit)).collect();
+    through_export.sort_by(|(a, _, _), (b, _, _)| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
+    through_export.retain(|(hit, _, _)| !is_covered(&edits, hit));
+    let through_export_direct: Vec<WordHit> =
+        through_export.iter().filter(|(_, _, direct)| *direct).map(|(hit, _, _)| hit.clone()).collect();
+    let through_export: Vec<WordHit> = through_export.into_iter().map(|(hit, _, _)| hit).collect();
     for hit in dunder_all_pending {
         // The module's own binding of the name, renamed: not an attribute of the same spelling.
         let module_text = reader.read_to_string(&hit.path).unwrap_or_default();
@@ -2895,8 +2914,33 @@ pub fn complete_rename(
     let mut through_export_warning: Option<String> = None;
     if !through_export.is_empty() {
         let listed: Vec<String> = through_export.iter().take(6).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        // Only the paths that name the export's module itself need a change: those that reach it
+        // through another module's import (`use super::Trait` below `use crate::Trait`) resolve
+        // again once that import keeps the local name (recheck46 NEW-3: changing them too gave
+        // E0432 at `super::Equiv`).
+        let place = |hit: &WordHit| format!("{}:{}", shown(&hit.path), hit.line + 1);
+        let change = if through_export_direct.len() == through_export.len() {
+            format!(
+                "change {} to `{new_name}` (keeping the local name with `{new_name} as {old_name}` in a `use`)",
+                crate::render::one_or_many(through_export.len(), "it", "them")
+            )
+        } else {
+            let direct: Vec<String> = through_export_direct.iter().take(6).map(place).collect();
+            format!(
+                "change the {} that {} the export's module itself ({}{}) to `{new_name}` (keeping the local name with `{new_name} as {old_name}` in a `use`) — the {} other{} {} `{old_name}` only through those modules' imports and {} again once they keep the local name, with no change of {} own",
+                crate::render::plural(through_export_direct.len(), "path"),
+                crate::render::one_or_many(through_export_direct.len(), "names", "name"),
+                direct.join(", "),
+                if through_export_direct.len() > direct.len() { format!(" and {} more", through_export_direct.len() - direct.len()) } else { String::new() },
+                through_export.len() - through_export_direct.len(),
+                if through_export.len() - through_export_direct.len() == 1 { "" } else { "s" },
+                crate::render::one_or_many(through_export.len() - through_export_direct.len(), "reaches", "reach"),
+                crate::render::one_or_many(through_export.len() - through_export_direct.len(), "resolves", "resolve"),
+                crate::render::one_or_many(through_export.len() - through_export_direct.len(), "its", "their"),
+            )
+        };
         through_export_warning = Some(format!(
-            "WARNING: {} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}) — {}{}: the export no longer has the name `{old_name}`, so {} (rustc E0432/E0433), and this rename leaves {}; next step: change {} to `{new_name}` (keeping the local name with `{new_name} as {old_name}` in a `use`), or keep the old export beside the new one",
+            "WARNING: {} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}) — {}{}: the export no longer has the name `{old_name}`, so {} (rustc E0432/E0433/E0405), and this rename leaves {}; next step: {change}, or keep the old export beside the new one",
             crate::render::plural(through_export.len(), "path"),
             crate::render::one_or_many(through_export.len(), "names", "name"),
             shown(origin),
@@ -2905,10 +2949,9 @@ pub fn complete_rename(
             if through_export.len() > listed.len() { format!(" and {} more", through_export.len() - listed.len()) } else { String::new() },
             crate::render::one_or_many(through_export.len(), "it no longer resolves", "they no longer resolve"),
             crate::render::one_or_many(through_export.len(), "it", "them"),
-            crate::render::one_or_many(through_export.len(), "it", "them"),
         ));
         report.push(format!(
-            "  left unrenamed: {} that name `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path or the crate's name) — they break:",
+            "  left unrenamed: {} that name `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path, the crate's name, or a glob import `use …::*;` of such a module) — they break:",
             crate::render::plural(through_export.len(), "path")
         ));
         let lines = one_per_line(through_export.iter(), |hit| hit);
@@ -5690,6 +5733,36 @@ fn qualifying_module(reader: &WorkspaceReader, hit: &WordHit) -> Option<crate::l
     let text = reader.read_to_string(&hit.path).ok()?;
     let lines: Vec<&str> = text.lines().collect();
     crate::lsp::rust_reexport_paths::module_file_qualifying(&hit.path, &lines, hit.line as usize, hit.byte_start, &crate_name, &lib_root)
+}
+
+/// Whether the bare Rust occurrence `hit` of `name` gets the name from a glob import of the
+/// module of `origin` (`Some(true)`: `use indexmap::*;` where lib.rs holds the renamed export) or
+/// of a module among `importing` that imports the name through that export (`Some(false)`);
+/// `None` when no glob brings it (see
+/// [`crate::lsp::rust_reexport_paths::glob_imports_reaching`]) or `hit` is in `origin` itself.
+fn glob_reaching_export(reader: &WorkspaceReader, hit: &WordHit, name: &str, origin: &Path, importing: &[PathBuf]) -> Option<bool> {
+    if hit.path.extension().is_none_or(|extension| extension != "rs") || same_file(&hit.path, origin) {
+        return None;
+    }
+    let (_, crate_name, lib_root) = crate::lsp::rename_public_api::rust_library_crate(reader.root(), &hit.path)?;
+    let text = reader.read_to_string(&hit.path).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let globs = crate::lsp::rust_reexport_paths::glob_imports_reaching(
+        &hit.path,
+        &lines,
+        hit.line as usize,
+        hit.byte_start,
+        name,
+        &crate_name,
+        &lib_root,
+    );
+    if globs.iter().any(|glob| same_file(&glob.module_file, origin)) {
+        Some(true)
+    } else if globs.iter().any(|glob| importing.iter().any(|file| same_file(file, &glob.module_file))) {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Whether two paths name the same file (as written, or once resolved).

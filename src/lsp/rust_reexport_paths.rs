@@ -99,13 +99,94 @@ pub(crate) fn module_file_qualifying(
     Some(QualifyingModule { file: module, in_use_statement })
 }
 
+/// A glob import (`use crate::*;`, `use indexmap::{map::*, Other};`) whose module part the file
+/// layout resolves ([`glob_imports_reaching`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GlobImport {
+    /// 0-based line of the `*`.
+    pub line0: usize,
+    /// The file of the module the glob imports from.
+    pub module_file: PathBuf,
+}
+
+/// The glob imports of the Rust file `path` (its text split in `lines`) that bring the name
+/// `name` to the unqualified occurrence at byte `byte_start` of 0-based line `line0` (recheck46
+/// NEW-2: `use indexmap::*;` in a test crate, then `Equivalent<…>`). Empty when the occurrence
+/// is written with a path or in a `use` statement, when the file imports `name` by a `use` of
+/// its own in the same module (an explicit import shadows a glob), or when no glob sits in the
+/// same module (inline `mod x {}` blocks counted by depth). At most 20,000 lines are read.
+pub(crate) fn glob_imports_reaching(
+    path: &Path,
+    lines: &[&str],
+    line0: usize,
+    byte_start: usize,
+    name: &str,
+    crate_name: &str,
+    lib_root: &Path,
+) -> Vec<GlobImport> {
+    if qualifying_segments(lines, line0, byte_start).is_some() || in_use_statement(lines, line0, byte_start) {
+        return Vec::new();
+    }
+    let depth = inline_module_depth(lines, line0, byte_start);
+    let mut globs = Vec::new();
+    for (index, line) in lines.iter().enumerate().take(20_000) {
+        let code = line.split("//").next().unwrap_or(line);
+        // An import of the name by a `use` of its own, in the same module.
+        let mut from = 0;
+        while let Some(found) = code[from..].find(name) {
+            let at = from + found;
+            from = at + name.len();
+            let whole_word = !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                && !code[at + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            if whole_word && in_use_statement(lines, index, at) && inline_module_depth(lines, index, at) == depth {
+                return Vec::new();
+            }
+        }
+        let mut from = 0;
+        while let Some(found) = code[from..].find("::*") {
+            let star = from + found + 2;
+            from = star + 1;
+            if inline_module_depth(lines, index, star) != depth {
+                continue;
+            }
+            if let Some(module) =
+                module_file_qualifying(path, lines, index, star, crate_name, lib_root).filter(|module| module.in_use_statement)
+            {
+                globs.push(GlobImport { line0: index, module_file: module.file });
+            }
+        }
+    }
+    globs
+}
+
+/// Whether byte `byte_start` of 0-based line `line0` lies in a `use` statement (its `use` at
+/// most 40 lines above, no `;` between).
+fn in_use_statement(lines: &[&str], line0: usize, byte_start: usize) -> bool {
+    use_statement_start(lines, line0, byte_start).is_some()
+}
+
 /// The path segments in front of the occurrence (`crate`, `map`), from the line's own `a::b::`
 /// and, inside a `use` statement, the prefixes of the braces that enclose it; and whether it is
 /// in a `use` statement. `None` when no `::` path qualifies it.
 fn qualifying_segments(lines: &[&str], line0: usize, byte_start: usize) -> Option<(Vec<String>, bool)> {
     let line = lines.get(line0)?;
     let before = line.get(..byte_start)?;
-    // The `use` statement the occurrence is in: its first line at or above, with no `;` between.
+    let Some(start) = use_statement_start(lines, line0, byte_start) else {
+        // No `use`: the path written in front of the occurrence (`crate::Trait<K>`).
+        let segments = trailing_path(before);
+        return (!segments.is_empty()).then_some((segments, false));
+    };
+    let mut text: String = lines[start..line0].iter().map(|text| format!("{text}\n")).collect();
+    text.push_str(before);
+    let body = &text[text.find("use ")? + 4..];
+    let segments = use_tree_prefix(body);
+    (!segments.is_empty()).then_some((segments, true))
+}
+
+/// The 0-based line of the `use` statement that byte `byte_start` of line `line0` lies in: its
+/// first line at or above (at most 40 lines up), with no `;` between.
+fn use_statement_start(lines: &[&str], line0: usize, byte_start: usize) -> Option<usize> {
+    let before = lines.get(line0)?.get(..byte_start)?;
     let statement_start = (0..=line0).rev().take(40).find(|&index| {
         let trimmed = lines[index].trim_start();
         let trimmed = trimmed.strip_prefix("pub").map_or(trimmed, |rest| {
@@ -118,21 +199,11 @@ fn qualifying_segments(lines: &[&str], line0: usize, byte_start: usize) -> Optio
         });
         trimmed.starts_with("use ")
     });
-    let statement_start = statement_start.filter(|&start| {
+    statement_start.filter(|&start| {
         let between: String =
             lines[start..line0].iter().map(|text| format!("{text}\n")).chain(std::iter::once(before.to_owned())).collect();
         !between.contains(';')
-    });
-    let Some(start) = statement_start else {
-        // No `use`: the path written in front of the occurrence (`crate::Trait<K>`).
-        let segments = trailing_path(before);
-        return (!segments.is_empty()).then_some((segments, false));
-    };
-    let mut text: String = lines[start..line0].iter().map(|text| format!("{text}\n")).collect();
-    text.push_str(before);
-    let body = &text[text.find("use ")? + 4..];
-    let segments = use_tree_prefix(body);
-    (!segments.is_empty()).then_some((segments, true))
+    })
 }
 
 /// How many inline `mod name {` blocks of the file enclose byte `byte_start` of line `line0`: the

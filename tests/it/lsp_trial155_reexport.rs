@@ -87,3 +87,58 @@ fn imports_through_a_renamed_export_of_another_crates_item_are_a_warning_and_the
     let errors = cargo_check_errors(dir.path());
     assert!(!errors.contains("error"), "{errors}");
 }
+
+/// Recheck46 NEW-2 and NEW-3: a glob import through the renamed export (`use reexp::*;` then
+/// `HashMap<…>`) breaks as the paths do (E0405/E0412, filed as "rightly left" before), and the
+/// advice names only the paths that name the export's module itself: `src/inner/deep.rs`'s
+/// `use super::HashMap` reaches it through `src/inner/mod.rs`'s import and resolves again once
+/// that import keeps the local name (changing it too gave E0432 at `super::Map`).
+#[test]
+fn a_glob_import_through_a_renamed_export_is_counted_and_the_advice_changes_only_direct_paths() {
+    let test = "lsp_trial155_reexport::a_glob_import_through_a_renamed_export_is_counted_and_the_advice_changes_only_direct_paths";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let mut files: Vec<(&str, &str)> = FILES.to_vec();
+    files.push((
+        "tests/glob_it.rs",
+        "use reexp::*;\n\n#[test]\nfn globbed() {\n    let map: HashMap<String, u32> = make();\n    assert_eq!(map.len(), 1);\n}\n",
+    ));
+    let dir = support::workspace_with(&files);
+    assert!(!cargo_check_errors(dir.path()).contains("error"), "the fixture builds");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 1, "symbol": "HashMap", "new_name": "Map", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("WARNING: 5 paths name `HashMap` through the module whose export this rename changes to `HashMap as Map` (src/lib.rs:1) — src/inner/deep.rs:1, src/inner/mod.rs:2, src/table.rs:1, tests/glob_it.rs:5, tests/use_it.rs:1:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("change the 4 paths that name the export's module itself (src/inner/mod.rs:2, src/table.rs:1, tests/glob_it.rs:5, tests/use_it.rs:1) to `Map` (keeping the local name with `Map as HashMap` in a `use`) — the 1 other reaches `HashMap` only through those modules' imports"),
+        "{text}"
+    );
+    // Ground truth: accepted, then the advice followed on the 4 direct paths only, cargo builds.
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let edit = |path: &str, from: &str, to: &str| {
+        let file = dir.path().join(path);
+        let before = std::fs::read_to_string(&file).unwrap();
+        assert!(before.contains(from), "{path}: {before}");
+        std::fs::write(&file, before.replacen(from, to, 1)).unwrap();
+    };
+    edit("src/inner/mod.rs", "    HashMap,\n", "    Map as HashMap,\n");
+    edit("src/table.rs", "HashMap}", "Map as HashMap}");
+    edit("tests/use_it.rs", "use reexp::HashMap;", "use reexp::Map as HashMap;");
+    // Before the glob use is changed, rustc names it once the library builds.
+    let errors = cargo_check_errors(dir.path());
+    assert!(errors.contains("tests/glob_it.rs:5:"), "the glob use breaks:\n{errors}");
+    edit("tests/glob_it.rs", "let map: HashMap<", "let map: Map<");
+    let errors = cargo_check_errors(dir.path());
+    assert!(!errors.contains("error"), "the advice builds, src/inner/deep.rs unchanged:\n{errors}");
+}
