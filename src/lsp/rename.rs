@@ -1222,6 +1222,16 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Python: a fixture in a plugin module whose loader this rename cannot see (review46 #6):
+    // the tests that request it by name were not renamed, and fail with "fixture not found".
+    let staged_because = staged_because.or_else(|| {
+        (!args.preview && fixture_requests.as_ref().is_some_and(|found| found.plugin_scope_unknown)).then(|| {
+            format!(
+                "NOT written: `{}` is a pytest fixture in a plugin module that no conftest.py or pytest configuration here loads (see the WARNING below), so the tests that request it by name were not renamed and would fail with \"fixture not found\"; it is staged instead — `resolve` accept and rename those requests too, or discard",
+                resolved.cursor_identifier
+            )
+        })
+    });
     // A root of the language whose own server refused the rename (a name conflict in its code,
     // review44 RISK 6): written, the other roots would take the new name and that root's code
     // would no longer build against them. Staged, not written, so the agent picks another name.

@@ -50,6 +50,12 @@ pub struct FixtureRequests {
     pub left_under_closer_fixture: Vec<(String, String)>,
     /// The decorator's `name="…"`, when the fixture is requested by it (the rename leaves it).
     pub requested_as: Option<String>,
+    /// The fixture is in a module that is neither a conftest.py nor a test module, and no
+    /// conftest.py loads it (`pytest_plugins`, a star or named import) nor the pytest
+    /// configuration (`-p`): pytest finds it through a plugin registration this rename cannot
+    /// see (an entry point, a command line), so its requests outside its own module were not
+    /// renamed (review46 #6). The rename is staged.
+    pub plugin_scope_unknown: bool,
 }
 
 impl FixtureRequests {
@@ -62,6 +68,13 @@ impl FixtureRequests {
             );
         }
         let uses: usize = self.functions.iter().map(|(_, _, uses)| uses).sum();
+        if self.plugin_scope_unknown {
+            return format!(
+                "WARNING: `{old_name}` ({}) is a pytest fixture in a plugin module — no conftest.py and no test module — and no conftest.py loads that module (`pytest_plugins = [\"…\"]`, `from … import *` or `from … import {old_name}`) nor the pytest configuration (`-p …`): pytest finds it through a registration this rename cannot see (a `pytest11` entry point, a `-p` on the command line), so the tests that request `{old_name}` by name were NOT renamed ({} renamed in the module itself) — they then fail with \"fixture '{new_name}' not found\" or \"fixture '{old_name}' not found\"; grep the tests for parameters named `{old_name}` and rename them with it",
+                self.fixture,
+                crate::render::plural(self.functions.len() + uses + self.strings.len(), "request edit"),
+            );
+        }
         let mut sentence = format!(
             "note: `{old_name}` ({}) is a pytest fixture, which pytest hands to each test or fixture that names it as a parameter — a lookup by name that {} does not follow; runbound renamed its requests within pytest's scope for it ({}): the parameter `{old_name}` → `{new_name}` of {} ({} in all, with the body's uses){}",
             self.fixture,
@@ -307,32 +320,49 @@ pub fn fixture_requests(
         return Some(found);
     }
     let is_conftest = fixture_path.file_name().is_some_and(|name| name == "conftest.py");
-    let scope_dir = fixture_path.parent().unwrap_or(project_root).to_path_buf();
+    let (file_patterns, function_patterns) =
+        crate::lsp::rename_test_discovery::pytest_file_and_function_patterns(workspace_root, project_root);
+    let file_name = fixture_path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let is_test_module = file_patterns.iter().any(|pattern| crate::lsp::rename_test_discovery::glob_matches(pattern, file_name));
+    // A module-level fixture in a plugin module (neither conftest.py nor a test module) serves
+    // the directories of the conftest.py files that load it (review46 #6).
+    let plugin_module = !is_conftest && !is_test_module && fixture.class_range.is_none();
+    let loaders = if plugin_module { plugin_loaders(workspace_root, project_root, &fixture_path, old_name) } else { Vec::new() };
+    let scope_dirs: Vec<PathBuf> = if is_conftest {
+        vec![fixture_path.parent().unwrap_or(project_root).to_path_buf()]
+    } else {
+        loaders.iter().map(|loader| loader.scope_dir.clone()).collect()
+    };
     found.scope = if is_conftest {
         format!("{}'s directory and below", display(&fixture_path))
     } else if fixture.class_range.is_some() {
         format!("its class in {}", display(&fixture_path))
+    } else if !loaders.is_empty() {
+        let named: Vec<String> = loaders.iter().map(|loader| format!("{} ({})", display(&loader.file), loader.how)).collect();
+        format!("the plugin module {} as loaded by {} — their directories and below", display(&fixture_path), named.join(", "))
     } else {
+        found.plugin_scope_unknown = plugin_module;
         format!("the module {}", display(&fixture_path))
     };
-    let (file_patterns, function_patterns) =
-        crate::lsp::rename_test_discovery::pytest_file_and_function_patterns(workspace_root, project_root);
     let mut files: Vec<ScopedFile> = Vec::new();
-    if is_conftest {
+    for scope_dir in &scope_dirs {
         let wanted = |path: &Path| {
             let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-            path.starts_with(&scope_dir)
+            path.starts_with(scope_dir)
                 && (name == "conftest.py"
                     || file_patterns.iter().any(|pattern| crate::lsp::rename_test_discovery::glob_matches(pattern, name)))
         };
-        crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, &scope_dir, wanted, |path, text| {
-            if text.contains(old_name) {
-                let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, scope_dir, wanted, |path, text| {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            if text.contains(old_name) && !files.iter().any(|file| file.path == path) {
                 files.push(ScopedFile { path, source: text.to_owned() });
             }
         });
-    } else if let Some(source) = read(&fixture_path) {
-        files.push(ScopedFile { path: fixture_path.clone(), source });
+    }
+    if !files.iter().any(|file| file.path == fixture_path) {
+        if let Some(source) = read(&fixture_path) {
+            files.push(ScopedFile { path: fixture_path.clone(), source });
+        }
     }
     // Closer fixtures of the same name: conftest.py files further down (their directory), and
     // each module's and class's own.
@@ -436,6 +466,96 @@ pub fn fixture_requests(
         }
     }
     Some(found)
+}
+
+/// A conftest.py (or the pytest configuration) that loads a plugin module ([`plugin_loaders`]).
+struct PluginLoader {
+    /// The loading file.
+    file: PathBuf,
+    /// How it loads the module: `pytest_plugins`, `from … import *`, `-p`.
+    how: &'static str,
+    /// The directory whose tests get the module's fixtures.
+    scope_dir: PathBuf,
+}
+
+/// The conftest.py files beneath `project_root` that load the plugin module `module_path` — a
+/// `pytest_plugins` string naming it, or `from <module> import *` / `from <module> import …
+/// name …` (a relative `from .fixtures import *` too) — and the pytest configuration files at
+/// `project_root` (`pytest.ini`, `pyproject.toml`, `setup.cfg`, `tox.ini`) with `-p <module>`.
+/// The module is matched by any dotted suffix of its path from `project_root` (`tests.fixtures`,
+/// `fixtures`). Files are read as [`crate::lsp::rename_coverage::for_each_text_file_beneath`]
+/// reads them (no symlink followed, a file cap).
+fn plugin_loaders(workspace_root: &Path, project_root: &Path, module_path: &Path, name: &str) -> Vec<PluginLoader> {
+    let relative = module_path.strip_prefix(project_root).unwrap_or(module_path).with_extension("");
+    let parts: Vec<String> = relative.components().filter_map(|part| part.as_os_str().to_str().map(str::to_owned)).collect();
+    let dotted_suffixes: Vec<String> = (0..parts.len()).map(|from| parts[from..].join(".")).collect();
+    let names_module = |text: &str| {
+        let text = text.trim_start_matches('.');
+        dotted_suffixes.iter().any(|suffix| text == suffix)
+    };
+    let mut loaders = Vec::new();
+    let is_conftest = |path: &Path| path.file_name().is_some_and(|file| file == "conftest.py");
+    crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, project_root, is_conftest, |path, text| {
+        let how = if pytest_plugins_strings(text).iter().any(|plugin| names_module(plugin)) {
+            Some("`pytest_plugins`")
+        } else if imports_from_module(text, name, &names_module) {
+            Some("an import")
+        } else {
+            None
+        };
+        if let Some(how) = how {
+            let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            // `pytest_plugins` registers the plugin for the whole session.
+            let scope_dir =
+                if how == "`pytest_plugins`" { project_root.to_path_buf() } else { file.parent().unwrap_or(project_root).to_path_buf() };
+            loaders.push(PluginLoader { file, how, scope_dir });
+        }
+    });
+    for configuration in ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"] {
+        let path = project_root.join(configuration);
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &path) else { continue };
+        let loads = text.split_whitespace().collect::<Vec<_>>().windows(2).any(|pair| {
+            pair[0].trim_matches(|c| c == '"' || c == '\'' || c == '[' || c == ',') == "-p"
+                && names_module(pair[1].trim_matches(|c| c == '"' || c == '\'' || c == ']' || c == ','))
+        });
+        if loads {
+            loaders.push(PluginLoader { file: path, how: "`-p`", scope_dir: project_root.to_path_buf() });
+        }
+    }
+    loaders
+}
+
+/// The strings of a `pytest_plugins = …` assignment in `text` (a string, a list or a tuple).
+fn pytest_plugins_strings(text: &str) -> Vec<String> {
+    let Some(at) = text.find("pytest_plugins") else { return Vec::new() };
+    let rest = &text[at + "pytest_plugins".len()..];
+    let Some(value) = rest.trim_start().strip_prefix('=') else { return Vec::new() };
+    let value = value.trim_start();
+    let end = if value.starts_with('[') || value.starts_with('(') {
+        value.find([']', ')']).unwrap_or(value.len())
+    } else {
+        value.find('\n').unwrap_or(value.len())
+    };
+    value[..end].split(['"', '\'']).enumerate().filter(|(index, _)| index % 2 == 1).map(|(_, text)| text.to_owned()).collect()
+}
+
+/// Whether `text` holds `from <module> import *` or `from <module> import … name …` (in
+/// parentheses over lines too) at a line's start, for a module `names_module` accepts.
+fn imports_from_module(text: &str, name: &str, names_module: &dyn Fn(&str) -> bool) -> bool {
+    let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(at, _)| at + 1));
+    line_starts.filter_map(|start| text[start..].trim_start_matches([' ', '\t']).strip_prefix("from ")).any(|statement| {
+        let Some((module, imported)) = statement.split_once(" import ") else { return false };
+        if module.contains('\n') || !names_module(module.trim()) {
+            return false;
+        }
+        let imported = imported.trim_start();
+        let imported = match imported.strip_prefix('(') {
+            Some(inside) => inside.split(')').next().unwrap_or(inside),
+            None => imported.lines().next().unwrap_or(imported),
+        };
+        let imported = imported.split('#').next().unwrap_or(imported);
+        imported.trim() == "*" || imported.split([',', ' ', '\n', '\t']).any(|part| part == name)
+    })
 }
 
 /// The functions of a file that request `name` as a fixture: module-level and class-level

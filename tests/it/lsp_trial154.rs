@@ -132,3 +132,72 @@ fn a_keyword_left_on_a_call_through_forwarded_kwargs_is_a_warning_and_stages_the
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     assert_eq!(run_use(dir.path()), "(True, None, 2)");
 }
+
+const PLUGIN: &str = "import pytest\n\n\n@pytest.fixture\ndef thing():\n    return {\"name\": \"thing\"}\n";
+
+const PLUGIN_TEST: &str = "def test_x(thing):\n    assert thing[\"name\"] == \"thing\"\n\n\ndef test_y(thing):\n    assert thing\n";
+
+/// Review46 #6: a fixture in a plugin module (`tests/fixtures.py`, loaded by the conftest.py's
+/// `pytest_plugins` or a star import) serves the conftest's directory, not its own module only:
+/// its requests there are renamed; with no loader in sight the rename is a WARNING and staged.
+#[test]
+fn a_fixture_in_a_plugin_module_renames_the_requests_where_a_conftest_loads_it_and_is_staged_when_none_does() {
+    let test = "lsp_trial154::a_fixture_in_a_plugin_module_renames_the_requests_where_a_conftest_loads_it_and_is_staged_when_none_does";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    for (loader, how) in
+        [("pytest_plugins = [\"tests.fixtures\"]\n", "`pytest_plugins`"), ("from tests.fixtures import *  # noqa: F403\n", "an import")]
+    {
+        let dir = support::workspace_with(&[
+            ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+            ("tests/__init__.py", ""),
+            ("tests/conftest.py", loader),
+            ("tests/fixtures.py", PLUGIN),
+            ("tests/test_a.py", PLUGIN_TEST),
+        ]);
+        let pytest = pytest_available(dir.path());
+        if pytest {
+            let summary = pytest_summary(dir.path());
+            assert!(summary.starts_with("2 passed"), "{summary}");
+        }
+        let run = support::lsp_run_allowing_writes(dir.path());
+        let text =
+            support::call_ok(&run, "lsp_rename", json!({"file": "tests/fixtures.py", "line": 5, "symbol": "thing", "new_name": "item"}));
+        assert!(
+            text.contains(&format!(
+                "(the plugin module tests/fixtures.py as loaded by tests/conftest.py ({how}) — their directories and below)"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("the parameter `thing` → `item` of 2 functions (4 edits in all, with the body's uses)"), "{text}");
+        let test_a = std::fs::read_to_string(dir.path().join("tests/test_a.py")).unwrap();
+        assert!(test_a.contains("def test_x(item):\n    assert item[\"name\"]") && test_a.contains("def test_y(item):"), "{test_a}");
+        if pytest {
+            let summary = pytest_summary(dir.path());
+            assert!(summary.starts_with("2 passed"), "{loader}: {summary}");
+        }
+    }
+    // No loader this rename can see (an entry point, `-p` on the command line): staged.
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("tests/__init__.py", ""),
+        ("tests/fixtures.py", PLUGIN),
+        ("tests/test_a.py", PLUGIN_TEST),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "tests/fixtures.py", "line": 5, "symbol": "thing", "new_name": "item"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("NOT written: `thing` is a pytest fixture in a plugin module that no conftest.py or pytest configuration here loads"),
+        "{text}"
+    );
+    assert!(text.contains("WARNING: `thing` (tests/fixtures.py:5) is a pytest fixture in a plugin module"), "{text}");
+    let plugin = std::fs::read_to_string(dir.path().join("tests/fixtures.py")).unwrap();
+    assert_eq!(plugin, PLUGIN, "staged, nothing written");
+}
