@@ -160,7 +160,10 @@ pub fn object_class(
 /// class named at `goal` or descends from it: its bases resolved with `server`'s `definition`,
 /// climbed breadth-first through the files beneath `workspace_root` (a library class does not
 /// derive from the workspace's), at most [`MAX_CLASSES_CLIMBED`] classes. `None` when a class
-/// does not parse, a base does not resolve, or the budget or `deadline` runs out.
+/// does not parse, a base does not resolve, or the budget or `deadline` runs out; `None` too
+/// instead of `false` when a class of the climb is structural or abstract (a `Protocol`, an
+/// `ABC`, `metaclass=ABCMeta`): an instance of any class may stand for it at run time, one that
+/// never climbs to it by its bases (review46 #11).
 fn class_climbs_to(
     server: &LanguageServer,
     workspace_root: &Path,
@@ -173,6 +176,7 @@ fn class_climbs_to(
     let mut queue: VecDeque<(PathBuf, u32)> = VecDeque::from([start]);
     let mut climbed: HashSet<(PathBuf, u32)> = HashSet::new();
     let mut parsed: HashMap<PathBuf, Option<(String, crate::lsp::syntax::ParsedSource)>> = HashMap::new();
+    let mut structural = false;
     while let Some((class_path, class_line0)) = queue.pop_front() {
         if class_path == goal.0 && class_line0 == goal.1 {
             return Some(true);
@@ -190,6 +194,11 @@ fn class_climbs_to(
         });
         let (text, source) = source.as_ref()?;
         let class = source.python_class_named_at(class_line0)?;
+        structural |= class.bases.iter().any(|base| is_structural_base(&base.text))
+            || text
+                .lines()
+                .nth(class_line0 as usize)
+                .is_some_and(|line| line.contains("metaclass=ABCMeta") || line.contains("metaclass=abc.ABCMeta"));
         for base in &class.bases {
             let base_line = text.lines().nth(base.line0 as usize)?;
             let base_character = server.position_encoding().column_from_byte(base_line, base.byte_column);
@@ -200,7 +209,15 @@ fn class_climbs_to(
             queue.extend(targets.into_iter().map(|(target_path, target_line, _)| (target_path, target_line)));
         }
     }
-    Some(false)
+    (!structural).then_some(false)
+}
+
+/// Whether a Python base expression makes its class structural or abstract: `Protocol`,
+/// `typing.Protocol`, `Protocol[T]`, `ABC`, `abc.ABC`.
+fn is_structural_base(base: &str) -> bool {
+    let name = base.split('[').next().unwrap_or(base).trim();
+    let name = name.rsplit('.').next().unwrap_or(name);
+    name == "Protocol" || name == "ABC"
 }
 
 /// The starts of `textDocument/typeDefinition` at (`line`, `character`) of `path` (canonical

@@ -81,3 +81,36 @@ fn a_getattr_string_is_told_by_its_objects_class_and_a_constant_it_reads_is_a_wa
     std::fs::write(dir.path().join("pkg/opts.py"), opts.replace("getattr(self, \"fmt\")", "getattr(self, \"date_format\")")).unwrap();
     assert_eq!(run_use(dir.path()), "('%Y', 'iso', '%Y', '%Y', '%Y')");
 }
+
+/// Review46 #11: a getattr on an object typed as a `typing.Protocol` (or an `ABC`) is no other
+/// class's object: an instance of the renamed class is what callers pass, though it never
+/// climbs to the protocol by its bases. The string stays in the WARNING, not listed apart as
+/// rightly left.
+#[test]
+fn a_getattr_on_an_object_typed_as_a_protocol_stays_in_the_warning() {
+    let test = "lsp_trial154_getattr::a_getattr_on_an_object_typed_as_a_protocol_stays_in_the_warning";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/opts.py", "class Opts:\n    def __init__(self):\n        self.fmt = \"%Y\"\n"),
+        (
+            "pkg/load.py",
+            "import abc\nfrom typing import Protocol\n\nfrom pkg.opts import Opts\n\n\nclass OptsLike(Protocol):\n    def __init__(self) -> None: ...\n\n\nclass Abstract(abc.ABC):\n    pass\n\n\ndef load(opts: OptsLike):\n    return getattr(opts, \"fmt\")\n\n\ndef load_abstract(opts: Abstract):\n    return getattr(opts, \"fmt\")\n\n\ndef run():\n    return load(Opts()), load_abstract(Opts())  # type: ignore[arg-type]\n",
+        ),
+    ]);
+    assert_eq!(support::python_prints(dir.path(), "import pkg.load\nprint(pkg.load.run())"), "('%Y', '%Y')");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/opts.py", "line": 3, "symbol": "self.fmt", "new_name": "date_format", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("    pkg/load.py:16: return getattr(opts, \"fmt\")   (attribute name string)"), "{text}");
+    assert!(text.contains("    pkg/load.py:20: return getattr(opts, \"fmt\")   (attribute name string)"), "{text}");
+    assert!(!text.contains("whose object is another class's"), "{text}");
+}
