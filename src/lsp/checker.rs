@@ -2876,6 +2876,9 @@ fn cargo_target_label(target: &Value) -> Option<String> {
     let kind = target.pointer("/kind/0").and_then(Value::as_str).unwrap_or("target");
     Some(match kind {
         "custom-build" => format!("build script `{name}`"),
+        // A `crate-type` library (`["cdylib", "rlib"]`) is the crate's lib target all the same
+        // (review46 #13: read "in cdylib `x`", and its lib test build went unnamed).
+        "rlib" | "cdylib" | "dylib" | "staticlib" => format!("lib `{name}`"),
         kind => format!("{kind} `{name}`"),
     })
 }
@@ -3367,6 +3370,16 @@ fn rust_analyzer_target_dir() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crate_type_library_is_labelled_as_the_lib_target() {
+        let label = |kind: &str| cargo_target_label(&serde_json::json!({"name": "x", "kind": [kind, "rlib"]}));
+        assert_eq!(label("cdylib").as_deref(), Some("lib `x`"));
+        assert_eq!(label("staticlib").as_deref(), Some("lib `x`"));
+        assert_eq!(label("lib").as_deref(), Some("lib `x`"));
+        assert_eq!(label("test").as_deref(), Some("test `x`"));
+        assert_eq!(label("custom-build").as_deref(), Some("build script `x`"));
+    }
 
     #[test]
     fn a_nested_go_module_is_joined_only_by_a_go_work_that_uses_it() {
