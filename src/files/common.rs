@@ -127,10 +127,17 @@ pub(crate) struct DirectoryTree {
 ///
 /// # Errors
 /// `failed` when the tree holds an entry that is neither a regular file nor a directory (a
-/// symlink, a FIFO, a socket, a device: moving it as a file would change what it is), or more
-/// than `max_files` files, each error naming the path and saying nothing was changed; `io` /
+/// symlink, a FIFO, a socket, a device: moving it as a file would change what it is), more than
+/// `max_files` files or more than `max_bytes` bytes in them (each file is read into memory for
+/// the all-or-nothing commit; review46 #10), each error naming the path and saying nothing was
+/// changed; `io` /
 /// `conflict` when a directory cannot be listed beneath the root.
-pub(crate) fn directory_tree_beneath(root: &Path, directory: &Path, max_files: usize) -> Result<Option<DirectoryTree>, ToolError> {
+pub(crate) fn directory_tree_beneath(
+    root: &Path,
+    directory: &Path,
+    max_files: usize,
+    max_bytes: u64,
+) -> Result<Option<DirectoryTree>, ToolError> {
     let beneath = open_root(root)?;
     let relative = relative_to(&beneath, directory)?.to_path_buf();
     match beneath.metadata(&relative).map_err(|err| access_error(&display_path(root, directory), "inspect", err))? {
@@ -138,6 +145,7 @@ pub(crate) fn directory_tree_beneath(root: &Path, directory: &Path, max_files: u
         _ => return Ok(None),
     }
     let mut tree = DirectoryTree::default();
+    let mut total_bytes: u64 = 0;
     let mut pending = vec![relative];
     while let Some(current) = pending.pop() {
         tree.directories.push(root.join(&current));
@@ -158,10 +166,20 @@ pub(crate) fn directory_tree_beneath(root: &Path, directory: &Path, max_files: u
                             ),
                         ));
                     }
-                    let mode = beneath
-                        .metadata(&entry)
-                        .map_err(|err| access_error(&shown, "inspect", err))?
-                        .map_or(0o644, |metadata| metadata.mode() & 0o7777);
+                    let metadata = beneath.metadata(&entry).map_err(|err| access_error(&shown, "inspect", err))?;
+                    let mode = metadata.as_ref().map_or(0o644, |metadata| metadata.mode() & 0o7777);
+                    total_bytes += metadata.as_ref().map_or(0, |metadata| metadata.len());
+                    if total_bytes > max_bytes {
+                        return Err(ToolError::new(
+                            ErrorKind::Failed,
+                            format!(
+                                "{} holds more than {} in its files (at {shown}): runbound moves at most that much in one all-or-nothing change, each file read into memory; nothing was changed",
+                                display_path(root, directory),
+                                if max_bytes >= 1 << 20 { format!("{} MiB", max_bytes >> 20) } else { format!("{max_bytes} bytes") }
+                            ),
+                        )
+                        .with_hint("move the directory yourself (`git mv` or `mv`), then rename the package with the files in place"));
+                    }
                     tree.files.push((root.join(&entry), mode));
                 }
                 other => {
@@ -195,6 +213,24 @@ pub(crate) fn remove_empty_directories_beneath(root: &Path, directories: &[std::
         .filter(|directory| {
             let Ok(relative) = beneath.relative(directory) else { return true };
             beneath.remove_empty_dir(relative).is_err()
+        })
+        .cloned()
+        .collect()
+}
+
+/// Creates each of `directories` (absolute, beneath the root) that is missing, with the
+/// directories above it, through handles beneath the root (no symlink followed). Returns those
+/// that could not be created. A directory move recreates the empty directories of the tree it
+/// moved with this (review46 #10: `testdata/empty/` vanished).
+pub(crate) fn create_directories_beneath(root: &Path, directories: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let Ok(beneath) = Beneath::open(root) else { return directories.to_vec() };
+    directories
+        .iter()
+        .filter(|directory| {
+            let Ok(relative) = beneath.relative(directory) else { return true };
+            let mut created = Vec::new();
+            // The parent of a child name inside it is the directory itself.
+            beneath.create_parent(&relative.join("child"), &mut created).is_err()
         })
         .cloned()
         .collect()

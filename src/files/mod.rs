@@ -43,7 +43,9 @@ pub(crate) use atomic::{commit_file_changes_with_modes, staged_file_state};
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
 pub(crate) use beneath::Beneath;
 pub(crate) use beneath::{mode_text, writable_by_mode};
-pub(crate) use common::{directory_tree_beneath, metadata_beneath, read_file_beneath, read_file_in, remove_empty_directories_beneath};
+pub(crate) use common::{
+    create_directories_beneath, directory_tree_beneath, metadata_beneath, read_file_beneath, read_file_in, remove_empty_directories_beneath,
+};
 pub(crate) use path::resolve_in_workspace;
 pub(crate) use tool_read::{read_dependency_file_to_string, read_workspace_file_to_string, WorkspaceReader};
 

@@ -483,14 +483,7 @@ impl Applier<'_> {
     }
 
     fn file_lines(&self, plan: &WorkspaceEditPlan) -> (Vec<String>, Vec<ChangedFile>) {
-        let mut lines = Vec::new();
-        let mut files = Vec::new();
-        for file in &plan.files {
-            let shown = self.supervisor.display_path(&file.path);
-            lines.push(crate::lsp::rename::planned_file_line(&shown, file));
-            files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
-        }
-        (lines, files)
+        crate::lsp::rename::planned_file_lines(plan, &|path| self.supervisor.display_path(path))
     }
 
     fn staged_answer(&self, plan: &WorkspaceEditPlan, mut lines: Vec<String>, warnings: Vec<String>) -> Result<ToolOutput, ToolError> {
@@ -505,7 +498,8 @@ impl Applier<'_> {
         let (file_lines, files) = self.file_lines(plan);
         // The warnings come right under the headline, before the file list: the preview is what
         // an agent reads before `resolve accept` (small24).
-        let mut top = vec![format!("(proposed) {}: {} in {}:", self.description, plural(total, "edit"), plural(plan.files.len(), "file"))];
+        let mut top =
+            vec![format!("(proposed) {}: {} in {}:", self.description, plural(total, "edit"), plural(plan.changed_file_count(), "file"))];
         top.extend(warnings.iter().map(|warning| format!("WARNING: {warning}")));
         top.extend(file_lines);
         lines.splice(0..0, top);
@@ -683,7 +677,7 @@ impl Applier<'_> {
                     "Applied {}: {} in {}:",
                     self.description,
                     plural(edits_total, "edit"),
-                    plural(plan.files.len(), "file")
+                    plural(plan.changed_file_count(), "file")
                 ));
                 lines.extend(file_lines);
                 lines.extend(exports_lost.map(|warning| format!("WARNING: {warning}")));

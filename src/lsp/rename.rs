@@ -125,7 +125,17 @@ pub struct WorkspaceEditPlan {
 /// one all-or-nothing commit).
 const MAX_FILES_IN_MOVED_DIRECTORY: usize = 2000;
 
+/// Most bytes in the files beneath one directory a `WorkspaceEdit` may rename (64 MiB: each is
+/// read into memory, and a staged plan keeps them; review46 #10).
+const MAX_BYTES_IN_MOVED_DIRECTORY: u64 = 64 << 20;
+
 impl WorkspaceEditPlan {
+    /// How many files the plan changes, a renamed file counted once (its `moved to` source is
+    /// the same file as its `renamed from` target).
+    pub fn changed_file_count(&self) -> usize {
+        self.files.iter().filter(|file| !file.operation.starts_with("moved to ")).count()
+    }
+
     /// The Python files (`.py`, `.pyi`) the plan changes, in its order: (path, text before, text
     /// after), lossily decoded; files created or deleted are left out.
     pub fn python_texts(&self) -> Vec<(&Path, String, String)> {
@@ -278,7 +288,7 @@ pub fn plan_workspace_edit(
                 let tree = if texts.contains_key(&from) {
                     None
                 } else {
-                    crate::files::directory_tree_beneath(workspace_root, &from, MAX_FILES_IN_MOVED_DIRECTORY)?
+                    crate::files::directory_tree_beneath(workspace_root, &from, MAX_FILES_IN_MOVED_DIRECTORY, MAX_BYTES_IN_MOVED_DIRECTORY)?
                 };
                 let Some(tree) = tree else {
                     rename_file_state(&mut texts, &mut order, workspace_root, server, &from, &to, overwrite, None)?;
@@ -445,9 +455,62 @@ pub fn commit_workspace_edit(workspace_root: &Path, plan: &WorkspaceEditPlan) ->
 
 /// Removes the directories a committed plan moved everything out of (innermost first), and
 /// returns those left because they are not empty (something was added meanwhile).
+/// The directories of the moved trees are recreated under their new path first, so an empty
+/// one (`testdata/empty/`) moves too instead of vanishing (review46 #10).
 pub fn remove_moved_directories(workspace_root: &Path, moved_directories: &[MovedDirectory]) -> Vec<PathBuf> {
+    let recreated: Vec<PathBuf> = moved_directories
+        .iter()
+        .flat_map(|moved| {
+            moved
+                .directories
+                .iter()
+                .filter_map(|directory| directory.strip_prefix(&moved.from).ok().map(|relative| moved.to.join(relative)))
+        })
+        .collect();
+    crate::files::create_directories_beneath(workspace_root, &recreated);
     let directories: Vec<PathBuf> = moved_directories.iter().flat_map(|moved| moved.directories.iter().cloned()).collect();
     crate::files::remove_empty_directories_beneath(workspace_root, &directories)
+}
+
+/// How a rename or code action lists the files of `plan` (each shown by `display`): one line
+/// per file as [`planned_file_line`] says it, except beneath a moved directory — one line for
+/// the directory (`  old/ → new/: directory moved, 37 files (2 with edits, listed below)`), and
+/// only the moved files with edits listed (review46 #9: a package with a `testdata/` tree gave
+/// hundreds of `moved to` lines). The structured entries follow the same grouping.
+pub(crate) fn planned_file_lines(plan: &WorkspaceEditPlan, display: &dyn Fn(&Path) -> String) -> (Vec<String>, Vec<ChangedFile>) {
+    let beneath_moved = |file: &PlannedFile| {
+        plan.moved_directories.iter().position(|moved| {
+            (file.operation.starts_with("moved to ") && file.path.starts_with(&moved.from))
+                || (file.operation.starts_with("renamed from ") && file.path.starts_with(&moved.to))
+        })
+    };
+    let mut lines = Vec::new();
+    let mut files = Vec::new();
+    for (index, moved) in plan.moved_directories.iter().enumerate() {
+        let targets: Vec<&PlannedFile> =
+            plan.files.iter().filter(|file| file.operation.starts_with("renamed from ") && beneath_moved(file) == Some(index)).collect();
+        let edited = targets.iter().filter(|file| file.edit_count > 0).count();
+        let (from, to) = (display(&moved.from), display(&moved.to));
+        lines.push(format!(
+            "  {from}/ → {to}/: directory moved, {} ({edited} with edits{})",
+            crate::render::plural(targets.len(), "file"),
+            if edited > 0 { ", listed below" } else { "" }
+        ));
+        files.push(ChangedFile {
+            file: format!("{from}/"),
+            edits: 0,
+            operation: format!("directory moved to {to}/ ({})", crate::render::plural(targets.len(), "file")),
+        });
+    }
+    for file in &plan.files {
+        if beneath_moved(file).is_some() && (file.edit_count == 0 || file.operation.starts_with("moved to ")) {
+            continue;
+        }
+        let shown = display(&file.path);
+        lines.push(planned_file_line(&shown, file));
+        files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
+    }
+    (lines, files)
 }
 
 /// How a rename or code action lists one planned file (`shown` as displayed): `  a.go: 2 edits
@@ -1280,15 +1343,11 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         lines.push(format!(
             "(proposed) {description}: {} in {}:",
             crate::render::plural(total, "edit"),
-            crate::render::plural(plan.files.len(), "file")
+            crate::render::plural(plan.changed_file_count(), "file")
         ));
         lines.extend(top_warnings.iter().cloned());
-        let mut files = Vec::new();
-        for file in &plan.files {
-            let shown = supervisor.display_path(&file.path);
-            lines.push(planned_file_line(&shown, file));
-            files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
-        }
+        let (file_lines, files) = planned_file_lines(&plan, &|path| supervisor.display_path(path));
+        lines.extend(file_lines);
         lines.extend(coverage.report.iter().cloned());
         lines.extend(taken.summary.iter().cloned());
         lines.extend(inherited.summary.iter().cloned());
@@ -1335,18 +1394,14 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         args.new_name,
         server.id(),
         if total == 1 { "" } else { "s" },
-        plan.files.len(),
-        if plan.files.len() == 1 { "" } else { "s" }
+        plan.changed_file_count(),
+        if plan.changed_file_count() == 1 { "" } else { "s" }
     )];
     // Occurrences left where tests run them (doc-tests) and changed public names are said
     // before the file list.
     lines.extend(top_warnings.iter().cloned());
-    let mut files = Vec::new();
-    for file in &plan.files {
-        let shown = supervisor.display_path(&file.path);
-        lines.push(planned_file_line(&shown, file));
-        files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
-    }
+    let (file_lines, files) = planned_file_lines(&plan, &|path| supervisor.display_path(path));
+    lines.extend(file_lines);
     // A renamed directory is gone once its files moved; one that something was added to meanwhile
     // stays, and is said.
     for moved in &plan.moved_directories {

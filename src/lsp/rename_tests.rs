@@ -67,6 +67,7 @@ fn a_directory_rename_moves_every_file_beneath_it_with_its_edits_and_mode() {
     ]);
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::write(root.join("old/sub/blob.bin"), [0xff_u8, 0xfe, 0x00, 0x80]).unwrap();
+    std::fs::create_dir_all(root.join("old/testdata/empty")).unwrap();
     std::fs::set_permissions(root.join("old/sub/gen.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let uri = |name: &str| format!("file://{}", root.join(name).display());
     let range =
@@ -86,7 +87,29 @@ fn a_directory_rename_moves_every_file_beneath_it_with_its_edits_and_mode() {
     assert!(listed.contains(&"  old/a.go: moved to new/a.go".to_owned()), "{listed:?}");
     assert!(listed.contains(&"  new/a.go: 1 edit (renamed from old/a.go)".to_owned()), "{listed:?}");
     assert!(listed.contains(&"  new/sub/blob.bin: 0 edits (renamed from old/sub/blob.bin)".to_owned()), "{listed:?}");
+    // Review46 #9: the answer says the directory once, and lists only its files with edits.
+    let (grouped, structured) = crate::lsp::rename::planned_file_lines(&plan, &|path| crate::render::display_path(&root, path));
+    assert_eq!(
+        grouped,
+        vec![
+            "  old/ → new/: directory moved, 3 files (1 with edits, listed below)".to_owned(),
+            "  main.go: 1 edit (modified)".to_owned(),
+            "  new/a.go: 1 edit (renamed from old/a.go)".to_owned(),
+        ],
+        "{grouped:?}"
+    );
+    assert_eq!(structured.len(), 3, "{structured:?}");
+    assert_eq!(structured[0].operation, "directory moved to new/ (3 files)");
     commit_workspace_edit(&root, &plan).expect("commit");
+    // Review46 #10: an empty directory of the tree moves too.
+    assert!(root.join("new/testdata/empty").is_dir(), "the empty directory is recreated under the new path");
+    // A tree over the byte cap is refused before anything is read.
+    let refused = crate::files::directory_tree_beneath(&root, &root.join("new"), 100, 8).expect_err("over the byte cap");
+    assert!(
+        refused.message.contains("new holds more than 8 bytes in its files") && refused.message.contains("nothing was changed"),
+        "{}",
+        refused.message
+    );
     assert_eq!(read(&root, "new/a.go"), "package new\n");
     assert_eq!(read(&root, "main.go"), "package main\n\nimport \"fx/new\"\n");
     assert_eq!(std::fs::read(root.join("new/sub/blob.bin")).unwrap(), vec![0xff_u8, 0xfe, 0x00, 0x80]);

@@ -262,7 +262,9 @@ fn renaming_a_go_package_moves_its_directory_staged_and_written() {
     let result = run.call(runbound::Caller::Main, "lsp_rename", preview);
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    assert!(text.contains("  simplelru/lru.go: moved to basiclru/lru.go\n"), "{text}");
+    // One line for the directory (review46 #9), the moved files with edits below it.
+    assert!(text.contains("  simplelru/ → basiclru/: directory moved, 3 files (3 with edits, listed below)\n"), "{text}");
+    assert!(!text.contains("moved to basiclru/lru.go"), "{text}");
     assert!(text.contains("  basiclru/lru_test.go: 1 edit (renamed from simplelru/lru_test.go)\n"), "{text}");
     assert!(text.contains("--- a/simplelru/lru.go\n+++ b/basiclru/lru.go (renamed from simplelru/lru.go)\n"), "{text}");
     assert!(text.contains("-import \"fx/simplelru\"\n+import \"fx/basiclru\"\n"), "{text}");
