@@ -888,7 +888,14 @@ pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std:
             }
         }
         let import_path = if relative.as_os_str().is_empty() { module.clone() } else { format!("{module}/{}", relative.display()) };
-        let names: Vec<String> = before.difference(&after).map(|name| format!("`{name}`")).collect();
+        // A member of a type that is lost itself goes with it, under whatever name the type now
+        // has (trial161 M7: renaming the type `Int` was said to remove `Int.Less` too).
+        let gone: std::collections::BTreeSet<&String> = before.difference(&after).collect();
+        let names: Vec<String> = gone
+            .iter()
+            .filter(|name| name.split_once('.').is_none_or(|(owner, _)| !gone.contains(&owner.to_owned())))
+            .map(|name| format!("`{name}`"))
+            .collect();
         if !names.is_empty() {
             lost.push((import_path, names));
         }
@@ -1050,6 +1057,12 @@ mod tests {
         std::fs::write(root.join("btree.go"), text.replace("func (t *BTree) Has(", "func (t *BTree) Contains(")).unwrap();
         let note = go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]).expect("Has is lost");
         assert!(note.contains("removed 1 exported name that the package `github.com/google/btree` exports: `BTree.Has`"), "{note}");
+        // A renamed type takes its members along: only the type is said (trial161 M7).
+        std::fs::write(root.join("btree.go"), text.replace("BTree", "Tree")).unwrap();
+        let note = go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]).expect("BTree is lost");
+        assert!(note.contains("removed 1 exported name that the package `github.com/google/btree` exports: `BTree`"), "{note}");
+        assert!(!note.contains("BTree.Has"), "{note}");
+        std::fs::write(root.join("btree.go"), text.replace("func (t *BTree) Has(", "func (t *BTree) Contains(")).unwrap();
         // Moved to another file of the package: not lost.
         std::fs::write(root.join("has.go"), "package btree\n\nfunc (t *BTree) Has(key Item) bool { return false }\n").unwrap();
         assert_eq!(go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]), None);
