@@ -3665,7 +3665,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         // queried item and each followed entry, in the notes (trial144 F2).
         if dir.op == "incoming_calls" && deepest >= 1 {
             out.push_str(&format!(
-                "depth {} found nothing more as {server_id} lists callers: the hierarchy ends here for calls it resolves — the uses it does not list (references as values, unresolved calls, dispatch by name or through a base) are checked for the queried item and for each followed entry (those not checked in time are named): the notes below name those found, per entry\n",
+                "depth {} found nothing more as {server_id} lists callers: the hierarchy ends here for calls it resolves — the uses it does not list (references as values, unresolved calls, dispatch by name or through a base) are checked for the queried item and for each followed entry (those not checked in time are named): a note below names each one found, per entry — no such note means none was found\n",
                 deepest + 1
             ));
         } else {
