@@ -106,7 +106,7 @@ pub struct MovedDirectory {
     /// Its new path (absolute).
     pub to: PathBuf,
     /// `from` and the directories beneath it, which the move leaves empty: removed after the
-    /// commit ([`remove_moved_directories`]).
+    /// commit ([`finish_directory_moves`]).
     pub directories: Vec<PathBuf>,
 }
 
@@ -435,7 +435,7 @@ pub(crate) fn stage_plan(
         write_check_blind_spots,
         restage_hint: None,
         held: false,
-        directories_emptied: plan.moved_directories.iter().flat_map(|moved| moved.directories.iter().cloned()).collect(),
+        moved_directories: plan.moved_directories.clone(),
     });
     Ok((staged, store.config().max_pending_edits))
 }
@@ -449,27 +449,47 @@ pub(crate) fn stage_plan(
 pub fn commit_workspace_edit(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Result<Vec<PathBuf>, ToolError> {
     let new_file_modes: Vec<Option<u32>> = plan.files.iter().map(|file| file.new_file_mode).collect();
     let written = crate::files::commit_file_changes_with_modes(workspace_root, &plan.changes, &new_file_modes)?;
-    remove_moved_directories(workspace_root, &plan.moved_directories);
+    finish_directory_moves(workspace_root, &plan.moved_directories);
     Ok(written)
 }
 
-/// Removes the directories a committed plan moved everything out of (innermost first), and
-/// returns those left because they are not empty (something was added meanwhile).
-/// The directories of the moved trees are recreated under their new path first, so an empty
-/// one (`testdata/empty/`) moves too instead of vanishing (review46 #10).
-pub fn remove_moved_directories(workspace_root: &Path, moved_directories: &[MovedDirectory]) -> Vec<PathBuf> {
-    let recreated: Vec<PathBuf> = moved_directories
+/// What finishing a committed directory move left undone ([`finish_directory_moves`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirectoryMovesFinished {
+    /// Source directories left in place: not empty after the move (something was added
+    /// meanwhile), or one of their directories could not be recreated under the new path.
+    pub left_in_place: Vec<PathBuf>,
+    /// Directories of the moved trees that could not be created under the new path (a file
+    /// sits there, no permission): their sources stay.
+    pub not_recreated: Vec<PathBuf>,
+}
+
+/// Finishes committed directory moves: recreates every directory of each moved tree under its
+/// new path (so an empty `testdata/empty/` moves too; review46 #10), then removes the emptied
+/// sources innermost first — except those whose counterpart could not be created, which stay.
+/// Used by a direct write and by `resolve accept` of a staged move (review47 H1).
+pub fn finish_directory_moves(workspace_root: &Path, moved_directories: &[MovedDirectory]) -> DirectoryMovesFinished {
+    let pairs: Vec<(PathBuf, PathBuf)> = moved_directories
         .iter()
         .flat_map(|moved| {
-            moved
-                .directories
-                .iter()
-                .filter_map(|directory| directory.strip_prefix(&moved.from).ok().map(|relative| moved.to.join(relative)))
+            moved.directories.iter().filter_map(|directory| {
+                directory.strip_prefix(&moved.from).ok().map(|relative| (directory.clone(), moved.to.join(relative)))
+            })
         })
         .collect();
-    crate::files::create_directories_beneath(workspace_root, &recreated);
-    let directories: Vec<PathBuf> = moved_directories.iter().flat_map(|moved| moved.directories.iter().cloned()).collect();
-    crate::files::remove_empty_directories_beneath(workspace_root, &directories)
+    let targets: Vec<PathBuf> = pairs.iter().map(|(_, target)| target.clone()).collect();
+    let not_recreated = crate::files::create_directories_beneath(workspace_root, &targets);
+    // A source whose counterpart (or a counterpart beneath it) is missing keeps its place.
+    let removable: Vec<PathBuf> = pairs
+        .iter()
+        .filter(|(source, _)| !pairs.iter().any(|(other, target)| other.starts_with(source) && not_recreated.contains(target)))
+        .map(|(source, _)| source.clone())
+        .collect();
+    let mut left_in_place = crate::files::remove_empty_directories_beneath(workspace_root, &removable);
+    left_in_place.extend(pairs.iter().map(|(source, _)| source.clone()).filter(|source| !removable.contains(source)));
+    left_in_place.sort();
+    left_in_place.dedup();
+    DirectoryMovesFinished { left_in_place, not_recreated }
 }
 
 /// How a rename or code action lists the files of `plan` (each shown by `display`): one line
@@ -1407,7 +1427,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     for moved in &plan.moved_directories {
         if crate::files::metadata_beneath(root, &moved.from).ok().flatten().is_some() {
             lines.push(format!(
-                "note: {} was left in place: its files moved to {}, and it is not empty (something was added to it meanwhile)",
+                "note: {} was left in place: its files moved to {}, and it is not empty (something was added to it meanwhile) or one of its directories could not be created under the new path",
                 supervisor.display_path(&moved.from),
                 supervisor.display_path(&moved.to)
             ));

@@ -135,15 +135,60 @@ pub(crate) struct StagedChange {
     /// work): it counts against [`StagedConfig::max_pending_held`] instead of
     /// `max_pending_edits`, and only newer held changes evict it.
     pub held: bool,
-    /// Directories the change moves everything out of (a package directory a rename moves):
-    /// removed, innermost first, when empty after `resolve accept` wrote the change.
-    pub directories_emptied: Vec<PathBuf>,
+    /// Directories the change moves whole (a package directory a rename moves): once `resolve
+    /// accept` wrote the files, their trees' directories are recreated under the new paths and
+    /// the emptied sources removed ([`crate::lsp::rename::finish_directory_moves`]).
+    pub moved_directories: Vec<crate::lsp::rename::MovedDirectory>,
 }
 
 impl StagedChange {
     /// Total changes over all files.
     pub fn change_count(&self) -> usize {
         self.files.iter().map(|file| file.changes).sum()
+    }
+
+    /// How many files the change writes, a renamed file counted once (its `moved to` source is
+    /// the file its `renamed from` target becomes).
+    pub fn changed_file_count(&self) -> usize {
+        self.files.iter().filter(|file| !file.operation.starts_with("moved to ")).count()
+    }
+
+    /// The files as `resolve accept` names them: `path` or `path (operation)`, except beneath a
+    /// directory the change moves whole — one entry for the directory (`old/ → new/ (directory
+    /// moved, 37 files)`), and only its files with changes (review47 H1, as review46 #9 lists a
+    /// staged rename).
+    fn accepted_file_names(&self, root: &Path) -> Vec<String> {
+        let beneath_moved = |file: &StagedFile| {
+            self.moved_directories.iter().any(|moved| {
+                (file.operation.starts_with("moved to ") && file.path.starts_with(&moved.from))
+                    || (file.operation.starts_with("renamed from ") && file.changes == 0 && file.path.starts_with(&moved.to))
+            })
+        };
+        let mut names: Vec<String> = self
+            .moved_directories
+            .iter()
+            .map(|moved| {
+                let files = self
+                    .files
+                    .iter()
+                    .filter(|file| file.operation.starts_with("renamed from ") && file.path.starts_with(&moved.to))
+                    .count();
+                format!(
+                    "{}/ → {}/ (directory moved, {})",
+                    crate::render::display_path(root, &moved.from),
+                    crate::render::display_path(root, &moved.to),
+                    plural(files, "file")
+                )
+            })
+            .collect();
+        names.extend(self.files.iter().filter(|file| !beneath_moved(file)).map(|file| {
+            if file.operation == "modified" {
+                file.display.clone()
+            } else {
+                format!("{} ({})", file.display, file.operation)
+            }
+        }));
+        names
     }
 
     /// What `resolve` says to do when the change cannot be written any more.
@@ -718,7 +763,8 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let id = args.edit_id.trim().to_owned();
     let staged = resource.changes.take(&id)?;
     let changes = staged.change_count();
-    let summary = format!("{} of {} in {}", plural(changes, staged.change_noun), staged.description, plural(staged.files.len(), "file"));
+    let summary =
+        format!("{} of {} in {}", plural(changes, staged.change_noun), staged.description, plural(staged.changed_file_count(), "file"));
     if matches!(args.action, ResolveAction::Discard) {
         resource.changes.close(&id, Closed::Discarded);
         return Ok(ToolOutput::new(ToolResult::text(format!("discarded {id}: {summary} dropped; nothing was written")).with_structured(
@@ -805,29 +851,30 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     match commit_file_changes_with_modes(root, &file_changes, &new_file_modes) {
         Ok(written) => {
             resource.changes.close(&id, Closed::Accepted);
-            let directories_left = crate::files::remove_empty_directories_beneath(root, &staged.directories_emptied);
-            let names: Vec<String> = staged
-                .files
-                .iter()
-                .map(
-                    |file| {
-                        if file.operation == "modified" {
-                            file.display.clone()
-                        } else {
-                            format!("{} ({})", file.display, file.operation)
-                        }
-                    },
-                )
-                .collect();
+            let finished = crate::lsp::rename::finish_directory_moves(root, &staged.moved_directories);
+            let directories_left = finished.left_in_place;
+            let names = staged.accepted_file_names(root);
             crate::lsp::diagnostics_on_write::note_write_check_blind_spots(ctx.deadline(), staged.write_check_blind_spots.clone());
             let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
             if !directories_left.is_empty() {
                 let shown: Vec<String> = directories_left.iter().map(|directory| crate::render::display_path(root, directory)).collect();
                 let _ = write!(
                     text,
-                    "\nnote: left in place, not empty after the move (something was added to {} meanwhile): {}",
+                    "\nnote: left in place, not empty after the move (something was added to {} meanwhile, or a directory of {} could not be created under the new path): {}",
+                    if shown.len() == 1 { "it" } else { "them" },
                     if shown.len() == 1 { "it" } else { "them" },
                     shown.join(", ")
+                );
+            }
+            if !finished.not_recreated.is_empty() {
+                let shown: Vec<String> =
+                    finished.not_recreated.iter().map(|directory| crate::render::display_path(root, directory)).collect();
+                let _ = write!(
+                    text,
+                    "\nnote: could not create {} under the new path (a file sits there, or no permission): the source {} kept — create {} and move what is left by hand",
+                    shown.join(", "),
+                    if shown.len() == 1 { "directory is" } else { "directories are" },
+                    if shown.len() == 1 { "it" } else { "them" },
                 );
             }
             if !staged.warnings.is_empty() {
@@ -958,7 +1005,7 @@ mod tests {
             write_check_blind_spots: Vec::new(),
             restage_hint: None,
             held: false,
-            directories_emptied: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let (first, _) = store.stage(change("ast_edit"), 2);
         let (second, _) = store.stage(change("lsp_rename"), 2);
@@ -992,7 +1039,7 @@ mod tests {
             write_check_blind_spots: Vec::new(),
             restage_hint: Some("vibe_send the worker".to_owned()),
             held,
-            directories_emptied: Vec::new(),
+            moved_directories: Vec::new(),
         };
         let store = StagedChanges::default();
         // Held changes: cap 2 among themselves; ordinary ones (cap 1) never evict them.

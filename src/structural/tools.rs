@@ -1337,7 +1337,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         write_check_blind_spots: Vec::new(),
         restage_hint: None,
         held: false,
-        directories_emptied: Vec::new(),
+        moved_directories: Vec::new(),
     });
     let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 

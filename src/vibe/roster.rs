@@ -1236,7 +1236,7 @@ fn collect_change(shared: &Arc<Shared>, index: usize, start: &AttemptStart, work
         ),
         // A worker's finished work cannot be staged again without running the worker again.
         held: true,
-        directories_emptied: Vec::new(),
+        moved_directories: Vec::new(),
     };
     let staged = staging.stage_with_hook(change, Some(hook));
     let mut state_text = "pending: resolve accept or discard".to_owned();

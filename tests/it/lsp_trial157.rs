@@ -253,8 +253,10 @@ fn renaming_a_go_package_moves_its_directory_staged_and_written() {
     if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
         return;
     }
-    // Staged (preview), then accepted: the preview shows the moves as text edits.
+    // Staged (preview), then accepted: the preview shows the moves as text edits. An empty
+    // directory of the tree moves too (review46 #10, review47 H1: on the accept path as well).
     let dir = support::workspace_with(&LRU_SHAPE);
+    std::fs::create_dir_all(dir.path().join("simplelru/testdata/empty")).unwrap();
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let rename = json!({"file": "simplelru/lru.go", "line": 1, "symbol": "simplelru", "new_name": "basiclru"});
     let mut preview = rename.clone();
@@ -272,6 +274,9 @@ fn renaming_a_go_package_moves_its_directory_staged_and_written() {
     let edit_id = result.structured_content.as_ref().and_then(|s| s["edit_id"].as_str()).expect("edit_id").to_owned();
     let accepted = support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     assert!(!accepted.contains("left in place"), "{accepted}");
+    assert!(accepted.contains("simplelru/ → basiclru/ (directory moved, 3 files)"), "{accepted}");
+    assert!(!accepted.contains("(moved to basiclru/"), "each moved file is not listed again:\n{accepted}");
+    assert!(dir.path().join("basiclru/testdata/empty").is_dir(), "the empty directory moved: {accepted}");
     // Ground truth: the package lives in basiclru/ only, and the module builds, vets and tests.
     let check = |dir: &std::path::Path| {
         assert!(!dir.join("simplelru").exists(), "simplelru/ is left");
