@@ -143,6 +143,9 @@ pub fn object_class(
         return if bare == renamed.name { ObjectClass::RenamedOrSubclass } else { ObjectClass::Unknown };
     };
     let renamed_start = (renamed.path.clone(), renamed.name_line0);
+    if class_is_structural(reader, &(start.0.clone(), start.1)) {
+        return ObjectClass::Unknown;
+    }
     // The object's class climbs to the renamed one: a subclass. The renamed class climbing to
     // the object's is no other object: a base class's method (a mixin's `getattr(self, "old")`)
     // reads the renamed member on instances of the renamed class.
@@ -160,10 +163,7 @@ pub fn object_class(
 /// class named at `goal` or descends from it: its bases resolved with `server`'s `definition`,
 /// climbed breadth-first through the files beneath `workspace_root` (a library class does not
 /// derive from the workspace's), at most [`MAX_CLASSES_CLIMBED`] classes. `None` when a class
-/// does not parse, a base does not resolve, or the budget or `deadline` runs out; `None` too
-/// instead of `false` when a class of the climb is structural or abstract (a `Protocol`, an
-/// `ABC`, `metaclass=ABCMeta`): an instance of any class may stand for it at run time, one that
-/// never climbs to it by its bases (review46 #11).
+/// does not parse, a base does not resolve, or the budget or `deadline` runs out.
 fn class_climbs_to(
     server: &LanguageServer,
     workspace_root: &Path,
@@ -176,7 +176,6 @@ fn class_climbs_to(
     let mut queue: VecDeque<(PathBuf, u32)> = VecDeque::from([start]);
     let mut climbed: HashSet<(PathBuf, u32)> = HashSet::new();
     let mut parsed: HashMap<PathBuf, Option<(String, crate::lsp::syntax::ParsedSource)>> = HashMap::new();
-    let mut structural = false;
     while let Some((class_path, class_line0)) = queue.pop_front() {
         if class_path == goal.0 && class_line0 == goal.1 {
             return Some(true);
@@ -194,11 +193,6 @@ fn class_climbs_to(
         });
         let (text, source) = source.as_ref()?;
         let class = source.python_class_named_at(class_line0)?;
-        structural |= class.bases.iter().any(|base| is_structural_base(&base.text))
-            || text
-                .lines()
-                .nth(class_line0 as usize)
-                .is_some_and(|line| line.contains("metaclass=ABCMeta") || line.contains("metaclass=abc.ABCMeta"));
         for base in &class.bases {
             let base_line = text.lines().nth(base.line0 as usize)?;
             let base_character = server.position_encoding().column_from_byte(base_line, base.byte_column);
@@ -209,7 +203,31 @@ fn class_climbs_to(
             queue.extend(targets.into_iter().map(|(target_path, target_line, _)| (target_path, target_line)));
         }
     }
-    (!structural).then_some(false)
+    Some(false)
+}
+
+/// Whether the Python class named at `start` (canonical path, 0-based line of its name) is
+/// structural or abstract itself — a `Protocol` or `ABC` among its bases, or `metaclass=ABCMeta`
+/// in its header (over lines too): an instance of a class that never climbs to it by its bases
+/// may stand for it at run time (review46 #11). Only the class itself counts: a concrete class
+/// with an abstract ancestor is no stand-in for unrelated classes (review47 H2).
+fn class_is_structural(reader: &WorkspaceReader, start: &(PathBuf, u32)) -> bool {
+    let Ok(text) = reader.read_to_string(&start.0) else { return false };
+    let Some(source) = crate::lsp::syntax::ParsedSource::parse(&start.0, &text) else { return false };
+    let Some(class) = source.python_class_named_at(start.1) else { return false };
+    if class.bases.iter().any(|base| is_structural_base(&base.text)) {
+        return true;
+    }
+    // The header up to the `:` that opens the body (at most 10 lines).
+    let mut header = String::new();
+    for line in text.lines().skip(start.1 as usize).take(10) {
+        header.push_str(line.split('#').next().unwrap_or(line));
+        if line.trim_end().ends_with(':') {
+            break;
+        }
+    }
+    let header: String = header.split_whitespace().collect();
+    header.contains("metaclass=ABCMeta") || header.contains("metaclass=abc.ABCMeta")
 }
 
 /// Whether a Python base expression makes its class structural or abstract: `Protocol`,
