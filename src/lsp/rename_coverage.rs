@@ -1604,7 +1604,7 @@ pub fn complete_rename(
     // A module that imports the name through the export passes the break on to the paths
     // through it (`use super::Trait` below a `use crate::Trait`), module after module.
     loop {
-        let importing: Vec<PathBuf> = through_export.iter().filter(|(_, in_use, _)| *in_use).map(|(hit, _, _)| hit.path.clone()).collect();
+        let importing = importing_through_export(&through_export);
         let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
             .into_iter()
             .partition(|(_, module)| importing.iter().any(|file| same_file(file, &module.file)));
@@ -1617,14 +1617,48 @@ pub fn complete_rename(
     binding_kept.extend(binding_kept_qualified.into_iter().map(|(hit, _)| hit));
     // A bare use in a module whose glob import reaches the export (`use indexmap::*;` then
     // `Equivalent<…>`) breaks as the paths do (recheck46 NEW-2: E0405 in indexmap's
-    // tests/equivalent_trait.rs, filed as "rightly left").
+    // tests/equivalent_trait.rs, filed as "rightly left"). Each file's imports are read once
+    // (review47 M3), and a glob is said once with its bare uses counted (review47 M4).
+    let mut through_globs: Vec<GlobReach> = Vec::new();
     if export_name_only && path_is_rust(origin) {
-        let importing: Vec<PathBuf> = through_export.iter().filter(|(_, in_use, _)| *in_use).map(|(hit, _, _)| hit.path.clone()).collect();
+        let importing: Vec<PathBuf> = importing_through_export(&through_export);
+        let mut by_file: BTreeMap<PathBuf, Vec<WordHit>> = BTreeMap::new();
         let mut rest = Vec::new();
         for hit in std::mem::take(&mut binding_kept) {
-            match glob_reaching_export(&reader, &hit, old_name, origin, &importing) {
-                Some(direct) => through_export.push((hit, false, direct)),
-                None => rest.push(hit),
+            if path_is_rust(&hit.path) && !same_file(&hit.path, origin) {
+                by_file.entry(hit.path.clone()).or_default().push(hit);
+            } else {
+                rest.push(hit);
+            }
+        }
+        for (file, hits) in by_file {
+            let library = crate::lsp::rename_public_api::rust_library_crate(reader.root(), &file);
+            let text = reader.read_to_string(&file).ok();
+            let (Some((_, crate_name, lib_root)), Some(text)) = (library, text) else {
+                rest.extend(hits);
+                continue;
+            };
+            let lines: Vec<&str> = text.lines().collect();
+            let imports = crate::lsp::rust_reexport_paths::RustFileImports::read(&file, &lines, old_name, &crate_name, &lib_root);
+            for hit in hits {
+                let globs = imports.globs_reaching(&lines, hit.line as usize, hit.byte_start);
+                let direct = globs.iter().find(|glob| same_file(&glob.module_file, origin));
+                let through = direct.or_else(|| globs.iter().find(|glob| importing.iter().any(|file| same_file(file, &glob.module_file))));
+                let Some(glob) = through else {
+                    rest.push(hit);
+                    continue;
+                };
+                match through_globs.iter_mut().find(|reach| reach.file == file && reach.line0 == glob.line0) {
+                    Some(reach) => reach.uses += 1,
+                    None => through_globs.push(GlobReach {
+                        file: file.clone(),
+                        line0: glob.line0,
+                        line_text: lines.get(glob.line0).map_or(String::new(), |line| line.trim().to_owned()),
+                        glob_path: glob.path.clone(),
+                        direct: direct.is_some(),
+                        uses: 1,
+                    }),
+                }
             }
         }
         binding_kept = rest;
@@ -2912,50 +2946,128 @@ pub fn complete_rename(
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     let mut through_export_warning: Option<String> = None;
-    if !through_export.is_empty() {
-        let listed: Vec<String> = through_export.iter().take(6).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+    if !through_export.is_empty() || !through_globs.is_empty() {
+        let place = |hit: &WordHit| format!("{}:{}", shown(&hit.path), hit.line + 1);
+        let listed: Vec<String> = through_export.iter().take(6).map(place).collect();
+        let more = |all: usize, shown: usize| if all > shown { format!(" and {} more", all - shown) } else { String::new() };
         // Only the paths that name the export's module itself need a change: those that reach it
         // through another module's import (`use super::Trait` below `use crate::Trait`) resolve
         // again once that import keeps the local name (recheck46 NEW-3: changing them too gave
-        // E0432 at `super::Equiv`).
-        let place = |hit: &WordHit| format!("{}:{}", shown(&hit.path), hit.line + 1);
-        let change = if through_export_direct.len() == through_export.len() {
-            format!(
+        // E0432 at `super::Equiv`). With no direct path left to change (the server's edit
+        // covered them), the plain advice stands (review47 M7).
+        let indirect = through_export.len() - through_export_direct.len();
+        let mut steps: Vec<String> = Vec::new();
+        if !through_export.is_empty() && (indirect == 0 || through_export_direct.is_empty()) {
+            steps.push(format!(
                 "change {} to `{new_name}` (keeping the local name with `{new_name} as {old_name}` in a `use`)",
-                crate::render::one_or_many(through_export.len(), "it", "them")
-            )
-        } else {
+                if through_globs.is_empty() {
+                    crate::render::one_or_many(through_export.len(), "it", "them").to_owned()
+                } else {
+                    format!("the {}", crate::render::plural(through_export.len(), "path"))
+                }
+            ));
+        } else if !through_export.is_empty() {
             let direct: Vec<String> = through_export_direct.iter().take(6).map(place).collect();
-            format!(
+            steps.push(format!(
                 "change the {} that {} the export's module itself ({}{}) to `{new_name}` (keeping the local name with `{new_name} as {old_name}` in a `use`) — the {} other{} {} `{old_name}` only through those modules' imports and {} again once they keep the local name, with no change of {} own",
                 crate::render::plural(through_export_direct.len(), "path"),
                 crate::render::one_or_many(through_export_direct.len(), "names", "name"),
                 direct.join(", "),
-                if through_export_direct.len() > direct.len() { format!(" and {} more", through_export_direct.len() - direct.len()) } else { String::new() },
-                through_export.len() - through_export_direct.len(),
-                if through_export.len() - through_export_direct.len() == 1 { "" } else { "s" },
-                crate::render::one_or_many(through_export.len() - through_export_direct.len(), "reaches", "reach"),
-                crate::render::one_or_many(through_export.len() - through_export_direct.len(), "resolves", "resolve"),
-                crate::render::one_or_many(through_export.len() - through_export_direct.len(), "its", "their"),
-            )
-        };
+                more(through_export_direct.len(), direct.len()),
+                indirect,
+                if indirect == 1 { "" } else { "s" },
+                crate::render::one_or_many(indirect, "reaches", "reach"),
+                crate::render::one_or_many(indirect, "resolves", "resolve"),
+                crate::render::one_or_many(indirect, "its", "their"),
+            ));
+        }
+        // A glob gets one import beside it, not an edit per bare use (review47 M4).
+        let direct_globs: Vec<&GlobReach> = through_globs.iter().filter(|reach| reach.direct).collect();
+        if !direct_globs.is_empty() {
+            let beside: Vec<String> = direct_globs
+                .iter()
+                .take(6)
+                .map(|reach| {
+                    format!("`use {}::{new_name} as {old_name};` beside {}:{}", reach.glob_path, shown(&reach.file), reach.line0 + 1)
+                })
+                .collect();
+            steps.push(format!("add {}{}", beside.join(", "), more(direct_globs.len(), beside.len())));
+        }
+        if direct_globs.len() < through_globs.len() {
+            steps.push(format!(
+                "the {} other glob import{} {} the name from a module that imports it through the export: {} again once that import keeps the local name",
+                through_globs.len() - direct_globs.len(),
+                if through_globs.len() - direct_globs.len() == 1 { "" } else { "s" },
+                crate::render::one_or_many(through_globs.len() - direct_globs.len(), "takes", "take"),
+                crate::render::one_or_many(through_globs.len() - direct_globs.len(), "it resolves", "they resolve"),
+            ));
+        }
+        let mut what: Vec<String> = Vec::new();
+        if !through_export.is_empty() {
+            what.push(format!(
+                "{} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}) — {}{}",
+                crate::render::plural(through_export.len(), "path"),
+                crate::render::one_or_many(through_export.len(), "names", "name"),
+                shown(origin),
+                line + 1,
+                listed.join(", "),
+                more(through_export.len(), listed.len()),
+            ));
+        }
+        if !through_globs.is_empty() {
+            let uses: usize = through_globs.iter().map(|reach| reach.uses).sum();
+            let globs: Vec<String> = through_globs
+                .iter()
+                .take(6)
+                .map(|reach| format!("{}:{} `{}`", shown(&reach.file), reach.line0 + 1, reach.line_text))
+                .collect();
+            what.push(format!(
+                "{} {} `{old_name}` {}to {} through {}{}",
+                crate::render::plural(through_globs.len(), "glob import"),
+                crate::render::one_or_many(through_globs.len(), "brings", "bring"),
+                if through_export.is_empty() {
+                    format!("(the export this rename changes to `{export_alias}` at {}:{}) ", shown(origin), line + 1)
+                } else {
+                    String::new()
+                },
+                crate::render::plural(uses, "bare use"),
+                globs.join(", "),
+                more(through_globs.len(), globs.len()),
+            ));
+        }
+        let count = through_export.len() + through_globs.len();
         through_export_warning = Some(format!(
-            "WARNING: {} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}) — {}{}: the export no longer has the name `{old_name}`, so {} (rustc E0432/E0433/E0405), and this rename leaves {}; next step: {change}, or keep the old export beside the new one",
-            crate::render::plural(through_export.len(), "path"),
-            crate::render::one_or_many(through_export.len(), "names", "name"),
-            shown(origin),
-            line + 1,
-            listed.join(", "),
-            if through_export.len() > listed.len() { format!(" and {} more", through_export.len() - listed.len()) } else { String::new() },
-            crate::render::one_or_many(through_export.len(), "it no longer resolves", "they no longer resolve"),
-            crate::render::one_or_many(through_export.len(), "it", "them"),
+            "WARNING: {}: the export no longer has the name `{old_name}`, so {} (rustc E0432/E0433/E0405), and this rename leaves {}; next step: {}, or keep the old export beside the new one",
+            what.join("; and "),
+            crate::render::one_or_many(count, "it no longer resolves", "they no longer resolve"),
+            crate::render::one_or_many(count, "it", "them"),
+            steps.join("; "),
         ));
-        report.push(format!(
-            "  left unrenamed: {} that name `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path, the crate's name, or a glob import `use …::*;` of such a module) — they break:",
-            crate::render::plural(through_export.len(), "path")
-        ));
-        let lines = one_per_line(through_export.iter(), |hit| hit);
-        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+        if !through_export.is_empty() {
+            report.push(format!(
+                "  left unrenamed: {} that name `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path or the crate's name) — they break:",
+                crate::render::plural(through_export.len(), "path")
+            ));
+            let lines = one_per_line(through_export.iter(), |hit| hit);
+            list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+        }
+        if !through_globs.is_empty() {
+            let uses: usize = through_globs.iter().map(|reach| reach.uses).sum();
+            report.push(format!(
+                "  left unrenamed: {} of `{old_name}` that a glob import brings through the renamed export — {}:",
+                crate::render::plural(uses, "bare use"),
+                crate::render::one_or_many(uses, "it breaks", "they break")
+            ));
+            for reach in through_globs.iter().take(LISTED) {
+                report.push(format!(
+                    "    {}:{}: {}   ({} in its module)",
+                    shown(&reach.file),
+                    reach.line0 + 1,
+                    reach.line_text,
+                    crate::render::plural(reach.uses, "bare use")
+                ));
+            }
+        }
     }
     if !binding_kept.is_empty() {
         report.push(format!(
@@ -5735,34 +5847,29 @@ fn qualifying_module(reader: &WorkspaceReader, hit: &WordHit) -> Option<crate::l
     crate::lsp::rust_reexport_paths::module_file_qualifying(&hit.path, &lines, hit.line as usize, hit.byte_start, &crate_name, &lib_root)
 }
 
-/// Whether the bare Rust occurrence `hit` of `name` gets the name from a glob import of the
-/// module of `origin` (`Some(true)`: `use indexmap::*;` where lib.rs holds the renamed export) or
-/// of a module among `importing` that imports the name through that export (`Some(false)`);
-/// `None` when no glob brings it (see
-/// [`crate::lsp::rust_reexport_paths::glob_imports_reaching`]) or `hit` is in `origin` itself.
-fn glob_reaching_export(reader: &WorkspaceReader, hit: &WordHit, name: &str, origin: &Path, importing: &[PathBuf]) -> Option<bool> {
-    if hit.path.extension().is_none_or(|extension| extension != "rs") || same_file(&hit.path, origin) {
-        return None;
-    }
-    let (_, crate_name, lib_root) = crate::lsp::rename_public_api::rust_library_crate(reader.root(), &hit.path)?;
-    let text = reader.read_to_string(&hit.path).ok()?;
-    let lines: Vec<&str> = text.lines().collect();
-    let globs = crate::lsp::rust_reexport_paths::glob_imports_reaching(
-        &hit.path,
-        &lines,
-        hit.line as usize,
-        hit.byte_start,
-        name,
-        &crate_name,
-        &lib_root,
-    );
-    if globs.iter().any(|glob| same_file(&glob.module_file, origin)) {
-        Some(true)
-    } else if globs.iter().any(|glob| importing.iter().any(|file| same_file(file, &glob.module_file))) {
-        Some(false)
-    } else {
-        None
-    }
+/// A glob import through which bare uses reach a renamed Rust export (`use indexmap::*;` then
+/// `Equivalent<…>`; recheck46 NEW-2), said once with its uses counted.
+struct GlobReach {
+    /// The file of the glob (absolute).
+    file: PathBuf,
+    /// 0-based line of the glob's `*`.
+    line0: usize,
+    /// That line's text, trimmed.
+    line_text: String,
+    /// The path in front of the `*` (`indexmap`): `use {glob_path}::New as Old;` beside it keeps
+    /// the uses working.
+    glob_path: String,
+    /// The glob imports from the export's own module (not from a module that imports the name
+    /// through it, which resolves again once its import keeps the local name).
+    direct: bool,
+    /// The bare uses in its module that it brings the name to.
+    uses: usize,
+}
+
+/// The files whose `use` imports the name through the renamed export (they pass the break on
+/// to the paths that go through them).
+fn importing_through_export(through_export: &[(WordHit, bool, bool)]) -> Vec<PathBuf> {
+    through_export.iter().filter(|(_, in_use, _)| *in_use).map(|(hit, _, _)| hit.path.clone()).collect()
 }
 
 /// Whether two paths name the same file (as written, or once resolved).

@@ -99,64 +99,175 @@ pub(crate) fn module_file_qualifying(
     Some(QualifyingModule { file: module, in_use_statement })
 }
 
-/// A glob import (`use crate::*;`, `use indexmap::{map::*, Other};`) whose module part the file
-/// layout resolves ([`glob_imports_reaching`]).
+/// A glob import (`use crate::*;`, `use indexmap::{map::*, Other};`, `use x::{self, *};`) at a
+/// module's level, whose module part the file layout resolves ([`RustFileImports`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GlobImport {
     /// 0-based line of the `*`.
     pub line0: usize,
+    /// The path in front of the `*` as code writes it (`indexmap`, `crate::map`): an import
+    /// of one name beside the glob is `use {path}::Name;`.
+    pub path: String,
     /// The file of the module the glob imports from.
     pub module_file: PathBuf,
+    /// The module the glob sits in: 0 for the file's own, else 1 + the 0-based line of the
+    /// inline `mod name {` that encloses it.
+    module: usize,
 }
 
-/// The glob imports of the Rust file `path` (its text split in `lines`) that bring the name
-/// `name` to the unqualified occurrence at byte `byte_start` of 0-based line `line0` (recheck46
-/// NEW-2: `use indexmap::*;` in a test crate, then `Equivalent<…>`). Empty when the occurrence
-/// is written with a path or in a `use` statement, when the file imports `name` by a `use` of
-/// its own in the same module (an explicit import shadows a glob), or when no glob sits in the
-/// same module (inline `mod x {}` blocks counted by depth). At most 20,000 lines are read.
-pub(crate) fn glob_imports_reaching(
-    path: &Path,
-    lines: &[&str],
-    line0: usize,
-    byte_start: usize,
-    name: &str,
-    crate_name: &str,
-    lib_root: &Path,
-) -> Vec<GlobImport> {
-    if qualifying_segments(lines, line0, byte_start).is_some() || in_use_statement(lines, line0, byte_start) {
-        return Vec::new();
+/// The module-level imports of one Rust file that decide whether a bare name comes from a glob
+/// (recheck46 NEW-2: `use indexmap::*;` in a test crate, then `Equivalent<…>`): its glob imports
+/// and the modules that import the name by a `use` of their own (an explicit import shadows a
+/// glob). Read once per file ([`RustFileImports::read`]); each occurrence is then answered by a
+/// lookup ([`RustFileImports::globs_reaching`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RustFileImports {
+    /// The glob imports whose module part resolves, in file order.
+    pub globs: Vec<GlobImport>,
+    /// The modules (as in [`GlobImport`]) whose own `use` binds the name: `use a::Name;`, `use
+    /// a::{Name, …}`, `use a::Other as Name;` — not `use a::Name as Other;`, `as _`, a path
+    /// segment `use a::Name::X;`, nor a `use` inside a function body.
+    explicit_modules: Vec<usize>,
+    /// Each line's module (as in [`GlobImport`]), at the line's start.
+    line_modules: Vec<usize>,
+}
+
+impl RustFileImports {
+    /// Reads the imports of `name` in the Rust file `path` (its text split in `lines`; at most
+    /// 20,000 lines read) of the package whose library is `lib_root` (crate name `crate_name`).
+    /// Blocks are told by their braces, strings and comments not told apart (a brace in one may
+    /// miscount).
+    pub(crate) fn read(path: &Path, lines: &[&str], name: &str, crate_name: &str, lib_root: &Path) -> RustFileImports {
+        let mut imports = RustFileImports::default();
+        // The open blocks: (opens a module, the module id it is in or opens). The braces of a
+        // `use` tree are no block.
+        let mut stack: Vec<(bool, usize)> = Vec::new();
+        let (mut in_use, mut use_depth) = (false, 0usize);
+        for (index, line) in lines.iter().enumerate().take(20_000) {
+            let module = stack.iter().rev().find(|(is_module, _)| *is_module).map_or(0, |(_, id)| *id);
+            let at_module_level = stack.last().is_none_or(|(is_module, _)| *is_module);
+            imports.line_modules.push(module);
+            let code = line.split("//").next().unwrap_or(line);
+            if at_module_level && (code.contains('*') || code.contains(name)) {
+                imports.read_use_line(path, lines, index, code, name, crate_name, lib_root, module);
+            }
+            let mut statement_start = 0;
+            for (at, character) in code.char_indices() {
+                match character {
+                    '{' if in_use || starts_use_statement(&code[statement_start..at]) => {
+                        in_use = true;
+                        use_depth += 1;
+                    }
+                    '{' => {
+                        let opens_module = opens_inline_module(code[statement_start..at].trim());
+                        stack.push((opens_module, if opens_module { index + 1 } else { module }));
+                        statement_start = at + 1;
+                    }
+                    '}' if use_depth > 0 => use_depth -= 1,
+                    '}' => {
+                        stack.pop();
+                        statement_start = at + 1;
+                    }
+                    ';' => {
+                        (in_use, use_depth) = (false, 0);
+                        statement_start = at + 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        imports
     }
-    let depth = inline_module_depth(lines, line0, byte_start);
-    let mut globs = Vec::new();
-    for (index, line) in lines.iter().enumerate().take(20_000) {
-        let code = line.split("//").next().unwrap_or(line);
-        // An import of the name by a `use` of its own, in the same module.
+
+    /// Reads one line of a `use` statement: its `*` tokens (globs) and a binding of `name`.
+    #[allow(clippy::too_many_arguments)]
+    fn read_use_line(
+        &mut self,
+        path: &Path,
+        lines: &[&str],
+        index: usize,
+        code: &str,
+        name: &str,
+        crate_name: &str,
+        lib_root: &Path,
+        module: usize,
+    ) {
+        for (at, _) in code.match_indices('*') {
+            if use_statement_start(lines, index, at).is_none() {
+                continue;
+            }
+            let Some((segments, true)) = qualifying_segments(lines, index, at) else { continue };
+            if let Some(found) = module_file_qualifying(path, lines, index, at, crate_name, lib_root) {
+                self.globs.push(GlobImport { line0: index, path: segments.join("::"), module_file: found.file, module });
+            }
+        }
         let mut from = 0;
         while let Some(found) = code[from..].find(name) {
             let at = from + found;
             from = at + name.len();
-            let whole_word = !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            let before = &code[..at];
+            let after = code[at + name.len()..].trim_start();
+            let whole_word = !before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
                 && !code[at + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
-            if whole_word && in_use_statement(lines, index, at) && inline_module_depth(lines, index, at) == depth {
-                return Vec::new();
-            }
-        }
-        let mut from = 0;
-        while let Some(found) = code[from..].find("::*") {
-            let star = from + found + 2;
-            from = star + 1;
-            if inline_module_depth(lines, index, star) != depth {
+            if !whole_word || use_statement_start(lines, index, at).is_none() {
                 continue;
             }
-            if let Some(module) =
-                module_file_qualifying(path, lines, index, star, crate_name, lib_root).filter(|module| module.in_use_statement)
-            {
-                globs.push(GlobImport { line0: index, module_file: module.file });
+            // The name is bound as written (`a::Name,`) or as an alias (`Other as Name`).
+            let bound_as_written = after.is_empty() || after.starts_with([',', '}', ';']);
+            let bound_as_alias = before.trim_end().ends_with(" as") || before.trim_end() == "as";
+            if bound_as_written || bound_as_alias {
+                self.explicit_modules.push(module);
             }
         }
     }
-    globs
+
+    /// The glob imports that bring the name to the bare occurrence at byte `byte_start` of
+    /// 0-based line `line0` of `lines`: those of its module, unless that module imports the
+    /// name by a `use` of its own. Empty for an occurrence written with a path or in a `use`
+    /// statement.
+    pub(crate) fn globs_reaching(&self, lines: &[&str], line0: usize, byte_start: usize) -> Vec<&GlobImport> {
+        if qualifying_segments(lines, line0, byte_start).is_some() || in_use_statement(lines, line0, byte_start) {
+            return Vec::new();
+        }
+        let Some(&module) = self.line_modules.get(line0) else { return Vec::new() };
+        if self.explicit_modules.contains(&module) {
+            return Vec::new();
+        }
+        self.globs.iter().filter(|glob| glob.module == module).collect()
+    }
+}
+
+/// Whether a statement's text up to some point is a `use` statement: `use …`, `pub use …`,
+/// `pub(crate) use …`, after any attributes on the same line.
+fn starts_use_statement(text: &str) -> bool {
+    let text = text.rsplit(']').next().unwrap_or(text).trim_start();
+    let text = text.strip_prefix("pub").map_or(text, |rest| {
+        let rest = rest.trim_start();
+        if rest.starts_with('(') {
+            rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
+        } else {
+            rest
+        }
+    });
+    text.starts_with("use ")
+}
+
+/// Whether the code in front of a `{` opens an inline module: `mod name`, `pub mod name`,
+/// `pub(crate) mod name`, after any attributes on the same line.
+fn opens_inline_module(before: &str) -> bool {
+    let before = before.rsplit(']').next().unwrap_or(before).trim_start();
+    let before = before.strip_prefix("pub").map_or(before, |rest| {
+        let rest = rest.trim_start();
+        if rest.starts_with('(') {
+            rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
+        } else {
+            rest
+        }
+    });
+    before.strip_prefix("mod ").is_some_and(|rest| {
+        let rest = rest.trim();
+        !rest.is_empty() && rest.chars().all(|c| c.is_alphanumeric() || c == '_')
+    })
 }
 
 /// Whether byte `byte_start` of 0-based line `line0` lies in a `use` statement (its `use` at
@@ -368,6 +479,45 @@ mod tests {
         assert_eq!(trailing_path("impl<Q: ?Sized + crate::"), ["crate"]);
         assert_eq!(trailing_path("    x: super::super::"), ["super", "super"]);
         assert!(trailing_path("let x = ").is_empty());
+    }
+
+    /// Review47 M2: the glob spellings, the shadowing rules and the modules of
+    /// [`RustFileImports`], each with the bare `Value` on the last line that has it.
+    #[test]
+    fn glob_imports_reach_a_bare_use_in_their_own_module_unless_it_imports_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in ["src/lib.rs", "tests/t.rs"] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        let lib = root.join("src/lib.rs");
+        let reaches = |text: &str| -> Vec<(usize, String)> {
+            let lines: Vec<&str> = text.lines().collect();
+            let last = lines.iter().rposition(|line| line.contains("Value")).unwrap();
+            let byte = lines[last].rfind("Value").unwrap();
+            let imports = RustFileImports::read(&root.join("tests/t.rs"), &lines, "Value", "mycrate", &lib);
+            imports.globs_reaching(&lines, last, byte).into_iter().map(|glob| (glob.line0, glob.path.clone())).collect()
+        };
+        let at = |line0: usize| vec![(line0, "mycrate".to_owned())];
+        assert_eq!(reaches("use mycrate::*;\nfn f(_: Value) {}"), at(0));
+        assert_eq!(reaches("use mycrate::{*, Other};\nfn f(_: Value) {}"), at(0));
+        assert_eq!(reaches("use mycrate::{self, *};\nfn f(_: Value) {}"), at(0));
+        assert_eq!(reaches("use mycrate::{\n    *,\n};\nfn f(_: Value) {}"), at(1));
+        // A function-local use, an alias binding another name, `as _`: no shadowing.
+        assert_eq!(reaches("use mycrate::*;\nfn a() {\n    use other::Value as V;\n}\nfn f(_: Value) {}"), at(0));
+        assert_eq!(reaches("use mycrate::*;\nuse other::{\n    Value as OtherValue,\n};\nfn f(_: Value) {}"), at(0));
+        assert_eq!(reaches("use mycrate::*;\nuse mycrate::Value as _;\nfn f(_: Value) {}"), at(0));
+        // An explicit import of the name in the same module shadows the glob.
+        assert!(reaches("use mycrate::*;\nuse other::Value;\nfn f(_: Value) {}").is_empty());
+        assert!(reaches("use mycrate::*;\nuse other::Thing as Value;\nfn f(_: Value) {}").is_empty());
+        // Sibling inline modules: each has its own imports.
+        assert_eq!(reaches("mod a {\n    use mycrate::Value;\n}\nmod b {\n    use mycrate::*;\n    fn f(_: Value) {}\n}"), at(4));
+        // A glob in another module, or in a function, does not reach a use outside it.
+        assert!(reaches("mod a {\n    use mycrate::*;\n}\nfn f(_: Value) {}").is_empty());
+        assert!(reaches("fn a() {\n    use mycrate::*;\n}\nfn f(_: Value) {}").is_empty());
+        // A path-qualified occurrence is no bare use.
+        assert!(reaches("use mycrate::*;\nfn f(_: other::Value) {}").is_empty());
     }
 
     #[test]
