@@ -890,10 +890,14 @@ pub(crate) fn go_exports_lost_by_write(workspace_root: &Path, old_texts: &[(std:
         let import_path = if relative.as_os_str().is_empty() { module.clone() } else { format!("{module}/{}", relative.display()) };
         // A member of a type that is lost itself goes with it, under whatever name the type now
         // has (trial161 M7: renaming the type `Int` was said to remove `Int.Less` too).
+        // Only a member that a new type of the package still declares goes along (review47 L5:
+        // one deleted in the same write is lost).
         let gone: std::collections::BTreeSet<&String> = before.difference(&after).collect();
+        let new_types: Vec<&String> = after.difference(&before).filter(|name| !name.contains('.')).collect();
+        let lives_on = |member: &str| new_types.iter().any(|owner| after.contains(&format!("{owner}.{member}")));
         let names: Vec<String> = gone
             .iter()
-            .filter(|name| name.split_once('.').is_none_or(|(owner, _)| !gone.contains(&owner.to_owned())))
+            .filter(|name| name.split_once('.').is_none_or(|(owner, member)| !(gone.contains(&owner.to_owned()) && lives_on(member))))
             .map(|name| format!("`{name}`"))
             .collect();
         if !names.is_empty() {
@@ -1062,6 +1066,14 @@ mod tests {
         let note = go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]).expect("BTree is lost");
         assert!(note.contains("removed 1 exported name that the package `github.com/google/btree` exports: `BTree`"), "{note}");
         assert!(!note.contains("BTree.Has"), "{note}");
+        // A member deleted in the same write is lost all the same (review47 L5).
+        std::fs::write(
+            root.join("btree.go"),
+            text.replace("BTree", "Tree").replace("func (t *Tree) Has(key Item) bool { return false }\n", ""),
+        )
+        .unwrap();
+        let note = go_exports_lost_by_write(&root, &[(root.join("btree.go"), text.to_owned())]).expect("BTree is lost");
+        assert!(note.contains("exports: `BTree`, `BTree.Has`"), "{note}");
         std::fs::write(root.join("btree.go"), text.replace("func (t *BTree) Has(", "func (t *BTree) Contains(")).unwrap();
         // Moved to another file of the package: not lost.
         std::fs::write(root.join("has.go"), "package btree\n\nfunc (t *BTree) Has(key Item) bool { return false }\n").unwrap();
