@@ -14,6 +14,11 @@
 //! package-level name, among the methods and fields of its receiver or struct type for a method
 //! or field, in its function for a local — from the package's files, and
 //! [`gopls_rename_refusal`] names them with the next step.
+//!
+//! The other way round, gopls accepts a rename it should refuse: a declaration of a non-test
+//! file renamed to a name an in-package `_test.go` file declares (trial161 M2) — gopls checks
+//! the package without its test files. [`test_file_conflict_refusal`] refuses it the same way,
+//! before anything is written.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -250,6 +255,66 @@ pub(crate) fn gopls_rename_refusal(
         "the message above is gopls's reason; nothing was changed".to_owned()
     };
     ToolError::new(ErrorKind::Failed, text).with_hint(hint)
+}
+
+/// Whether `path` is a Go test file (`…_test.go`).
+fn is_go_test_file(path: &Path) -> bool {
+    path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.ends_with("_test.go"))
+}
+
+/// The refusal of a rename gopls accepted although the new name is already declared, in the
+/// scope of the renamed declaration, by an in-package test file (`package p` in a `_test.go`
+/// file; an external `package p_test` is another package and no conflict): gopls checks a
+/// declaration of a non-test file against the package without its test files, so the rename
+/// builds but the package's test variant redeclares the name, and `go vet` / `go test` fail
+/// (trial161 M2: google/btree's `min` → `perm`, 107 errors, `perm redeclared in this block`;
+/// the other direction, asked in the test file, gopls refuses itself). The declaration is
+/// found by `definition` at (`line0`, `character`) of `path`; `None` when it is in a test file
+/// itself or no test file declares `new_name` in its scope. Nothing was changed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn test_file_conflict_refusal(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    character: u32,
+    old_name: &str,
+    new_name: &str,
+    deadline: Instant,
+) -> Option<ToolError> {
+    if old_name == new_name {
+        return None;
+    }
+    let mut targets: Vec<(PathBuf, u32, u32)> =
+        crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline).into_iter().collect();
+    targets.sort();
+    let (declaration_file, declaration_line) =
+        targets.into_iter().next().map_or((path.to_path_buf(), line0), |(file, line, _)| (file, line));
+    if is_go_test_file(&declaration_file) || !declaration_file.starts_with(supervisor.workspace_root()) {
+        return None;
+    }
+    let in_tests: Vec<(PathBuf, u32, String)> =
+        conflicting_declarations(supervisor.workspace_root(), &declaration_file, declaration_line, old_name, new_name)
+            .into_iter()
+            .filter(|(file, _, _)| is_go_test_file(file))
+            .collect();
+    let (first_file, first_line, _) = in_tests.first()?;
+    let named: Vec<String> =
+        in_tests.iter().map(|(file, line, code)| format!("{}:{} `{code}`", supervisor.display_path(file), line + 1)).collect();
+    let text = format!(
+        "refused: renaming `{old_name}` (declared at {}:{}) to `{new_name}` conflicts with the declaration of `{new_name}` in the same package's test {}: {} — {} checks a rename of a declaration in a non-test file against the package without its `_test.go` files and accepted it, but the package's test build would declare `{new_name}` twice (`{new_name} redeclared in this block`), so `go vet` and `go test` would fail; nothing was changed",
+        supervisor.display_path(&declaration_file),
+        declaration_line + 1,
+        crate::render::one_or_many(in_tests.len(), "file", "files"),
+        named.join("; "),
+        server.id(),
+    );
+    let hint = format!(
+        "pick another name, or rename `{new_name}` at {}:{} first (`lsp_rename` there), then this one",
+        supervisor.display_path(first_file),
+        first_line + 1
+    );
+    Some(ToolError::new(ErrorKind::Failed, text).with_hint(hint))
 }
 
 #[cfg(test)]

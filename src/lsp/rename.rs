@@ -904,6 +904,23 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         }
         _ => failure.to_tool_error(server.id(), "textDocument/rename"),
     })?;
+    // gopls checks a non-test file's declaration against the package without its test files:
+    // a new name an in-package `_test.go` file declares is refused here, before anything is
+    // written, as gopls refuses the other direction (trial161 M2).
+    if server.id() == "gopls" && edit.is_some() {
+        if let Some(refusal) = crate::lsp::go_rename_refusals::test_file_conflict_refusal(
+            supervisor,
+            server,
+            &path,
+            line0,
+            character,
+            &resolved.cursor_identifier,
+            &args.new_name,
+            deadline,
+        ) {
+            return Err(refusal);
+        }
+    }
     // A rename computed while the server still loaded may cover the files it had open only.
     let loading_warning = crate::lsp::tool::unready_when_answered(server, &readiness)
         .and_then(|report| crate::lsp::loading_lookups::loading_rename_warning(server.id(), &report));

@@ -1,0 +1,56 @@
+//! Findings of the fresh-user trial 161 (google/btree 1.0.0 and pkg/errors 0.9.1), against the
+//! real gopls and the Go toolchain, on fixtures of the same shape:
+//! - M2: renaming the package-level func `min` to `perm`, a name btree_test.go (`package btree`)
+//!   declares, was written — gopls checks a non-test file's declaration against the package
+//!   without its test files — and `go vet` / `go test` failed with 107 errors; the other
+//!   direction gopls refuses.
+//!
+//! Ground truth: `go vet` in the module after each call.
+
+use crate::support;
+
+use serde_json::json;
+
+/// `f` in a.go; the in-package test file declares `g`, the external test package `h`.
+fn test_file_conflict_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.19\n"),
+        ("a.go", "package fx\n\n// f returns one.\nfunc f() int { return 1 }\n\n// Use calls f.\nfunc Use() int { return f() }\n"),
+        (
+            "a_test.go",
+            "package fx\n\nimport \"testing\"\n\nfunc g() int { return 2 }\n\nfunc TestUse(t *testing.T) {\n\tif Use()+g() != 3 {\n\t\tt.Fatal(\"sum\")\n\t}\n}\n",
+        ),
+        (
+            "ext_test.go",
+            "package fx_test\n\nimport (\n\t\"testing\"\n\n\t\"fx\"\n)\n\nfunc h() int { return fx.Use() }\n\nfunc TestH(t *testing.T) {\n\tif h() != 1 {\n\t\tt.Fatal(\"h\")\n\t}\n}\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_go_rename_to_a_name_an_in_package_test_file_declares_is_refused() {
+    let test = "lsp_trial161::a_go_rename_to_a_name_an_in_package_test_file_declares_is_refused";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = test_file_conflict_workspace();
+    let before = std::fs::read_to_string(dir.path().join("a.go")).unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(runbound::Caller::Main, "lsp_rename", json!({"file": "a.go", "line": 4, "symbol": "f", "new_name": "g"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "the rename was not refused:\n{text}");
+    assert!(
+        text.contains("conflicts with the declaration of `g` in the same package's test file: a_test.go:5 `func g() int { return 2 }`")
+            && text.contains("nothing was changed")
+            && text.contains("rename `g` at a_test.go:5 first"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.go")).unwrap(), before, "a.go was changed");
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success(), "ground truth: the module still vets");
+    // The external test package (`package fx_test`) is another package: `h` there is no
+    // conflict, and the rename is written and vets.
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "a.go", "line": 4, "symbol": "f", "new_name": "h"}));
+    assert!(text.starts_with("Renamed `f` to `h`"), "{text}");
+    let vet = support::go_offline(dir.path(), &["vet", "./..."]);
+    assert!(vet.status.success(), "ground truth: {}", String::from_utf8_lossy(&vet.stderr));
+}
