@@ -1248,6 +1248,26 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             resolved.cursor_identifier
         )
     });
+    // Go: anonymous interface types in the workspace that name the renamed method by its old
+    // name — a type assertion or switch on one stops matching at run time, with no compile error
+    // (trial161 M8: pkg/errors' `StackTrace` → `Trace` was written after its WARNING, and
+    // TestStackTrace failed).
+    let staged_because = staged_because.or_else(|| {
+        let left = &coverage.anonymous_interfaces_left;
+        (!args.preview && !left.is_empty()).then(|| {
+            format!(
+                "NOT written: {} an anonymous interface type with a method `{}` ({}; see the WARNING below): where the renamed method's type satisfied it, a type assertion or type switch on it (`x.(interface{{ {}() … }})`) silently stops matching at run time — no compile error, no checker reports it, and a test that asserts it fails; it is staged instead — `resolve` accept to write it and then rename `{}` to `{}` in {} where {} this method, or discard",
+                if left.len() == 1 { "1 place declares".to_owned() } else { format!("{} places declare", left.len()) },
+                resolved.cursor_identifier,
+                left.join(", "),
+                resolved.cursor_identifier,
+                resolved.cursor_identifier,
+                args.new_name,
+                crate::render::one_or_many(left.len(), "that interface type", "those interface types"),
+                crate::render::one_or_many(left.len(), "it means", "they mean"),
+            )
+        })
+    });
     // Python: a structural match with a `typing.Protocol` broken (trial100 F1): no checker sees it.
     let staged_because = staged_because.or_else(|| {
         (!args.preview && !overrides.protocol_warnings.is_empty()).then(|| {

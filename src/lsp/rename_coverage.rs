@@ -1090,6 +1090,10 @@ pub struct RenameCoverage {
     /// the server gives no definition (`path:line`) — a call through a subclass whose
     /// `__init__` forwards `**kwargs`; they stage the rename (trial154 F1).
     pub keyword_arguments_left: Vec<String>,
+    /// Go, a renamed concrete method: the anonymous interface types that name a method of the
+    /// old name (`x.(interface{ StackTrace() StackTrace })`, `path:line`), which the renamed
+    /// method's type stops satisfying with no compile error; they stage the rename (trial161 M8).
+    pub anonymous_interfaces_left: Vec<String>,
     /// The renamed symbol's scope when it is a local variable or parameter (its function) or a
     /// JavaScript/TypeScript private member (its class): no occurrence outside it can name it.
     pub symbol_scope: Option<crate::lsp::rename_local_scope::LocalScope>,
@@ -1125,6 +1129,7 @@ pub fn complete_rename(
                 warnings: Vec::new(),
                 write_check_blind_spots: Vec::new(),
                 keyword_arguments_left: Vec::new(),
+                anonymous_interfaces_left: Vec::new(),
                 symbol_scope: None,
             }
         }
@@ -1149,6 +1154,7 @@ pub fn complete_rename(
             warnings: Vec::new(),
             write_check_blind_spots,
             keyword_arguments_left: Vec::new(),
+            anonymous_interfaces_left: Vec::new(),
             symbol_scope: None,
         };
     };
@@ -3850,7 +3856,17 @@ pub fn complete_rename(
             if keyword_arguments_left.len() > NAMED { format!(" and {} more", keyword_arguments_left.len() - NAMED) } else { String::new() },
         ));
     }
-    RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots, keyword_arguments_left, symbol_scope: local_scope }
+    let anonymous_interfaces_left = if renamed_is_go_method { anonymous_interfaces } else { Vec::new() };
+    RenameCoverage {
+        edit: merged,
+        report,
+        summary,
+        warnings,
+        write_check_blind_spots,
+        keyword_arguments_left,
+        anonymous_interfaces_left,
+        symbol_scope: local_scope,
+    }
 }
 
 /// Whether the `name` at 0-based `line`/`byte_start` of a Go file (`lines`) is a method of an

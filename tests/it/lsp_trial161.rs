@@ -4,6 +4,10 @@
 //!   declares, was written — gopls checks a non-test file's declaration against the package
 //!   without its test files — and `go vet` / `go test` failed with 107 errors; the other
 //!   direction gopls refuses.
+//! - M8: on pkg/errors, renaming `(*stack).StackTrace` → `Trace` warned that the anonymous
+//!   interface of a type assertion in stack_test.go:158 stops matching, but wrote the rename (no
+//!   compile error; `go test` failed), where other renames with a known silent run-time break
+//!   are staged.
 //!
 //! Ground truth: `go vet` in the module after each call.
 
@@ -53,4 +57,45 @@ fn a_go_rename_to_a_name_an_in_package_test_file_declares_is_refused() {
     assert!(text.starts_with("Renamed `f` to `h`"), "{text}");
     let vet = support::go_offline(dir.path(), &["vet", "./..."]);
     assert!(vet.status.success(), "ground truth: {}", String::from_utf8_lossy(&vet.stderr));
+}
+
+/// The pkg/errors shape: `*stack` has `StackTrace`; only the test asserts it through an anonymous
+/// interface (stack_test.go:158).
+fn anonymous_interface_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.19\n"),
+        (
+            "stack.go",
+            "package fx\n\n// StackTrace is a list of frames.\ntype StackTrace []uintptr\n\ntype stack []uintptr\n\n// StackTrace returns the frames.\nfunc (s *stack) StackTrace() StackTrace {\n\treturn StackTrace(*s)\n}\n\n// Callers records a stack.\nfunc Callers() *stack {\n\tvar s stack\n\treturn &s\n}\n",
+        ),
+        (
+            "stack_test.go",
+            "package fx\n\nimport \"testing\"\n\nfunc TestStackTrace(t *testing.T) {\n\tvar x interface{} = Callers()\n\tif _, ok := x.(interface {\n\t\tStackTrace() StackTrace\n\t}); !ok {\n\t\tt.Fatal(\"expected to implement StackTrace() StackTrace\")\n\t}\n}\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_go_method_rename_an_anonymous_interface_assertion_stops_matching_is_staged() {
+    let test = "lsp_trial161::a_go_method_rename_an_anonymous_interface_assertion_stops_matching_is_staged";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = anonymous_interface_workspace();
+    let go_test_passes = || support::go_offline(dir.path(), &["test", "./..."]).status.success();
+    assert!(go_test_passes(), "the fixture's test passes");
+    let before = std::fs::read_to_string(dir.path().join("stack.go")).unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "stack.go", "line": 9, "symbol": "StackTrace()", "new_name": "Trace"}));
+    assert!(
+        text.starts_with("NOT written: 1 place declares an anonymous interface type with a method `StackTrace` (stack_test.go:8;"),
+        "{text}"
+    );
+    assert!(text.contains("WARNING: 1 place declares an anonymous interface type with a method `StackTrace` (stack_test.go:8;"), "{text}");
+    assert!(text.contains("edit_1"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("stack.go")).unwrap(), before, "stack.go was written");
+    assert!(go_test_passes(), "nothing was written");
+    // Ground truth: written as is, the assertion stops matching and the test fails.
+    let accepted = support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    assert!(!go_test_passes(), "ground truth: the test fails once the rename is written\n{accepted}");
 }

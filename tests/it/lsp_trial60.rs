@@ -109,7 +109,8 @@ fn a_declaration_behind_a_build_constraint_is_named_by_the_workspace_search() {
 }
 
 /// M4: a concrete method named by anonymous interfaces in type assertions — one on a line, one
-/// across lines — is a WARNING naming both; the rename builds and the test that asserts fails.
+/// across lines — is a WARNING naming both, and the rename is staged (trial161 M8); accepted, it
+/// builds and the test that asserts fails.
 #[test]
 fn anonymous_interfaces_in_type_assertions_that_name_a_renamed_method_are_a_warning() {
     let test = "lsp_trial60::anonymous_interfaces_in_type_assertions_that_name_a_renamed_method_are_a_warning";
@@ -129,5 +130,9 @@ fn anonymous_interfaces_in_type_assertions_that_name_a_renamed_method_are_a_warn
         text.contains("WARNING: 2 places declare an anonymous interface type with a method `StackTrace` (traces.go:13, traces_test.go:7;"),
         "{text}"
     );
+    // Staged, not written (trial161 M8); accepted as is, the test fails.
+    assert!(text.starts_with("NOT written: 2 places declare an anonymous interface type"), "{text}");
+    assert!(go_test_passes(), "nothing was written\n{text}");
+    support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
     assert!(!go_test_passes(), "ground truth: the assertions stop matching after the rename\n{text}");
 }
