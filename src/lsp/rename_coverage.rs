@@ -3609,8 +3609,17 @@ pub fn complete_rename(
     // `Frame.Format`, a `fmt.Formatter`: "gopls returned null", trial60 M3 — 11 tests failed after
     // "no new errors"): a Go method whose name and parameters are those of a standard interface
     // that the library calls dynamically is said from the table.
+    // A several-method interface (sort.Interface) counts only when the type has its other
+    // methods too (trial161 M1: a false WARNING at `BTree.Len`, a type with no `Less`/`Swap`).
+    let declaration_file = origin_targets.iter().next().map_or(origin, |(path, _, _)| path.as_path());
+    let completes = |line: &str, method: &str, interface: &str| {
+        go_type_completes_standard_interface(&reader, declaration_file, line, method, interface)
+    };
     if renamed_is_go_method && implemented_interfaces.is_empty() {
-        if let Some(interface) = declaration_line.as_deref().and_then(|line| go_dynamic_standard_interface(line, old_name)) {
+        if let Some(interface) = declaration_line
+            .as_deref()
+            .and_then(|line| go_dynamic_standard_interface(line, old_name).filter(|interface| completes(line, old_name, interface)))
+        {
             warnings.push(format!(
                 "WARNING: the renamed method has the name and parameters of `{interface}`, which the standard library calls dynamically ({}): after this rename its type no longer implements it, and those calls stop reaching it with NO compile error ({} did not list the interfaces it implements); keep a method `{old_name}` that calls `{new_name}` if they matter",
                 go_dynamic_caller(interface),
@@ -3623,7 +3632,9 @@ pub fn complete_rename(
     // M1: `Version.Original` → `Error` made fmt print `Error()` instead of `String()` for every
     // `%v` of a `*Version`; build, vet and tests all passed).
     if renamed_is_go_method {
-        if let Some(interface) = declaration_line.as_deref().and_then(|line| go_standard_interface_gained(line, old_name, new_name)) {
+        if let Some(interface) = declaration_line.as_deref().and_then(|line| {
+            go_standard_interface_gained(line, old_name, new_name).filter(|interface| completes(line, new_name, interface))
+        }) {
             warnings.push(format!(
                 "WARNING: after this rename the method has the name and signature of `{interface}`, which the standard library calls dynamically ({}): its type now implements `{interface}`, so those calls reach `{new_name}` where they did not before — behaviour changes with NO compile error (for `error` and `fmt.Stringer`: every `%v`/`%s`/Println of a value of the type now prints `{new_name}()`); pick another name if that is not meant",
                 go_dynamic_caller(interface),
@@ -4033,7 +4044,13 @@ fn with_same_shaped_others(rewrites: &str, old_name: &str, same_shaped_others: &
 /// The names of the methods declared on the Go type `type_name` (value or pointer receiver) in
 /// the package of `file`: the `.go` files of its directory.
 fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &str) -> HashSet<String> {
-    let mut names = HashSet::new();
+    go_method_declarations_of_type(reader, file, type_name).into_iter().map(|(name, _)| name).collect()
+}
+
+/// The methods of the Go type `type_name` declared in the `.go` files of `file`'s directory
+/// (receiver `T` or `*T`), each as (name, declaration line).
+fn go_method_declarations_of_type(reader: &WorkspaceReader, file: &Path, type_name: &str) -> Vec<(String, String)> {
+    let mut names = Vec::new();
     let Some(dir) = file.parent() else { return names };
     for (path, _) in crate::files::walk_beneath::list_directory(reader.root(), dir).into_iter().take(500) {
         if path.extension().is_none_or(|extension| extension != "go") {
@@ -4047,11 +4064,44 @@ fn go_method_names_of_type(reader: &WorkspaceReader, file: &Path, type_name: &st
             let Some(after) = line.find(')').map(|end| line[end + 1..].trim_start()) else { continue };
             let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             if !name.is_empty() {
-                names.insert(name);
+                names.push((name, line.to_owned()));
             }
         }
     }
     names
+}
+
+/// The other methods of the standard interface `interface` (from [`go_dynamic_standard_interface`])
+/// than `method`: sort.Interface's `Len`, `Less`, `Swap`; none for the one-method interfaces.
+fn go_standard_interface_other_methods(interface: &str, method: &str) -> Vec<&'static str> {
+    match interface {
+        "sort.Interface" => ["Len", "Less", "Swap"].into_iter().filter(|other| *other != method).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether the Go method declared on `declaration_line` in `declaration_file`, named `method`
+/// there (or after a rename), completes the standard interface `interface` of its type: the type
+/// has each of the interface's other methods with the name and parameters it requires, declared
+/// in the files of its directory on `T` or `*T` (a pointer's method set holds both, so `*T`
+/// implements it whichever receivers they have). Always true for a one-method interface (trial161
+/// M1: `*BTree` has `Len` but no `Less`/`Swap`, and never implemented sort.Interface).
+fn go_type_completes_standard_interface(
+    reader: &WorkspaceReader,
+    declaration_file: &Path,
+    declaration_line: &str,
+    method: &str,
+    interface: &str,
+) -> bool {
+    let others = go_standard_interface_other_methods(interface, method);
+    if others.is_empty() {
+        return true;
+    }
+    let Some(receiver) = crate::lsp::rename_public_api::go_method_receiver(declaration_line) else { return false };
+    let declared = go_method_declarations_of_type(reader, declaration_file, &receiver);
+    others
+        .iter()
+        .all(|other| declared.iter().any(|(name, line)| name == other && go_dynamic_standard_interface(line, other) == Some(interface)))
 }
 
 /// The method specs named `old_name` of the Go interfaces declared in the `.go` files (tests

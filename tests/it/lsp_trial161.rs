@@ -4,6 +4,8 @@
 //!   declares, was written — gopls checks a non-test file's declaration against the package
 //!   without its test files — and `go vet` / `go test` failed with 107 errors; the other
 //!   direction gopls refuses.
+//! - M1: renaming `BTree.Len` warned that the type stops implementing `sort.Interface`, which
+//!   `*BTree` never did (no `Less`/`Swap`).
 //! - M8: on pkg/errors, renaming `(*stack).StackTrace` → `Trace` warned that the anonymous
 //!   interface of a type assertion in stack_test.go:158 stops matching, but wrote the rename (no
 //!   compile error; `go test` failed), where other renames with a known silent run-time break
@@ -98,4 +100,42 @@ fn a_go_method_rename_an_anonymous_interface_assertion_stops_matching_is_staged(
     // Ground truth: written as is, the assertion stops matching and the test fails.
     let accepted = support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
     assert!(!go_test_passes(), "ground truth: the test fails once the rename is written\n{accepted}");
+}
+
+/// `*Tree` has `Len` only, `List` has `Size` only; `byInts` has all three methods of sort.Interface.
+fn sort_interface_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.19\n"),
+        (
+            "tree.go",
+            "package fx\n\n// Tree holds items.\ntype Tree struct{ n int }\n\n// Len counts the items.\nfunc (t *Tree) Len() int { return t.n }\n\n// List holds items.\ntype List struct{ n int }\n\n// Size counts the items.\nfunc (l List) Size() int { return l.n }\n\n// Total adds both.\nfunc Total(t *Tree, l List) int { return t.Len() + l.Size() }\n",
+        ),
+        (
+            "ints.go",
+            "package fx\n\ntype byInts []int\n\nfunc (a byInts) Len() int { return len(a) }\n\nfunc (a byInts) Less(i, j int) bool { return a[i] < a[j] }\n\nfunc (a *byInts) Swap(i, j int) { (*a)[i], (*a)[j] = (*a)[j], (*a)[i] }\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_go_rename_warns_of_sort_interface_only_for_a_type_with_all_its_methods() {
+    let test = "lsp_trial161::a_go_rename_warns_of_sort_interface_only_for_a_type_with_all_its_methods";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = sort_interface_workspace();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // `*Tree` has no `Less`/`Swap`: it never implemented sort.Interface, nor does `List` once
+    // its `Size` is `Len`.
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "tree.go", "line": 7, "symbol": "Len", "new_name": "Count"}));
+    assert!(text.starts_with("Renamed `Tree.Len` to `Count`") || text.starts_with("Renamed `Len` to `Count`"), "{text}");
+    assert!(!text.contains("sort.Interface"), "a false sort.Interface WARNING:\n{text}");
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "tree.go", "line": 13, "symbol": "Size", "new_name": "Len"}));
+    assert!(!text.contains("sort.Interface"), "a false sort.Interface WARNING:\n{text}");
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success(), "ground truth: the module vets");
+    // `byInts` has all three (`Swap` on the pointer: `*byInts` implements it): its `Len` renamed
+    // is still said.
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "ints.go", "line": 5, "symbol": "Len", "new_name": "Size", "preview": true}));
+    assert!(text.contains("sort.Interface"), "the real sort.Interface is not said:\n{text}");
 }
