@@ -802,6 +802,10 @@ pub struct ServerCheck {
     /// features the dependent enables, which the written root's server does not compile (see
     /// [`compare_dependent_roots_after_write`]).
     pub new_errors_under_dependent_builds: Vec<NewErrorsUnderDependentBuild>,
+    /// Go: the files outside the build the server checks (excluded by build constraints) that
+    /// use what the write changed (`go_unbuilt_users`), as shown: the clean claim does not cover
+    /// them, and says so (trial161 M4).
+    pub outside_build_users: Vec<String>,
 }
 
 /// Errors one dependent root's build reports in the written root's files after the write and not
@@ -927,6 +931,9 @@ struct Pending {
     /// `test/tsconfig.json` program that includes `../src` took `test/result.test.ts`'s state
     /// against the new `src/result.ts`, and 3 errors that never existed were "resolved").
     sibling_old_texts: Vec<(PathBuf, String)>,
+    /// Go: the files outside the checked build that use what the write changed, as shown
+    /// ([`ServerCheck::outside_build_users`]).
+    outside_build_users: Vec<String>,
     /// The roots that depend on this server's root by path whose project check ran before the
     /// write ([`check_dependent_roots_before_write`]): each is checked again after it and
     /// compared (see [`compare_dependent_roots_after_write`]).
@@ -955,6 +962,10 @@ const MTIME_CLOCK_SLACK: Duration = Duration::from_millis(20);
 /// the server's start and loading (when it was not running), plus the budget, plus this margin,
 /// plus the tool's own work.
 pub const WRITE_BUDGET_MARGIN: Duration = Duration::from_millis(1000);
+
+/// At most this long is spent finding the Go files outside the checked build that use what a
+/// write changed (`go_unbuilt_users`), within the server's budget.
+const UNBUILT_USERS_BUDGET: Duration = Duration::from_millis(300);
 /// How far past the budget's end the warming `didOpen`s may go (part of
 /// [`WRITE_BUDGET_MARGIN`]).
 const WARMING_SLACK: Duration = Duration::from_millis(300);
@@ -1442,6 +1453,7 @@ pub fn check_write(
                     errors_elsewhere: Vec::new(),
                     project_checked_roots: Vec::new(),
                     new_errors_under_dependent_builds: Vec::new(),
+                    outside_build_users: Vec::new(),
                 });
                 continue;
             }
@@ -1606,6 +1618,39 @@ pub fn check_write(
             }
         }
         group.notes.extend(notes.into_iter().map(|note| format!("NOT checked: this write changed a declaration: {note}")));
+        // Files outside the build gopls checks (`// +build ignore`, another GOOS) that use what
+        // the write changed: their errors cannot show (trial161 M4: google/btree's btree_mem.go
+        // called `btree.New`, whose new parameter the write check called "no new errors").
+        let unbuilt_deadline = (Instant::now() + UNBUILT_USERS_BUDGET).min(group.end);
+        let mut uses: Vec<crate::lsp::go_unbuilt_users::UnbuiltUse> = Vec::new();
+        for path in group.written.iter().filter(|path| path.extension().is_some_and(|ext| ext == "go")) {
+            let Some(old) = group.old_texts.get(path) else { continue };
+            let Ok(new) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { continue };
+            let changed = crate::lsp::go_unbuilt_users::changed_names(old, &new);
+            let package = new.lines().find_map(|line| line.strip_prefix("package ")).unwrap_or("").trim().to_owned();
+            if changed.is_empty() || path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.ends_with("_test.go")) {
+                continue;
+            }
+            for found in crate::lsp::go_unbuilt_users::unbuilt_users(
+                supervisor.workspace_root(),
+                group.server.root(),
+                path,
+                &package,
+                &changed,
+                &known,
+                unbuilt_deadline,
+            ) {
+                if !uses.iter().any(|other| other.path == found.path) {
+                    uses.push(found);
+                }
+            }
+        }
+        if let Some(note) = crate::lsp::go_unbuilt_users::unbuilt_users_note(group.server.root(), group.server.id(), &uses, |path| {
+            supervisor.display_path(path)
+        }) {
+            group.notes.push(note);
+            group.outside_build_users = uses.iter().map(|found| supervisor.display_path(&found.path)).collect();
+        }
     }
     let mut checks: Vec<ServerCheck> = pending
         .into_iter()
@@ -1910,6 +1955,7 @@ impl Pending {
             trivia_only: false,
             sibling_changes: Vec::new(),
             sibling_old_texts: Vec::new(),
+            outside_build_users: Vec::new(),
             written_by_call: Vec::new(),
             dependent_root_runs: Vec::new(),
         }
@@ -2826,6 +2872,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         errors_elsewhere: Vec::new(),
         project_checked_roots: Vec::new(),
         new_errors_under_dependent_builds: Vec::new(),
+        outside_build_users: Vec::new(),
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -3459,6 +3506,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         errors_elsewhere,
         project_checked_roots: Vec::new(),
         new_errors_under_dependent_builds: Vec::new(),
+        outside_build_users: group.outside_build_users.clone(),
     }
 }
 
@@ -4808,7 +4856,7 @@ fn gopls_found_no_package(raw: &[Diagnostic]) -> bool {
 }
 
 /// GOOS values the go tool knows (file name suffixes and build constraint terms).
-const GO_OS_NAMES: &[&str] = &[
+pub(crate) const GO_OS_NAMES: &[&str] = &[
     "aix",
     "android",
     "darwin",
@@ -4829,7 +4877,7 @@ const GO_OS_NAMES: &[&str] = &[
     "zos",
 ];
 /// GOARCH values the go tool knows.
-const GO_ARCH_NAMES: &[&str] = &[
+pub(crate) const GO_ARCH_NAMES: &[&str] = &[
     "386",
     "amd64",
     "amd64p32",
@@ -4858,7 +4906,7 @@ const GO_ARCH_NAMES: &[&str] = &[
 
 /// The GOOS/GOARCH this process would build for by default: `GOOS`/`GOARCH` from the
 /// environment, else the host's.
-fn host_go_target() -> (String, String) {
+pub(crate) fn host_go_target() -> (String, String) {
     let os = std::env::var("GOOS").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| std::env::consts::OS.to_owned());
     let arch = std::env::var("GOARCH").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| {
         match std::env::consts::ARCH {
@@ -7472,11 +7520,22 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         } else {
             others
         };
+        // Go files outside the checked build that use what the write changed: no clean claim
+        // covers them (trial161 M4).
+        let outside_build = if check.outside_build_users.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; NOT checked: {}, outside the build {server_id} checks, which {} what this write changed (see the note below)",
+                check.outside_build_users.join(", "),
+                crate::render::one_or_many(check.outside_build_users.len(), "uses", "use"),
+            )
+        };
         if !clean_text.is_empty() {
             let elsewhere = if project_wide { format!(" or {others}") } else { String::new() };
-            tail.push(format!("no new {what} in {clean_text}{elsewhere} ({server_id})"));
+            tail.push(format!("no new {what} in {clean_text}{elsewhere} ({server_id}){outside_build}"));
         } else if project_wide {
-            tail.push(format!("no new {what} {others} ({server_id})"));
+            tail.push(format!("no new {what} {others} ({server_id}){outside_build}"));
         }
         tail.push(checked_line.clone());
         if let Some(reason) = &check.attribution {
@@ -8211,6 +8270,7 @@ mod tests {
             errors_elsewhere: Vec::new(),
             project_checked_roots: Vec::new(),
             new_errors_under_dependent_builds: Vec::new(),
+            outside_build_users: Vec::new(),
         }
     }
 

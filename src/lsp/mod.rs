@@ -59,6 +59,7 @@ pub(crate) mod go_imports;
 pub(crate) mod go_interface_references;
 pub(crate) mod go_method_uses;
 pub(crate) mod go_rename_refusals;
+pub(crate) mod go_unbuilt_users;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

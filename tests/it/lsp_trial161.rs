@@ -6,6 +6,8 @@
 //!   direction gopls refuses.
 //! - M1: renaming `BTree.Len` warned that the type stops implementing `sort.Interface`, which
 //!   `*BTree` never did (no `Less`/`Swap`).
+//! - M4: an `edit` that added a parameter to `New` in btree.go said "no new errors … (gopls)"
+//!   while btree_mem.go (`// +build ignore`, `package main`, calls `btree.New`) no longer built.
 //! - M8: on pkg/errors, renaming `(*stack).StackTrace` → `Trace` warned that the anonymous
 //!   interface of a type assertion in stack_test.go:158 stops matching, but wrote the rename (no
 //!   compile error; `go test` failed), where other renames with a known silent run-time break
@@ -138,4 +140,56 @@ fn a_go_rename_warns_of_sort_interface_only_for_a_type_with_all_its_methods() {
     let text =
         support::call_ok(&run, "lsp_rename", json!({"file": "ints.go", "line": 5, "symbol": "Len", "new_name": "Size", "preview": true}));
     assert!(text.contains("sort.Interface"), "the real sort.Interface is not said:\n{text}");
+}
+
+/// `New` in fx.go; mem.go (`// +build ignore`) and tools/gen.go (`//go:build ignore`) call it,
+/// other_windows.go (another GOOS) does not.
+fn build_ignored_caller_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.19\n"),
+        ("fx.go", "package fx\n\n// T is a tree.\ntype T struct{ d int }\n\n// New makes a tree of degree d.\nfunc New(d int) *T {\n\treturn &T{d: d}\n}\n"),
+        ("fx_test.go", "package fx\n\nimport \"testing\"\n\nfunc TestT(t *testing.T) {\n\tif (&T{}).d != 0 {\n\t\tt.Fatal(\"d\")\n\t}\n}\n"),
+        (
+            "mem.go",
+            "// +build ignore\n\n// This binary measures memory.\npackage main\n\nimport (\n\t\"fmt\"\n\n\t\"fx\"\n)\n\nfunc main() {\n\ttr := fx.New(3)\n\tfmt.Println(tr)\n}\n",
+        ),
+        ("tools/gen.go", "//go:build ignore\n\npackage main\n\nimport f \"fx\"\n\nfunc main() {\n\t_ = f.New(2)\n}\n"),
+        ("other_windows.go", "package fx\n\nfunc helper() int { return 1 }\n"),
+    ])
+}
+
+#[test]
+fn a_write_names_the_build_ignored_files_that_use_what_it_changed() {
+    let test = "lsp_trial161::a_write_names_the_build_ignored_files_that_use_what_it_changed";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = build_ignored_caller_workspace();
+    assert!(support::go_offline(dir.path(), &["vet", "mem.go"]).status.success(), "fixture: mem.go vets");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "fx.go", "old_string": "func New(d int) *T {", "new_string": "func New(d int, name string) *T {"}),
+    );
+    let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(
+        block.contains("NOT checked: mem.go:13 uses `fx.New`, which this write changed (under `// +build ignore`; check with `go vet ./mem.go`), tools/gen.go:8 uses `f.New`, which this write changed (under `//go:build ignore`;"),
+        "the build-ignored callers are not named:\n{text}"
+    );
+    assert!(!block.contains("other_windows.go"), "{text}");
+    let clean = block.lines().find(|line| line.starts_with("no new errors")).unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        clean.ends_with(
+            "; NOT checked: mem.go, tools/gen.go, outside the build gopls checks, which use what this write changed (see the note below)"
+        ),
+        "an unqualified clean claim:\n{text}"
+    );
+    // Ground truth: the ignored file no longer builds.
+    let vet = support::go_offline(dir.path(), &["vet", "mem.go"]);
+    let stderr = String::from_utf8_lossy(&vet.stderr);
+    assert!(!vet.status.success() && stderr.contains("not enough arguments in call to fx.New"), "{stderr}");
+    // A write that changes no declaration names none.
+    let text = support::call_ok(&run, "edit", json!({"path": "fx.go", "old_string": "// T is a tree.", "new_string": "// T is a B-tree."}));
+    assert!(!text.contains("mem.go"), "{text}");
 }
