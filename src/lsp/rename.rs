@@ -1342,13 +1342,18 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
-    // Python: a fixture in a plugin module whose loader this rename cannot see (review46 #6):
-    // the tests that request it by name were not renamed, and fail with "fixture not found".
+    // Python: a fixture in a plugin module that nothing in the project loads, requested by
+    // tests or fixtures outside its module (review46 #6, review47 M5): those requests are left,
+    // and fail with "fixture 'old' not found". No request elsewhere: written.
     let staged_because = staged_because.or_else(|| {
-        (!args.preview && fixture_requests.as_ref().is_some_and(|found| found.plugin_scope_unknown)).then(|| {
+        let found = fixture_requests.as_ref().filter(|found| found.plugin_scope_unknown)?;
+        (!args.preview).then(|| {
             format!(
-                "NOT written: `{}` is a pytest fixture in a plugin module that no conftest.py or pytest configuration here loads (see the WARNING below), so the tests that request it by name were not renamed and would fail with \"fixture not found\"; it is staged instead — `resolve` accept and rename those requests too, or discard",
-                resolved.cursor_identifier
+                "NOT written: `{}` is a pytest fixture in a plugin module that no conftest.py, test module or pytest configuration here loads (see the WARNING below), and {} of it outside the module were not renamed: they would fail with \"fixture '{}' not found\"; it is staged instead — `resolve` accept and rename those requests to `{}` too, or discard",
+                resolved.cursor_identifier,
+                crate::render::plural(found.unrenamed_requests.len(), "request"),
+                resolved.cursor_identifier,
+                args.new_name,
             )
         })
     });

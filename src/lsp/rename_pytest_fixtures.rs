@@ -17,6 +17,21 @@
 //! keyword, not inside a nested function or lambda with its own parameter of that name) and each
 //! string request are edits the rename adds. Files are read beneath the workspace, no symlink
 //! followed, at most [`crate::lsp::rename_coverage`]'s file cap.
+//!
+//! A fixture in a plugin module (neither a conftest.py nor a test module, `tests/fixtures.py`)
+//! reaches the tests of the files that load it ([`project_reach`]), each with its own scope: a
+//! conftest.py's `pytest_plugins = [...]`, a `-p` in the pytest configuration or a `pytest11`
+//! entry point (pyproject.toml, setup.cfg) — the whole project, and for an entry point the name
+//! is public to the suites that install the package; a conftest.py's `from <module> import *` /
+//! `import name` — its directory and below; a test module's import or `pytest_plugins` — that
+//! module. Module names resolve as Python does: a relative import from the importer's package,
+//! an absolute name from the project root, its `src/` or the module's first ancestor without an
+//! `__init__.py` ([`module_files`]). A conftest.py or test module that imports a fixture of the
+//! same name from another module gets that closer fixture. The other plugin modules of the same
+//! `pytest_plugins` / `-p` list are read for fixtures requesting it. When nothing in the project
+//! loads the module, the requests elsewhere in the project (tests, conftest.py and plugin
+//! fixtures) are listed, not renamed, and the rename is staged (rename.rs); with none, it is
+//! written.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -50,12 +65,23 @@ pub struct FixtureRequests {
     pub left_under_closer_fixture: Vec<(String, String)>,
     /// The decorator's `name="…"`, when the fixture is requested by it (the rename leaves it).
     pub requested_as: Option<String>,
-    /// The fixture is in a module that is neither a conftest.py nor a test module, and no
-    /// conftest.py loads it (`pytest_plugins`, a star or named import) nor the pytest
-    /// configuration (`-p`): pytest finds it through a plugin registration this rename cannot
-    /// see (an entry point, a command line), so its requests outside its own module were not
-    /// renamed (review46 #6). The rename is staged.
+    /// The fixture is in a plugin module (neither a conftest.py nor a test module) that nothing
+    /// in the project loads ([`project_reach`]): no conftest.py or test module names it in
+    /// `pytest_plugins` or imports it, no `-p` in the pytest configuration, no `pytest11` entry
+    /// point.
+    pub plugin_without_loader: bool,
+    /// [`Self::plugin_without_loader`] and tests or fixtures elsewhere request the name
+    /// ([`Self::unrenamed_requests`]): pytest finds the module through a registration outside
+    /// the project (a `-p` on the command line, an installed plugin), so those requests are left
+    /// and would fail with "fixture 'old' not found" (review46 #6, review47 M5). The rename is
+    /// staged.
     pub plugin_scope_unknown: bool,
+    /// The requests left for [`Self::plugin_scope_unknown`]: `path:line \`function\`` or
+    /// `path:line (a … string)`.
+    pub unrenamed_requests: Vec<String>,
+    /// The configuration file (pyproject.toml, setup.cfg) whose `pytest11` entry point loads the
+    /// plugin module: the fixture's name is public to the test suites that install the package.
+    pub public_through: Option<String>,
 }
 
 impl FixtureRequests {
@@ -69,10 +95,20 @@ impl FixtureRequests {
         }
         let uses: usize = self.functions.iter().map(|(_, _, uses)| uses).sum();
         if self.plugin_scope_unknown {
+            let named: Vec<&str> = self.unrenamed_requests.iter().take(NAMED).map(String::as_str).collect();
             return format!(
-                "WARNING: `{old_name}` ({}) is a pytest fixture in a plugin module — no conftest.py and no test module — and no conftest.py loads that module (`pytest_plugins = [\"…\"]`, `from … import *` or `from … import {old_name}`) nor the pytest configuration (`-p …`): pytest finds it through a registration this rename cannot see (a `pytest11` entry point, a `-p` on the command line), so the tests that request `{old_name}` by name were NOT renamed ({} renamed in the module itself) — they then fail with \"fixture '{new_name}' not found\" or \"fixture '{old_name}' not found\"; grep the tests for parameters named `{old_name}` and rename them with it",
+                "WARNING: `{old_name}` ({}) is a pytest fixture in a plugin module — no conftest.py and no test module — and nothing in this project loads that module (no `pytest_plugins = [\"…\"]` or import of it in a conftest.py or test module, no `-p …` in the pytest configuration, no `pytest11` entry point in pyproject.toml or setup.cfg): pytest finds it through a registration outside the project (a `-p` on the command line, an installed plugin), so {} of `{old_name}` outside the module were NOT renamed ({} renamed in the module itself): {}{} — after this rename they fail with \"fixture '{old_name}' not found\"; rename each of those parameters (and its uses in the body) to `{new_name}` too",
                 self.fixture,
+                crate::render::plural(self.unrenamed_requests.len(), "request"),
                 crate::render::plural(self.functions.len() + uses + self.strings.len(), "request edit"),
+                named.join(", "),
+                if self.unrenamed_requests.len() > NAMED { format!(" and {} more", self.unrenamed_requests.len() - NAMED) } else { String::new() },
+            );
+        }
+        if self.plugin_without_loader && self.functions.is_empty() && self.strings.is_empty() {
+            return format!(
+                "note: `{old_name}` ({}) is a pytest fixture in a plugin module that nothing in this project loads (no `pytest_plugins`, import, `-p` or `pytest11` entry point), and no test or fixture here requests `{old_name}` by name: nothing else to rename; a test suite outside the project that loads the module (a `-p` on its command line) would need `{new_name}` now",
+                self.fixture
             );
         }
         let mut sentence = format!(
@@ -108,6 +144,11 @@ impl FixtureRequests {
                 } else {
                     String::new()
                 }
+            ));
+        }
+        if let Some(configuration) = &self.public_through {
+            sentence.push_str(&format!(
+                "; the fixture's name is public: the `pytest11` entry point in {configuration} hands `{old_name}` to every test suite that installs this package, and theirs still request `{old_name}` — say the rename in the changelog, or keep an alias fixture `{old_name}` that returns `{new_name}` for a release"
             ));
         }
         sentence
@@ -295,8 +336,16 @@ fn renamed_fixture(
 
 /// What one file in the fixture's scope holds.
 struct ScopedFile {
+    /// Its canonical path.
     path: PathBuf,
+    /// Its text.
     source: String,
+    /// A plugin module (neither conftest.py nor a test module): only its fixtures request, its
+    /// `test*` functions are no tests.
+    fixtures_only: bool,
+    /// Its requests are listed as left ([`FixtureRequests::unrenamed_requests`]), not renamed: the
+    /// plugin module's fixture reaches them through no loader in sight.
+    record_only: bool,
 }
 
 /// The requests of the fixture the server's rename `edits` (by canonical path) renames, if it
@@ -319,54 +368,76 @@ pub fn fixture_requests(
         found.requested_as = Some(fixture.requested_name);
         return Some(found);
     }
+    let project_root = std::fs::canonicalize(project_root).unwrap_or_else(|_| project_root.to_path_buf());
+    let project_root = project_root.as_path();
     let is_conftest = fixture_path.file_name().is_some_and(|name| name == "conftest.py");
     let (file_patterns, function_patterns) =
         crate::lsp::rename_test_discovery::pytest_file_and_function_patterns(workspace_root, project_root);
-    let file_name = fixture_path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-    let is_test_module = file_patterns.iter().any(|pattern| crate::lsp::rename_test_discovery::glob_matches(pattern, file_name));
+    let is_test_module = |path: &Path| {
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+        file_patterns.iter().any(|pattern| crate::lsp::rename_test_discovery::glob_matches(pattern, name))
+    };
+    let is_test_file = |path: &Path| path.file_name().is_some_and(|name| name == "conftest.py") || is_test_module(path);
     // A module-level fixture in a plugin module (neither conftest.py nor a test module) serves
-    // the directories of the conftest.py files that load it (review46 #6).
-    let plugin_module = !is_conftest && !is_test_module && fixture.class_range.is_none();
-    let loaders = if plugin_module { plugin_loaders(workspace_root, project_root, &fixture_path, old_name) } else { Vec::new() };
-    let scope_dirs: Vec<PathBuf> = if is_conftest {
-        vec![fixture_path.parent().unwrap_or(project_root).to_path_buf()]
+    // the tests its loaders reach (review46 #6, review47 H3/M5).
+    let plugin_module = !is_conftest && !is_test_module(&fixture_path) && fixture.class_range.is_none();
+    let reach = if is_conftest || plugin_module {
+        project_reach(workspace_root, project_root, &fixture_path, old_name, &file_patterns, display)
     } else {
-        loaders.iter().map(|loader| loader.scope_dir.clone()).collect()
+        ProjectReach::default()
+    };
+    let loaders = if plugin_module { reach.loaders } else { Vec::new() };
+    let companions = if plugin_module { reach.companions } else { Vec::new() };
+    let no_loader = plugin_module && loaders.is_empty();
+    // The paths (directories, or a test module's file) whose tests get the fixture.
+    let scope_paths: Vec<PathBuf> = if is_conftest {
+        vec![fixture_path.parent().unwrap_or(project_root).to_path_buf()]
+    } else if no_loader {
+        vec![project_root.to_path_buf()]
+    } else {
+        loaders.iter().map(|loader| loader.scope.path(project_root).to_path_buf()).collect()
     };
     found.scope = if is_conftest {
         format!("{}'s directory and below", display(&fixture_path))
     } else if fixture.class_range.is_some() {
         format!("its class in {}", display(&fixture_path))
     } else if !loaders.is_empty() {
-        let named: Vec<String> = loaders.iter().map(|loader| format!("{} ({})", display(&loader.file), loader.how)).collect();
-        format!("the plugin module {} as loaded by {} — their directories and below", display(&fixture_path), named.join(", "))
+        let named: Vec<String> = loaders
+            .iter()
+            .map(|loader| format!("{} ({}: {})", display(&loader.file), loader.kind, loader.scope.describe(project_root, display)))
+            .collect();
+        format!("the plugin module {} as loaded by {}", display(&fixture_path), named.join(", "))
     } else {
-        found.plugin_scope_unknown = plugin_module;
         format!("the module {}", display(&fixture_path))
     };
+    found.public_through = loaders.iter().find(|loader| loader.kind == LoaderKind::EntryPoint).map(|loader| display(&loader.file));
     let mut files: Vec<ScopedFile> = Vec::new();
-    for scope_dir in &scope_dirs {
+    if !scope_paths.is_empty() || !companions.is_empty() {
+        let walk_root = if is_conftest { scope_paths[0].clone() } else { project_root.to_path_buf() };
         let wanted = |path: &Path| {
-            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
-            path.starts_with(scope_dir)
-                && (name == "conftest.py"
-                    || file_patterns.iter().any(|pattern| crate::lsp::rename_test_discovery::glob_matches(pattern, name)))
+            let in_scope = scope_paths.iter().any(|scope| path.starts_with(scope));
+            (in_scope && (is_test_file(path) || (no_loader && path.extension().is_some_and(|ext| ext == "py"))))
+                || companions.iter().any(|companion| companion == path)
         };
-        crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, scope_dir, wanted, |path, text| {
+        crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, &walk_root, wanted, |path, text| {
             let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
             if text.contains(old_name) && !files.iter().any(|file| file.path == path) {
-                files.push(ScopedFile { path, source: text.to_owned() });
+                let fixtures_only = !is_test_file(&path);
+                let record_only = no_loader && path != fixture_path;
+                files.push(ScopedFile { path, source: text.to_owned(), fixtures_only, record_only });
             }
         });
     }
     if !files.iter().any(|file| file.path == fixture_path) {
         if let Some(source) = read(&fixture_path) {
-            files.push(ScopedFile { path: fixture_path.clone(), source });
+            let fixtures_only = !is_test_file(&fixture_path);
+            files.push(ScopedFile { path: fixture_path.clone(), source, fixtures_only, record_only: false });
         }
     }
-    // Closer fixtures of the same name: conftest.py files further down (their directory), and
-    // each module's and class's own.
-    let mut closer_dirs: Vec<(PathBuf, String)> = Vec::new();
+    // Closer fixtures of the same name: conftest.py files further down (their directory), a
+    // conftest.py or test module that imports another module's fixture of the name (its
+    // directory, or itself), and each module's and class's own.
+    let mut closers: Vec<(PathBuf, String)> = reach.closers;
     for file in &files {
         if file.path == fixture_path || file.path.file_name().is_none_or(|name| name != "conftest.py") {
             continue;
@@ -375,15 +446,15 @@ pub fn fixture_requests(
         if let Some(closer) = fixture_definitions(&file.source, grep.root().get_inner_node()).iter().find(|d| d.requested_name == old_name)
         {
             if let Some(dir) = file.path.parent() {
-                closer_dirs.push((dir.to_path_buf(), format!("{}:{}", display(&file.path), closer.line0 + 1)));
+                closers.push((dir.to_path_buf(), format!("{}:{}", display(&file.path), closer.line0 + 1)));
             }
         }
     }
     for file in &files {
-        let closer_conftest = closer_dirs
+        let closer_conftest = closers
             .iter()
-            .filter(|(dir, _)| file.path.starts_with(dir))
-            .max_by_key(|(dir, _)| dir.components().count())
+            .filter(|(scope, _)| file.path.starts_with(scope))
+            .max_by_key(|(scope, _)| scope.components().count())
             .map(|(_, at)| at.clone());
         let Ok(grep) = AstGrep::<StrDoc<SupportLang>>::try_new(file.source.as_str(), SupportLang::Python) else { continue };
         let root = grep.root().get_inner_node();
@@ -429,7 +500,8 @@ pub fn fixture_requests(
             }
         };
         let line_of = |byte: usize| line_starts.partition_point(|start| *start <= byte);
-        for (function, parameter) in requesting_functions(&file.source, root, old_name, &function_patterns) {
+        let patterns: &[String] = if file.fixtures_only { &[] } else { &function_patterns };
+        for (function, parameter) in requesting_functions(&file.source, root, old_name, patterns) {
             let Some(name) = function.child_by_field_name("name") else { continue };
             let at = format!("{shown}:{}", name.start_position().row + 1);
             match closer_at(function.start_byte()) {
@@ -439,6 +511,10 @@ pub fn fixture_requests(
                     continue;
                 }
                 None => {}
+            }
+            if file.record_only {
+                found.unrenamed_requests.push(format!("{at} `{}`", node_text(&file.source, name)));
+                continue;
             }
             let mut uses = Vec::new();
             if let Some(body) = function.child_by_field_name("body") {
@@ -458,6 +534,10 @@ pub fn fixture_requests(
                 }
                 None => {}
             }
+            if file.record_only {
+                found.unrenamed_requests.push(format!("{at} (a `usefixtures` / `getfixturevalue` string)"));
+                continue;
+            }
             file_edits.push(edit_at(string));
             found.strings.push(at);
         }
@@ -465,97 +545,426 @@ pub fn fixture_requests(
             found.edits.insert(file.path.clone(), file_edits);
         }
     }
+    // No loader in sight: staged only when tests or fixtures elsewhere request the name, which
+    // the rename then leaves (review47 M5).
+    found.plugin_without_loader = no_loader;
+    found.plugin_scope_unknown = no_loader && !found.unrenamed_requests.is_empty();
     Some(found)
 }
 
-/// A conftest.py (or the pytest configuration) that loads a plugin module ([`plugin_loaders`]).
-struct PluginLoader {
-    /// The loading file.
-    file: PathBuf,
-    /// How it loads the module: `pytest_plugins`, `from … import *`, `-p`.
-    how: &'static str,
-    /// The directory whose tests get the module's fixtures.
-    scope_dir: PathBuf,
+/// How a loader brings a plugin module's fixtures into pytest's reach ([`project_reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LoaderKind {
+    /// A `pytest_plugins = [...]` naming the module.
+    PytestPlugins,
+    /// `from <module> import *` or `from <module> import <fixture>`.
+    Import,
+    /// `-p <module>` in the pytest configuration's options.
+    CommandLineOption,
+    /// A `pytest11` entry point in pyproject.toml or setup.cfg.
+    EntryPoint,
 }
 
-/// The conftest.py files beneath `project_root` that load the plugin module `module_path` — a
-/// `pytest_plugins` string naming it, or `from <module> import *` / `from <module> import …
-/// name …` (a relative `from .fixtures import *` too) — and the pytest configuration files at
-/// `project_root` (`pytest.ini`, `pyproject.toml`, `setup.cfg`, `tox.ini`) with `-p <module>`.
-/// The module is matched by any dotted suffix of its path from `project_root` (`tests.fixtures`,
-/// `fixtures`). Files are read as [`crate::lsp::rename_coverage::for_each_text_file_beneath`]
+impl std::fmt::Display for LoaderKind {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            LoaderKind::PytestPlugins => "pytest_plugins",
+            LoaderKind::Import => "an import",
+            LoaderKind::CommandLineOption => "-p",
+            LoaderKind::EntryPoint => "a pytest11 entry point",
+        })
+    }
+}
+
+/// Which tests a loader hands the plugin module's fixtures to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LoaderScope {
+    /// Every test of the session (`pytest_plugins` in a conftest.py, `-p`, an entry point).
+    Project,
+    /// A conftest.py's directory and below (its import).
+    Directory(PathBuf),
+    /// One test module (its import, or its `pytest_plugins`).
+    Module(PathBuf),
+}
+
+impl LoaderScope {
+    /// The path whose files are in the scope (a directory, or a test module's file).
+    fn path<'p>(&'p self, project_root: &'p Path) -> &'p Path {
+        match self {
+            LoaderScope::Project => project_root,
+            LoaderScope::Directory(path) | LoaderScope::Module(path) => path,
+        }
+    }
+
+    /// The scope in words: `the whole project`, `tests/unit/ and below`, `that module`.
+    fn describe(&self, project_root: &Path, display: &dyn Fn(&Path) -> String) -> String {
+        match self {
+            LoaderScope::Project => "the whole project".to_owned(),
+            LoaderScope::Directory(dir) if dir == project_root => "the whole project".to_owned(),
+            LoaderScope::Directory(dir) => format!("{}/ and below", display(dir).trim_end_matches('/')),
+            LoaderScope::Module(_) => "that module".to_owned(),
+        }
+    }
+}
+
+/// A file that loads a plugin module ([`project_reach`]).
+#[derive(Debug)]
+struct PluginLoader {
+    /// The loading file (a conftest.py, a test module, the pytest configuration).
+    file: PathBuf,
+    /// How it loads the module.
+    kind: LoaderKind,
+    /// Whose tests get the module's fixtures.
+    scope: LoaderScope,
+}
+
+/// What the project's conftest.py files, test modules and configuration say about a fixture's
+/// module ([`project_reach`]).
+#[derive(Debug, Default)]
+struct ProjectReach {
+    /// The files that load the module.
+    loaders: Vec<PluginLoader>,
+    /// The other plugin modules listed beside it (the same `pytest_plugins` or `-p` options):
+    /// their fixtures may request the renamed one.
+    companions: Vec<PathBuf>,
+    /// Closer fixtures of the same name imported from another module: (the importing
+    /// conftest.py's directory or the importing test module, `path:line` of that fixture).
+    closers: Vec<(PathBuf, String)>,
+}
+
+/// Whether `path` is a regular file (no symlink followed).
+fn is_regular_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
+}
+
+/// The loaders of the module `module_path` (which defines the fixture `name`) in the project:
+/// each conftest.py and test module beneath `project_root` (by `file_patterns`) whose
+/// `pytest_plugins` names it or that imports it (`from <module> import *`, `from <module> import
+/// name`; relative imports resolved from the importing file's package, absolute names from an
+/// import root — see [`module_files`]); the pytest configuration's `-p <module>`; a `pytest11`
+/// entry point in pyproject.toml or setup.cfg. Also the companions of those `pytest_plugins` /
+/// `-p` lists, and the closer fixtures of the same name a file imports from another module
+/// (review47 H3, M5). Files are read as [`crate::lsp::rename_coverage::for_each_text_file_beneath`]
 /// reads them (no symlink followed, a file cap).
-fn plugin_loaders(workspace_root: &Path, project_root: &Path, module_path: &Path, name: &str) -> Vec<PluginLoader> {
-    let relative = module_path.strip_prefix(project_root).unwrap_or(module_path).with_extension("");
-    let parts: Vec<String> = relative.components().filter_map(|part| part.as_os_str().to_str().map(str::to_owned)).collect();
-    let dotted_suffixes: Vec<String> = (0..parts.len()).map(|from| parts[from..].join(".")).collect();
-    let names_module = |text: &str| {
-        let text = text.trim_start_matches('.');
-        dotted_suffixes.iter().any(|suffix| text == suffix)
+fn project_reach(
+    workspace_root: &Path,
+    project_root: &Path,
+    module_path: &Path,
+    name: &str,
+    file_patterns: &[String],
+    display: &dyn Fn(&Path) -> String,
+) -> ProjectReach {
+    let roots = import_roots(project_root, module_path, &is_regular_file);
+    let mut reach = ProjectReach::default();
+    let wanted = |path: &Path| {
+        let file = path.file_name().and_then(|file| file.to_str()).unwrap_or("");
+        file == "conftest.py" || file_patterns.iter().any(|pattern| crate::lsp::rename_test_discovery::glob_matches(pattern, file))
     };
-    let mut loaders = Vec::new();
-    let is_conftest = |path: &Path| path.file_name().is_some_and(|file| file == "conftest.py");
-    crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, project_root, is_conftest, |path, text| {
-        let how = if pytest_plugins_strings(text).iter().any(|plugin| names_module(plugin)) {
-            Some("`pytest_plugins`")
-        } else if imports_from_module(text, name, &names_module) {
-            Some("an import")
-        } else {
-            None
-        };
-        if let Some(how) = how {
-            let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-            // `pytest_plugins` registers the plugin for the whole session.
-            let scope_dir =
-                if how == "`pytest_plugins`" { project_root.to_path_buf() } else { file.parent().unwrap_or(project_root).to_path_buf() };
-            loaders.push(PluginLoader { file, how, scope_dir });
+    // The `path:line` of the fixture `name` a module file defines, if it defines one.
+    let defines_fixture = |file: &Path| -> Option<String> {
+        let source = crate::files::read_workspace_file_to_string(workspace_root, file).ok()?;
+        let grep = AstGrep::<StrDoc<SupportLang>>::try_new(source.as_str(), SupportLang::Python).ok()?;
+        let definitions = fixture_definitions(&source, grep.root().get_inner_node());
+        let definition = definitions.iter().find(|d| d.requested_name == name && d.class_range.is_none())?;
+        Some(format!("{}:{}", display(file), definition.line0 + 1))
+    };
+    crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, project_root, wanted, |path, text| {
+        if !text.contains("pytest_plugins") && !text.contains("import") {
+            return;
+        }
+        let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let is_conftest = file.file_name().is_some_and(|file| file == "conftest.py");
+        let mut file_roots = roots.clone();
+        file_roots.push(package_base_directory(&file, &is_regular_file));
+        // `pytest_plugins` in a conftest.py registers the plugin for the whole session (pytest
+        // allows it in the rootdir's conftest.py only); in a test module, the module is scoped.
+        let listed: Vec<Vec<PathBuf>> =
+            pytest_plugins_strings(text).iter().map(|plugin| module_files(&file, plugin, &file_roots)).collect();
+        if listed.iter().any(|candidates| candidates.iter().any(|candidate| candidate == module_path)) {
+            let scope = if is_conftest { LoaderScope::Project } else { LoaderScope::Module(file.clone()) };
+            reach.loaders.push(PluginLoader { file: file.clone(), kind: LoaderKind::PytestPlugins, scope });
+            push_companions(&mut reach.companions, listed, module_path);
+        }
+        // The last import that binds `name` decides what the file's namespace holds.
+        let mut bound: Option<Option<String>> = None;
+        for import in module_imports(text) {
+            if !import.star && !import.names.iter().any(|bound_name| bound_name == name) {
+                continue;
+            }
+            let candidates = module_files(&file, &import.module, &file_roots);
+            if candidates.iter().any(|candidate| candidate == module_path) {
+                bound = Some(None);
+            } else if let Some(at) = candidates.iter().filter(|candidate| is_regular_file(candidate)).find_map(|c| defines_fixture(c)) {
+                bound = Some(Some(at));
+            }
+        }
+        let scope_path = if is_conftest { file.parent().unwrap_or(project_root).to_path_buf() } else { file.clone() };
+        match bound {
+            Some(None) => {
+                let scope = if is_conftest { LoaderScope::Directory(scope_path) } else { LoaderScope::Module(scope_path) };
+                reach.loaders.push(PluginLoader { file, kind: LoaderKind::Import, scope });
+            }
+            Some(Some(at)) => reach.closers.push((scope_path, at)),
+            None => {}
         }
     });
     for configuration in ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"] {
         let path = project_root.join(configuration);
         let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &path) else { continue };
-        let loads = text.split_whitespace().collect::<Vec<_>>().windows(2).any(|pair| {
-            pair[0].trim_matches(|c| c == '"' || c == '\'' || c == '[' || c == ',') == "-p"
-                && names_module(pair[1].trim_matches(|c| c == '"' || c == '\'' || c == ']' || c == ','))
-        });
-        if loads {
-            loaders.push(PluginLoader { file: path, how: "`-p`", scope_dir: project_root.to_path_buf() });
+        let listed: Vec<Vec<PathBuf>> = command_line_plugins(&text).iter().map(|plugin| module_files(&path, plugin, &roots)).collect();
+        if listed.iter().any(|candidates| candidates.iter().any(|candidate| candidate == module_path)) {
+            reach.loaders.push(PluginLoader { file: path.clone(), kind: LoaderKind::CommandLineOption, scope: LoaderScope::Project });
+            push_companions(&mut reach.companions, listed, module_path);
+        }
+        let entry_points = match configuration {
+            "pyproject.toml" => pyproject_pytest11_modules(&text),
+            "setup.cfg" => setup_cfg_pytest11_modules(&text),
+            _ => Vec::new(),
+        };
+        if entry_points.iter().any(|module| module_files(&path, module, &roots).iter().any(|candidate| candidate == module_path)) {
+            reach.loaders.push(PluginLoader { file: path, kind: LoaderKind::EntryPoint, scope: LoaderScope::Project });
         }
     }
-    loaders
+    reach
 }
 
-/// The strings of a `pytest_plugins = …` assignment in `text` (a string, a list or a tuple).
-fn pytest_plugins_strings(text: &str) -> Vec<String> {
-    let Some(at) = text.find("pytest_plugins") else { return Vec::new() };
-    let rest = &text[at + "pytest_plugins".len()..];
-    let Some(value) = rest.trim_start().strip_prefix('=') else { return Vec::new() };
-    let value = value.trim_start();
-    let end = if value.starts_with('[') || value.starts_with('(') {
-        value.find([']', ')']).unwrap_or(value.len())
-    } else {
-        value.find('\n').unwrap_or(value.len())
-    };
-    value[..end].split(['"', '\'']).enumerate().filter(|(index, _)| index % 2 == 1).map(|(_, text)| text.to_owned()).collect()
-}
-
-/// Whether `text` holds `from <module> import *` or `from <module> import … name …` (in
-/// parentheses over lines too) at a line's start, for a module `names_module` accepts.
-fn imports_from_module(text: &str, name: &str, names_module: &dyn Fn(&str) -> bool) -> bool {
-    let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(at, _)| at + 1));
-    line_starts.filter_map(|start| text[start..].trim_start_matches([' ', '\t']).strip_prefix("from ")).any(|statement| {
-        let Some((module, imported)) = statement.split_once(" import ") else { return false };
-        if module.contains('\n') || !names_module(module.trim()) {
-            return false;
+/// Adds to `companions` the existing files of the modules `listed` beside `module_path`.
+fn push_companions(companions: &mut Vec<PathBuf>, listed: Vec<Vec<PathBuf>>, module_path: &Path) {
+    for candidate in listed.into_iter().flatten() {
+        if candidate != module_path && is_regular_file(&candidate) && !companions.contains(&candidate) {
+            companions.push(candidate);
         }
-        let imported = imported.trim_start();
-        let imported = match imported.strip_prefix('(') {
-            Some(inside) => inside.split(')').next().unwrap_or(inside),
-            None => imported.lines().next().unwrap_or(imported),
+    }
+}
+
+/// The directories absolute module names resolve from, for the module `module_path`: the
+/// project root, its `src/`, and the first ancestor of the module without an `__init__.py`
+/// (pytest's rootdir / `prepend` import mode puts it on `sys.path`). `is_file` says whether a
+/// path is a file.
+fn import_roots(project_root: &Path, module_path: &Path, is_file: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut roots = vec![project_root.to_path_buf(), project_root.join("src")];
+    let base = package_base_directory(module_path, is_file);
+    if !roots.contains(&base) {
+        roots.push(base);
+    }
+    roots
+}
+
+/// The first ancestor directory of `file` that has no `__init__.py` (the directory pytest's
+/// `prepend` import mode puts on `sys.path` for it).
+fn package_base_directory(file: &Path, is_file: &dyn Fn(&Path) -> bool) -> PathBuf {
+    let mut dir = file.parent().unwrap_or(file);
+    while is_file(&dir.join("__init__.py")) {
+        let Some(parent) = dir.parent() else { break };
+        dir = parent;
+    }
+    dir.to_path_buf()
+}
+
+/// The files the module name `module` may be, as written in `importer`: a relative name
+/// (`.fixtures`, `..x.y`, `.`) climbs from the importer's package one level per dot after the
+/// first; an absolute one (`tests.fixtures`) is joined to each of `roots`. Each name gives
+/// `<path>.py` and `<path>/__init__.py` (a package); the bare `.` gives the package's
+/// `__init__.py`. Pure: nothing is read.
+fn module_files(importer: &Path, module: &str, roots: &[PathBuf]) -> Vec<PathBuf> {
+    let module = module.trim();
+    let dots = module.chars().take_while(|c| *c == '.').count();
+    let parts: Vec<&str> = module[dots..].split('.').filter(|part| !part.is_empty()).collect();
+    if parts.iter().any(|part| !part.chars().all(|c| c.is_alphanumeric() || c == '_')) {
+        return Vec::new();
+    }
+    let bases: Vec<PathBuf> = if dots > 0 {
+        let mut base = importer.parent();
+        for _ in 1..dots {
+            base = base.and_then(Path::parent);
+        }
+        base.map(Path::to_path_buf).into_iter().collect()
+    } else if parts.is_empty() {
+        Vec::new()
+    } else {
+        roots.to_vec()
+    };
+    let mut files = Vec::new();
+    for base in bases {
+        let dir = parts.iter().fold(base, |dir, part| dir.join(part));
+        if !parts.is_empty() {
+            let mut file = dir.clone().into_os_string();
+            file.push(".py");
+            files.push(PathBuf::from(file));
+        }
+        files.push(dir.join("__init__.py"));
+    }
+    files
+}
+
+/// The statements at a module's top level, also inside `if` / `try` / `with` blocks (not inside
+/// a function or a class).
+fn module_level_statements<'t>(node: tree_sitter::Node<'t>, found: &mut Vec<tree_sitter::Node<'t>>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "if_statement" | "try_statement" | "with_statement" | "block" | "else_clause" | "elif_clause" | "except_clause"
+            | "finally_clause" => module_level_statements(child, found),
+            _ => found.push(child),
+        }
+    }
+}
+
+/// The strings of the module-level `pytest_plugins` assignments in `source` (by the syntax tree:
+/// `=`, annotated `pytest_plugins: list[str] = …`, `+=`; a string, a list or a tuple, and their
+/// `+`; comments and other expressions ignored).
+fn pytest_plugins_strings(source: &str) -> Vec<String> {
+    if !source.contains("pytest_plugins") {
+        return Vec::new();
+    }
+    let Ok(grep) = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python) else { return Vec::new() };
+    let mut statements = Vec::new();
+    module_level_statements(grep.root().get_inner_node(), &mut statements);
+    let mut found = Vec::new();
+    for statement in statements.into_iter().filter(|statement| statement.kind() == "expression_statement") {
+        let Some(assignment) = statement.named_child(0) else { continue };
+        let plain = assignment.kind() == "assignment";
+        let added = assignment.kind() == "augmented_assignment"
+            && assignment.child_by_field_name("operator").is_some_and(|operator| node_text(source, operator) == "+=");
+        let names_plugins = assignment
+            .child_by_field_name("left")
+            .is_some_and(|left| left.kind() == "identifier" && node_text(source, left) == "pytest_plugins");
+        if !(plain || added) || !names_plugins {
+            continue;
+        }
+        let Some(value) = assignment.child_by_field_name("right") else { continue };
+        let mut stack = vec![value];
+        while let Some(node) = stack.pop() {
+            if let Some((text, _)) = string_literal_content(source, node) {
+                found.push(text.to_owned());
+            } else if matches!(node.kind(), "list" | "tuple" | "parenthesized_expression" | "binary_operator" | "expression_list") {
+                let mut cursor = node.walk();
+                let children: Vec<tree_sitter::Node<'_>> = node.named_children(&mut cursor).collect();
+                stack.extend(children.into_iter().rev());
+            }
+        }
+    }
+    found
+}
+
+/// A module-level `from <module> import …` statement ([`module_imports`]).
+#[derive(Debug, PartialEq, Eq)]
+struct ModuleImport {
+    /// The module as written, leading dots kept (`.fixtures`, `tests.fixtures`).
+    module: String,
+    /// `import *`.
+    star: bool,
+    /// The names the statement binds (an `as` alias's target).
+    names: Vec<String>,
+}
+
+/// The module-level `from … import …` statements of `source`, by the syntax tree.
+fn module_imports(source: &str) -> Vec<ModuleImport> {
+    let Ok(grep) = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python) else { return Vec::new() };
+    let mut statements = Vec::new();
+    module_level_statements(grep.root().get_inner_node(), &mut statements);
+    let mut found = Vec::new();
+    for statement in statements.into_iter().filter(|statement| statement.kind() == "import_from_statement") {
+        let Some(module) = statement.child_by_field_name("module_name") else { continue };
+        let module_id = module.id();
+        let mut cursor = statement.walk();
+        let mut star = false;
+        let mut names = Vec::new();
+        for child in statement.named_children(&mut cursor).filter(|child| child.id() != module_id) {
+            match child.kind() {
+                "wildcard_import" => star = true,
+                "dotted_name" => names.push(node_text(source, child).to_owned()),
+                "aliased_import" => {
+                    if let Some(alias) = child.child_by_field_name("alias") {
+                        names.push(node_text(source, alias).to_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let module: String = node_text(source, module).chars().filter(|c| !c.is_whitespace()).collect();
+        found.push(ModuleImport { module, star, names });
+    }
+    found
+}
+
+/// The modules a pytest configuration's options load with `-p <module>` (or `-p<module>`),
+/// `no:` disablings left out.
+fn command_line_plugins(text: &str) -> Vec<String> {
+    let trim = |token: &str| token.trim_matches(|c: char| matches!(c, '"' | '\'' | '[' | ']' | ',')).to_owned();
+    let tokens: Vec<String> = text.split_whitespace().map(trim).collect();
+    let mut found = Vec::new();
+    for (index, token) in tokens.iter().enumerate() {
+        let module = if token == "-p" {
+            tokens.get(index + 1).cloned()
+        } else {
+            token.strip_prefix("-p").filter(|rest| rest.starts_with(|c: char| c.is_alphabetic() || c == '_')).map(str::to_owned)
         };
-        let imported = imported.split('#').next().unwrap_or(imported);
-        imported.trim() == "*" || imported.split([',', ' ', '\n', '\t']).any(|part| part == name)
-    })
+        if let Some(module) = module.filter(|module| !module.starts_with("no:") && !module.is_empty()) {
+            found.push(module);
+        }
+    }
+    found
+}
+
+/// The modules of the `pytest11` entry points in a pyproject.toml (`[project.entry-points.pytest11]`,
+/// poetry's `[tool.poetry.plugins."pytest11"]`): each value's module, before any `:attribute`.
+fn pyproject_pytest11_modules(text: &str) -> Vec<String> {
+    let Ok(document) = text.parse::<toml_edit::DocumentMut>() else { return Vec::new() };
+    let tables = [
+        document.get("project").and_then(|project| project.get("entry-points")).and_then(|points| points.get("pytest11")),
+        document
+            .get("tool")
+            .and_then(|tool| tool.get("poetry"))
+            .and_then(|poetry| poetry.get("plugins"))
+            .and_then(|plugins| plugins.get("pytest11")),
+    ];
+    let mut found = Vec::new();
+    for table in tables.into_iter().flatten() {
+        let Some(table) = table.as_table_like() else { continue };
+        for (_, value) in table.iter() {
+            if let Some(value) = value.as_str() {
+                found.push(value.split(':').next().unwrap_or(value).trim().to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The modules of the `pytest11` entry points in a setup.cfg's `[options.entry_points]`
+/// (`pytest11 =` followed by indented `name = module[:attribute]` lines).
+fn setup_cfg_pytest11_modules(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_section = false;
+    let mut in_key = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            in_section = trimmed == "[options.entry_points]";
+            in_key = false;
+            continue;
+        }
+        if !in_section || trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+            continue;
+        }
+        let indented = line.starts_with([' ', '\t']);
+        if !indented {
+            let (key, value) = trimmed.split_once('=').unwrap_or((trimmed, ""));
+            in_key = key.trim() == "pytest11";
+            if in_key && !value.trim().is_empty() {
+                if let Some((_, module)) = value.split_once('=') {
+                    found.push(module.split(':').next().unwrap_or(module).trim().to_owned());
+                }
+            }
+            continue;
+        }
+        if in_key {
+            if let Some((_, module)) = trimmed.split_once('=') {
+                found.push(module.split(':').next().unwrap_or(module).trim().to_owned());
+            }
+        }
+    }
+    found
 }
 
 /// The functions of a file that request `name` as a fixture: module-level and class-level
@@ -851,6 +1260,87 @@ mod tests {
         collect_name_uses(source, function.child_by_field_name("body").unwrap(), "thing", &mut uses);
         let lines: Vec<usize> = uses.iter().map(|range| source[..range.start].matches('\n').count() + 1).collect();
         assert_eq!(lines, vec![2, 2, 4], "`thing.thing` once, the keyword's value, the closure; not the lambda's own parameter");
+    }
+
+    #[test]
+    fn pytest_plugins_is_read_from_module_level_assignments_by_the_syntax_tree() {
+        // review47 M5: each of these gave `[]` or a partial list with the text scan.
+        let cases: [(&str, &[&str]); 8] = [
+            ("# pytest_plugins below\npytest_plugins = [\"tests.fixtures\"]\n", &["tests.fixtures"]),
+            ("\"\"\"Uses pytest_plugins.\"\"\"\npytest_plugins = \"tests.fixtures\"\n", &["tests.fixtures"]),
+            ("pytest_plugins: list[str] = [\"tests.fixtures\"]\n", &["tests.fixtures"]),
+            ("pytest_plugins = [\n    \"tests.fixtures\",  # db (see docs)\n    \"tests.more\",\n]\n", &["tests.fixtures", "tests.more"]),
+            ("pytest_plugins = [\"a\"] + [\"tests.fixtures\"]\n", &["a", "tests.fixtures"]),
+            ("pytest_plugins = (\"a\", \"b\")\npytest_plugins += [\"c\"]\n", &["a", "b", "c"]),
+            ("def f():\n    pytest_plugins = [\"inner\"]\nx = \"pytest_plugins\"\n", &[]),
+            ("pytest_plugins = [name, \"s\", f\"t{x}\"]\n", &["s"]),
+        ];
+        for (source, expected) in cases {
+            assert_eq!(pytest_plugins_strings(source), expected, "{source}");
+        }
+    }
+
+    #[test]
+    fn from_imports_are_read_with_their_dots_star_and_bound_names() {
+        let source = "from .fixtures import *  # noqa\nfrom ..x import (\n    a,\n    thing as other,\n)\nfrom tests.fixtures import thing\nimport tests.more\ndef f():\n    from inner import *\n";
+        assert_eq!(
+            module_imports(source),
+            vec![
+                ModuleImport { module: ".fixtures".to_owned(), star: true, names: vec![] },
+                ModuleImport { module: "..x".to_owned(), star: false, names: vec!["a".to_owned(), "other".to_owned()] },
+                ModuleImport { module: "tests.fixtures".to_owned(), star: false, names: vec!["thing".to_owned()] },
+            ]
+        );
+    }
+
+    #[test]
+    fn module_names_resolve_relative_to_the_importer_and_absolute_from_the_roots() {
+        // review47 H3: a relative import climbs from the importer's package, one level per dot
+        // after the first; no dotted-suffix match.
+        let conftest = Path::new("/p/tests/unit/conftest.py");
+        let roots = vec![PathBuf::from("/p"), PathBuf::from("/p/src")];
+        let files = |module: &str| module_files(conftest, module, &roots);
+        assert_eq!(files(".fixtures"), [PathBuf::from("/p/tests/unit/fixtures.py"), PathBuf::from("/p/tests/unit/fixtures/__init__.py")]);
+        assert_eq!(files("..fixtures"), [PathBuf::from("/p/tests/fixtures.py"), PathBuf::from("/p/tests/fixtures/__init__.py")]);
+        assert_eq!(files("..a.b")[0], PathBuf::from("/p/tests/a/b.py"));
+        assert_eq!(files("."), [PathBuf::from("/p/tests/unit/__init__.py")]);
+        assert_eq!(
+            files("tests.fixtures"),
+            [
+                PathBuf::from("/p/tests/fixtures.py"),
+                PathBuf::from("/p/tests/fixtures/__init__.py"),
+                PathBuf::from("/p/src/tests/fixtures.py"),
+                PathBuf::from("/p/src/tests/fixtures/__init__.py"),
+            ]
+        );
+        // `fixtures` names a root `fixtures.py`, not `tests/fixtures.py`.
+        assert!(!files("fixtures").contains(&PathBuf::from("/p/tests/fixtures.py")));
+        assert!(files("no:cacheprovider").is_empty());
+    }
+
+    #[test]
+    fn import_roots_add_the_first_ancestor_without_an_init_and_a_package_plugin_is_its_init() {
+        let packages = [PathBuf::from("/p/tests/__init__.py"), PathBuf::from("/p/tests/fixtures/__init__.py")];
+        let is_file = |path: &Path| packages.iter().any(|package| package == path);
+        // tests/ is a package: the base is the project root, already a root.
+        let roots = import_roots(Path::new("/p"), Path::new("/p/tests/fixtures/__init__.py"), &is_file);
+        assert_eq!(roots, [PathBuf::from("/p"), PathBuf::from("/p/src")]);
+        let plugin = Path::new("/p/tests/fixtures/__init__.py");
+        assert!(module_files(Path::new("/p/tests/conftest.py"), "tests.fixtures", &roots).iter().any(|file| file == plugin));
+        // No `__init__.py` in other/: rootdir mode puts other/ on sys.path, `helpers` names it.
+        let roots = import_roots(Path::new("/p"), Path::new("/p/other/helpers.py"), &is_file);
+        assert_eq!(roots[2], PathBuf::from("/p/other"));
+        assert!(module_files(Path::new("/p/other/conftest.py"), "helpers", &roots).contains(&PathBuf::from("/p/other/helpers.py")));
+    }
+
+    #[test]
+    fn command_line_plugins_and_pytest11_entry_points_are_read() {
+        let ini = "[tool.pytest.ini_options]\naddopts = \"-p tests.fixtures -ptests.more -p no:cacheprovider\"\n";
+        assert_eq!(command_line_plugins(ini), ["tests.fixtures", "tests.more"]);
+        let pyproject = "[project]\nname = \"app\"\n\n[project.entry-points.pytest11]\napp = \"app.plugin:main\"\n\n[tool.poetry.plugins.\"pytest11\"]\nother = \"app.other\"\n";
+        assert_eq!(pyproject_pytest11_modules(pyproject), ["app.plugin", "app.other"]);
+        let setup_cfg = "[metadata]\nname = app\n\n[options.entry_points]\nconsole_scripts =\n    app = app.cli:main\npytest11 =\n    app = app.plugin\n    more = app.more:hook\n\n[flake8]\nx = y\n";
+        assert_eq!(setup_cfg_pytest11_modules(setup_cfg), ["app.plugin", "app.more"]);
     }
 
     #[test]

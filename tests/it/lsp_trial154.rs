@@ -23,8 +23,14 @@ fn pytest_available(dir: &std::path::Path) -> bool {
 
 /// pytest's summary line for the tests in `dir` (`2 passed`, `1 passed, 1 error`).
 fn pytest_summary(dir: &std::path::Path) -> String {
+    pytest_summary_of(dir, &["tests"])
+}
+
+/// pytest's summary line for the test paths `paths` of `dir` (all of it when empty).
+fn pytest_summary_of(dir: &std::path::Path, paths: &[&str]) -> String {
     let output = std::process::Command::new("python3")
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(paths)
         .current_dir(dir)
         .output()
         .expect("run pytest");
@@ -146,15 +152,19 @@ fn a_fixture_in_a_plugin_module_renames_the_requests_where_a_conftest_loads_it_a
     if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
         return;
     }
-    for (loader, how) in
-        [("pytest_plugins = [\"tests.fixtures\"]\n", "`pytest_plugins`"), ("from tests.fixtures import *  # noqa: F403\n", "an import")]
-    {
+    // (conftest.py, the test module's first lines, the loader as the scope says it)
+    for (conftest, test_head, loader) in [
+        ("pytest_plugins = [\"tests.fixtures\"]\n", "", "tests/conftest.py (pytest_plugins: the whole project)"),
+        ("from tests.fixtures import *  # noqa: F403\n", "", "tests/conftest.py (an import: tests/ and below)"),
+        ("", "from tests.fixtures import thing  # noqa: F401\n\n\n", "tests/test_a.py (an import: that module)"),
+    ] {
+        let test_a = format!("{test_head}{PLUGIN_TEST}");
         let dir = support::workspace_with(&[
             ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
             ("tests/__init__.py", ""),
-            ("tests/conftest.py", loader),
+            ("tests/conftest.py", conftest),
             ("tests/fixtures.py", PLUGIN),
-            ("tests/test_a.py", PLUGIN_TEST),
+            ("tests/test_a.py", &test_a),
         ]);
         let pytest = pytest_available(dir.path());
         if pytest {
@@ -164,12 +174,7 @@ fn a_fixture_in_a_plugin_module_renames_the_requests_where_a_conftest_loads_it_a
         let run = support::lsp_run_allowing_writes(dir.path());
         let text =
             support::call_ok(&run, "lsp_rename", json!({"file": "tests/fixtures.py", "line": 5, "symbol": "thing", "new_name": "item"}));
-        assert!(
-            text.contains(&format!(
-                "(the plugin module tests/fixtures.py as loaded by tests/conftest.py ({how}) — their directories and below)"
-            )),
-            "{text}"
-        );
+        assert!(text.contains(&format!("(the plugin module tests/fixtures.py as loaded by {loader})")), "{text}");
         assert!(text.contains("the parameter `thing` → `item` of 2 functions (4 edits in all, with the body's uses)"), "{text}");
         let test_a = std::fs::read_to_string(dir.path().join("tests/test_a.py")).unwrap();
         assert!(test_a.contains("def test_x(item):\n    assert item[\"name\"]") && test_a.contains("def test_y(item):"), "{test_a}");
@@ -194,10 +199,179 @@ fn a_fixture_in_a_plugin_module_renames_the_requests_where_a_conftest_loads_it_a
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     assert!(
-        text.contains("NOT written: `thing` is a pytest fixture in a plugin module that no conftest.py or pytest configuration here loads"),
+        text.contains("NOT written: `thing` is a pytest fixture in a plugin module that no conftest.py, test module or pytest configuration here loads (see the WARNING below), and 2 requests of it outside the module were not renamed: they would fail with \"fixture 'thing' not found\""),
         "{text}"
     );
     assert!(text.contains("WARNING: `thing` (tests/fixtures.py:5) is a pytest fixture in a plugin module"), "{text}");
+    assert!(
+        text.contains("so 2 requests of `thing` outside the module were NOT renamed (0 request edits renamed in the module itself): tests/test_a.py:1 `test_x`, tests/test_a.py:5 `test_y` — after this rename they fail with \"fixture 'thing' not found\""),
+        "{text}"
+    );
     let plugin = std::fs::read_to_string(dir.path().join("tests/fixtures.py")).unwrap();
     assert_eq!(plugin, PLUGIN, "staged, nothing written");
+}
+
+/// Review47 M5: with no loader and no test or fixture in the project requesting the name, the
+/// plugin fixture's rename is written (it was staged with a WARNING about tests that do not
+/// exist).
+#[test]
+fn a_plugin_fixture_no_one_loads_or_requests_is_written_not_staged() {
+    let test = "lsp_trial154::a_plugin_fixture_no_one_loads_or_requests_is_written_not_staged";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("tests/__init__.py", ""),
+        ("tests/fixtures.py", PLUGIN),
+        ("tests/test_a.py", "def test_z(other):\n    assert other\n"),
+        ("tests/conftest.py", "import pytest\n\n\n@pytest.fixture\ndef other():\n    return 1\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "tests/fixtures.py", "line": 5, "symbol": "thing", "new_name": "item"}));
+    assert!(!text.contains("NOT written") && !text.contains("WARNING: `thing`"), "{text}");
+    assert!(
+        text.contains("note: `thing` (tests/fixtures.py:5) is a pytest fixture in a plugin module that nothing in this project loads (no `pytest_plugins`, import, `-p` or `pytest11` entry point), and no test or fixture here requests `thing` by name"),
+        "{text}"
+    );
+    assert!(std::fs::read_to_string(dir.path().join("tests/fixtures.py")).unwrap().contains("def item():"), "written");
+}
+
+const COMPANION: &str = "import pytest\n\n\n@pytest.fixture\ndef combo(thing):\n    return thing[\"name\"] + \"+\"\n";
+
+/// Review47 M5/M6: `pytest_plugins` in the root conftest.py loads a package plugin
+/// (`helpers/fixtures/__init__.py`, named `helpers.fixtures`) for the whole project: the tests in
+/// `tests/`, a sibling of the conftest's own files, are renamed, and so is the fixture of the
+/// other plugin module the same list loads; the scope says the whole project.
+#[test]
+fn a_project_wide_pytest_plugins_loader_renames_the_tests_of_a_sibling_directory_and_the_listed_plugins() {
+    let test = "lsp_trial154::a_project_wide_pytest_plugins_loader_renames_the_tests_of_a_sibling_directory_and_the_listed_plugins";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("conftest.py", "# pytest_plugins: the shared fixtures\npytest_plugins: list[str] = [\n    \"helpers.fixtures\",  # (thing)\n    \"helpers.more\",\n]\n"),
+        ("helpers/__init__.py", ""),
+        ("helpers/fixtures/__init__.py", PLUGIN),
+        ("helpers/more.py", COMPANION),
+        ("tests/__init__.py", ""),
+        ("tests/test_a.py", PLUGIN_TEST),
+        ("tests/test_combo.py", "def test_combo(combo):\n    assert combo == \"thing+\"\n"),
+    ]);
+    let pytest = pytest_available(dir.path());
+    if pytest {
+        let summary = pytest_summary_of(dir.path(), &[]);
+        assert!(summary.starts_with("3 passed"), "{summary}");
+    }
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "helpers/fixtures/__init__.py", "line": 5, "symbol": "thing", "new_name": "item"}),
+    );
+    assert!(
+        text.contains("(the plugin module helpers/fixtures/__init__.py as loaded by conftest.py (pytest_plugins: the whole project))"),
+        "{text}"
+    );
+    assert!(text.contains("the parameter `thing` → `item` of 3 functions"), "{text}");
+    let test_a = std::fs::read_to_string(dir.path().join("tests/test_a.py")).unwrap();
+    assert!(test_a.contains("def test_x(item):") && test_a.contains("def test_y(item):"), "{test_a}");
+    let more = std::fs::read_to_string(dir.path().join("helpers/more.py")).unwrap();
+    assert!(more.contains("def combo(item):\n    return item[\"name\"]"), "{more}");
+    if pytest {
+        let summary = pytest_summary_of(dir.path(), &[]);
+        assert!(summary.starts_with("3 passed"), "{summary}");
+    }
+}
+
+const UNIT_FIXTURES: &str = "import pytest\n\n\n@pytest.fixture\ndef thing():\n    return {\"name\": \"unit\"}\n";
+
+const UNIT_TEST: &str = "def test_b(thing):\n    assert thing[\"name\"] == \"unit\"\n";
+
+/// Review47 H3: `from .fixtures import *` in `tests/unit/conftest.py` means
+/// `tests/unit/fixtures.py`, another fixture of the same name, not the renamed
+/// `tests/fixtures.py`; and `from fixtures import *` in `tests/integration/conftest.py` (no
+/// `__init__.py`: rootdir import mode) means `tests/integration/fixtures.py`, not any module whose
+/// name ends in `fixtures`. Their tests keep `thing` (the closer fixture), only `tests/`'s own are
+/// renamed, and pytest passes after.
+#[test]
+fn a_conftest_importing_its_own_fixtures_module_of_the_same_name_keeps_its_tests() {
+    let test = "lsp_trial154::a_conftest_importing_its_own_fixtures_module_of_the_same_name_keeps_its_tests";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("tests/__init__.py", ""),
+        ("tests/fixtures.py", PLUGIN),
+        ("tests/conftest.py", "from .fixtures import *  # noqa: F403\n"),
+        ("tests/test_a.py", PLUGIN_TEST),
+        ("tests/unit/__init__.py", ""),
+        ("tests/unit/fixtures.py", UNIT_FIXTURES),
+        ("tests/unit/conftest.py", "from .fixtures import *  # noqa: F403\n"),
+        ("tests/unit/test_b.py", UNIT_TEST),
+        ("tests/integration/fixtures.py", UNIT_FIXTURES),
+        ("tests/integration/conftest.py", "from fixtures import *  # noqa: F403\n"),
+        ("tests/integration/test_c.py", UNIT_TEST.replace("test_b", "test_c").as_str()),
+    ]);
+    let pytest = pytest_available(dir.path());
+    if pytest {
+        let summary = pytest_summary(dir.path());
+        assert!(summary.starts_with("4 passed"), "{summary}");
+    }
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "tests/fixtures.py", "line": 5, "symbol": "thing", "new_name": "item"}));
+    assert!(text.contains("(the plugin module tests/fixtures.py as loaded by tests/conftest.py (an import: tests/ and below))"), "{text}");
+    assert!(text.contains("the parameter `thing` → `item` of 2 functions"), "{text}");
+    assert!(text.contains("tests/unit/test_b.py:1 (fixture tests/unit/fixtures.py:5)"), "{text}");
+    assert!(text.contains("tests/integration/test_c.py:1 (fixture tests/integration/fixtures.py:5)"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("tests/unit/test_b.py")).unwrap(), UNIT_TEST);
+    assert!(std::fs::read_to_string(dir.path().join("tests/integration/test_c.py")).unwrap().contains("def test_c(thing):"));
+    assert!(std::fs::read_to_string(dir.path().join("tests/test_a.py")).unwrap().contains("def test_x(item):"));
+    if pytest {
+        let summary = pytest_summary(dir.path());
+        assert!(summary.starts_with("4 passed"), "{summary}");
+    }
+}
+
+/// Review47 L6: a loader whose scope is one directory (`tests/unit/conftest.py` imports the
+/// plugin) leaves a sibling directory it does not load: `tests/other/`'s test, served by its own
+/// conftest.py fixture of the name, is not renamed, and is not even read.
+#[test]
+fn a_sibling_directory_the_loader_does_not_reach_stays_unrenamed() {
+    let test = "lsp_trial154::a_sibling_directory_the_loader_does_not_reach_stays_unrenamed";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("tests/__init__.py", ""),
+        ("tests/fixtures.py", PLUGIN),
+        ("tests/unit/__init__.py", ""),
+        ("tests/unit/conftest.py", "from ..fixtures import *  # noqa: F403\n"),
+        ("tests/unit/test_a.py", PLUGIN_TEST),
+        ("tests/other/__init__.py", ""),
+        ("tests/other/conftest.py", UNIT_FIXTURES),
+        ("tests/other/test_c.py", UNIT_TEST.replace("test_b", "test_c").as_str()),
+    ]);
+    let pytest = pytest_available(dir.path());
+    if pytest {
+        let summary = pytest_summary(dir.path());
+        assert!(summary.starts_with("3 passed"), "{summary}");
+    }
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "tests/fixtures.py", "line": 5, "symbol": "thing", "new_name": "item"}));
+    assert!(
+        text.contains("(the plugin module tests/fixtures.py as loaded by tests/unit/conftest.py (an import: tests/unit/ and below))"),
+        "{text}"
+    );
+    let note = text.lines().find(|line| line.starts_with("note: `thing`")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("the parameter `thing` → `item` of 2 functions") && !note.contains("tests/other"), "{text}");
+    assert!(std::fs::read_to_string(dir.path().join("tests/unit/test_a.py")).unwrap().contains("def test_x(item):"));
+    assert!(std::fs::read_to_string(dir.path().join("tests/other/test_c.py")).unwrap().contains("def test_c(thing):"));
+    if pytest {
+        let summary = pytest_summary(dir.path());
+        assert!(summary.starts_with("3 passed"), "{summary}");
+    }
 }
