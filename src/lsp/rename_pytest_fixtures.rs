@@ -382,7 +382,9 @@ pub fn fixture_requests(
     // the tests its loaders reach (review46 #6, review47 H3/M5).
     let plugin_module = !is_conftest && !is_test_module(&fixture_path) && fixture.class_range.is_none();
     let reach = if is_conftest || plugin_module {
-        project_reach(workspace_root, project_root, &fixture_path, old_name, &file_patterns, display)
+        // A conftest.py fixture needs only the closer fixtures imported beneath its directory.
+        let walk_root = if is_conftest { fixture_path.parent().unwrap_or(project_root) } else { project_root };
+        project_reach(workspace_root, project_root, walk_root, &fixture_path, old_name, &file_patterns, display)
     } else {
         ProjectReach::default()
     };
@@ -638,7 +640,7 @@ fn is_regular_file(path: &Path) -> bool {
 }
 
 /// The loaders of the module `module_path` (which defines the fixture `name`) in the project:
-/// each conftest.py and test module beneath `project_root` (by `file_patterns`) whose
+/// each conftest.py and test module beneath `walk_root` (by `file_patterns`) whose
 /// `pytest_plugins` names it or that imports it (`from <module> import *`, `from <module> import
 /// name`; relative imports resolved from the importing file's package, absolute names from an
 /// import root — see [`module_files`]); the pytest configuration's `-p <module>`; a `pytest11`
@@ -649,6 +651,7 @@ fn is_regular_file(path: &Path) -> bool {
 fn project_reach(
     workspace_root: &Path,
     project_root: &Path,
+    walk_root: &Path,
     module_path: &Path,
     name: &str,
     file_patterns: &[String],
@@ -668,8 +671,9 @@ fn project_reach(
         let definition = definitions.iter().find(|d| d.requested_name == name && d.class_range.is_none())?;
         Some(format!("{}:{}", display(file), definition.line0 + 1))
     };
-    crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, project_root, wanted, |path, text| {
-        if !text.contains("pytest_plugins") && !text.contains("import") {
+    crate::lsp::rename_coverage::for_each_text_file_beneath(workspace_root, walk_root, wanted, |path, text| {
+        // Only a `pytest_plugins`, a star import or an import of the name can load a fixture.
+        if !text.contains("pytest_plugins") && !(text.contains("import") && (text.contains('*') || text.contains(name))) {
             return;
         }
         let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
