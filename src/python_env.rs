@@ -38,6 +38,33 @@ pub fn project_venv_python(dir: &Path) -> Option<PathBuf> {
         .find(|candidate| is_executable_file(candidate))
 }
 
+/// The files that make a directory the root of a Python project, as the Python language
+/// servers' definitions list them (`lsp::servers::builtin_servers`).
+pub const PYTHON_ROOT_MARKERS: [&str; 5] = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"];
+
+/// The Python project root of `file` (absolute, inside `workspace_root`) and the marker that
+/// makes it one: the nearest directory from `file`'s up to the workspace root that holds one of
+/// [`PYTHON_ROOT_MARKERS`] — where a language server for the file is rooted — skipping, as the
+/// servers do, a folder whose only marker is a `requirements.txt` (a test or docs environment)
+/// inside an outer project. `None` when no directory up to the workspace root holds a marker.
+pub fn python_project_root(file: &Path, workspace_root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let start = file.parent().unwrap_or(workspace_root);
+    let ancestors: Vec<&Path> = start.ancestors().take_while(|dir| dir.starts_with(workspace_root)).collect();
+    let marker_in = |dir: &Path| PYTHON_ROOT_MARKERS.iter().map(|name| dir.join(name)).find(|candidate| candidate.exists());
+    for (index, dir) in ancestors.iter().enumerate() {
+        let Some(marker) = marker_in(dir) else { continue };
+        let requirements_only = dir.join("requirements.txt").is_file()
+            && PYTHON_ROOT_MARKERS.iter().filter(|name| **name != "requirements.txt").all(|name| !dir.join(name).exists())
+            && !dir.join(".venv").is_dir()
+            && !dir.join("venv").is_dir();
+        if requirements_only && ancestors[index + 1..].iter().any(|outer| marker_in(outer).is_some()) {
+            continue;
+        }
+        return Some((dir.to_path_buf(), marker));
+    }
+    None
+}
+
 /// Where a [`PythonInterpreter`] came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InterpreterSource {

@@ -194,7 +194,7 @@ impl ServerDefinition {
 /// | clangd | `clangd` or `clangd-NN` | compile_commands.json, compile_flags.txt, .clangd |
 /// | dart | `dart language-server --protocol=lsp` | pubspec.yaml |
 pub fn builtin_servers() -> Vec<ServerDefinition> {
-    let python_markers = strings(&["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"]);
+    let python_markers = strings(&crate::python_env::PYTHON_ROOT_MARKERS);
     let python_ext = pairs(&[("py", "python"), ("pyi", "python")]);
     let base = |id: &str, binary: &str, args: &[&str]| ServerDefinition {
         id: id.to_owned(),

@@ -25,6 +25,7 @@ pub(crate) mod evaluate;
 pub(crate) mod literals;
 pub(crate) mod missed;
 mod output;
+pub(crate) mod python_syntax;
 pub(crate) mod query;
 pub(crate) mod reparse;
 pub(crate) mod rule;

@@ -309,6 +309,9 @@ pub(crate) struct AstEditOutput {
     pub warnings: Vec<String>,
     /// Rewritten files with new parse errors (only with `allow_parse_errors`).
     pub files_with_new_parse_errors: usize,
+    /// Python: which interpreter of the project compiled the rewritten files and what it found,
+    /// or why it did not (null for other languages and when nothing was staged).
+    pub python_check: Option<String>,
     /// What the walk visited, parsed and skipped.
     pub stats: WalkStats,
 }

@@ -28,6 +28,7 @@ use crate::structural::missed::MissedParts;
 use crate::structural::output::{
     AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
 };
+use crate::structural::python_syntax::{self, PythonSyntaxCheck, RewrittenPython};
 use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
 use crate::structural::reparse::{new_parse_problems, parse_problems, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
@@ -238,7 +239,8 @@ fn ast_edit_descriptor() -> ToolDescriptor {
         description: "Rewrite code by syntax-tree shape across files, staged first: matches `pattern` (or an ast-grep `rule`) exactly as ast_grep \
 does and substitutes the metavariables into `rewrite`. Every metavariable of the rewrite must be bound by every match (an unbound one is an error, \
 never an empty string). Every rewritten file is parsed again: a rewrite that introduces a syntax error is refused for the whole edit, naming each \
-broken file and line and the replacement, unless `allow_parse_errors` is true. Nothing is written: the answer is a proposal with an edit_id and a \
+broken file and line and the replacement, unless `allow_parse_errors` is true; Python files are also compiled by the project's own interpreter \
+(its version may not accept newer syntax the parser does). Nothing is written: the answer is a proposal with an edit_id and a \
 unified-diff preview; call `resolve` with that edit_id and action \"accept\" to write all files at once (refused if any file changed since \
 staging), or \"discard\". Where matches nest or overlap, the outermost is rewritten and the result says how many inner ones were skipped (run \
 again after accepting to rewrite them). The rewrite replaces the matched code only: a `;` after the match is kept, so do not end the rewrite \
@@ -1232,6 +1234,37 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     }
     drop(broken);
 
+    // Python: tree-sitter's grammar accepts the newest syntax; the project's own interpreter
+    // compiles each rewritten file too (trial158 F1: `f"{g(x, k="r")}"` under Python 3.11).
+    let python_check = (query.language_id() == "python").then(|| {
+        let texts: Vec<(&Path, &str, &str)> = rewrites
+            .iter()
+            .filter(|r| r.new_content != r.original && r.parse_problems.is_empty() && r.reparse_failure.is_none())
+            .filter_map(|r| Some((r.path.as_path(), std::str::from_utf8(&r.original).ok()?, std::str::from_utf8(&r.new_content).ok()?)))
+            .collect();
+        let files: Vec<RewrittenPython<'_>> = texts.iter().map(|(path, old, new)| RewrittenPython { path, old, new }).collect();
+        let timeout = ctx.remaining().saturating_sub(Duration::from_secs(1)).min(python_syntax::CHECK_TIMEOUT_CAP);
+        python_syntax::check_rewritten_python(root, ctx.workspace_trust(), &files, timeout)
+    });
+    let python_broken = python_check.as_ref().map_or(0, PythonSyntaxCheck::broken_files);
+    if let Some(check) = python_check.as_ref().filter(|check| !check.new_errors.is_empty()) {
+        if !args.allow_parse_errors {
+            let interpreter = check.new_errors[0].interpreter.clone();
+            return Err(ToolError::invalid(format!(
+                "the rewrite would break the syntax of {} for the project's Python: {interpreter} cannot compile the rewritten text (tree-sitter's grammar, which accepts newer Python, parsed it); nothing was staged:\n{}",
+                python_syntax::files_named(root, &check.new_errors),
+                check.describe_errors(root, 20).trim_end()
+            ))
+            .with_hint("fix the rewrite template so the project's Python accepts the result (before Python 3.12 an f-string cannot reuse its own quote inside `{…}`: write the template's strings with the other quote), or pass allow_parse_errors: true to stage it anyway")
+            .with_details(json!({"python_syntax_errors": check.new_errors.iter().map(|error| json!({
+                "path": display_path(root, &error.path),
+                "line": error.line,
+                "message": error.message,
+                "interpreter": error.interpreter,
+            })).collect::<Vec<_>>()})));
+        }
+    }
+
     let replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
     let nested_skipped: usize = rewrites.iter().map(|r| r.nested_skipped).sum();
     let unchanged_files = rewrites.iter().filter(|r| r.new_content == r.original && r.replacements > 0).count();
@@ -1271,6 +1304,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             preview_bytes_left_out: 0,
             warnings: query.warnings().to_vec(),
             files_with_new_parse_errors: 0,
+            python_check: None,
             stats: stats.clone(),
         });
         return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
@@ -1292,6 +1326,15 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         warnings.push(format!(
             "allow_parse_errors: the rewrite leaves {broken_files} {} with new parse errors:\n{report}",
             one_or_many(broken_files, "file", "files"),
+        ));
+    }
+    if let Some(check) = python_check.as_ref().filter(|check| !check.new_errors.is_empty()) {
+        warnings.push(format!(
+            "WARNING: allow_parse_errors: the project's Python cannot compile {} after this rewrite — {} (tree-sitter's grammar, which accepts newer Python, parsed it); importing {} fails with SyntaxError:\n{}",
+            python_syntax::files_named(root, &check.new_errors),
+            check.new_errors[0].interpreter,
+            one_or_many(python_broken, "that file", "those files"),
+            check.describe_errors(root, 20).trim_end()
         ));
     }
     if unchanged_files > 0 {
@@ -1360,6 +1403,9 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         "\nevery rewritten file was parsed again: {}",
         if broken_files == 0 { "no new parse errors" } else { "new parse errors allowed (see above)" }
     );
+    if let Some(check) = &python_check {
+        let _ = write!(text, " (tree-sitter); {}", check.summary());
+    }
     let _ = write!(text, "\n{}", preview.text);
     let structured = to_structured(&AstEditOutput {
         edit_id: Some(edit_id),
@@ -1371,7 +1417,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         preview_hunks_total: preview.total,
         preview_bytes_left_out: preview.bytes_left_out,
         warnings,
-        files_with_new_parse_errors: broken_files,
+        files_with_new_parse_errors: broken_files + python_broken,
+        python_check: python_check.as_ref().map(PythonSyntaxCheck::summary),
         stats: stats.clone(),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
