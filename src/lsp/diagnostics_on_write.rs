@@ -934,6 +934,11 @@ struct Pending {
     /// Go: the files outside the checked build that use what the write changed, as shown
     /// ([`ServerCheck::outside_build_users`]).
     outside_build_users: Vec<String>,
+    /// Python: this write's files that another process of the same server checks and that
+    /// this one reads from the disk (under its root, or imported from outside it), held here at
+    /// their old text through the pre-write states ([`pin_other_roots_old_texts`]): they do not
+    /// make this server's pre-write state half-applied.
+    pinned_old: Vec<PathBuf>,
     /// The roots that depend on this server's root by path whose project check ran before the
     /// write ([`check_dependent_roots_before_write`]): each is checked again after it and
     /// compared (see [`compare_dependent_roots_after_write`]).
@@ -1483,6 +1488,7 @@ pub fn check_write(
     // consumer module beside a library module) hears of the change: with this write's sync when
     // it checks files of this write too, else at its next resync (trial27b F2).
     tell_sibling_roots(supervisor, written, &mut pending);
+    pin_other_roots_old_texts(&mut pending);
     for group in pending.iter_mut() {
         group.written_by_call = written.to_vec();
     }
@@ -1574,8 +1580,13 @@ pub fn check_write(
     let mut half_applied = vec![false; pending.len()];
     for (group, half_applied) in pending.iter_mut().zip(half_applied.iter_mut()) {
         if group.attribution.is_none() {
-            group.attribution =
-                crate::lsp::write_ledger_rules::half_applied_pre_write_state(supervisor, &group.server, &group.written, &groups);
+            group.attribution = crate::lsp::write_ledger_rules::half_applied_pre_write_state(
+                supervisor,
+                &group.server,
+                &group.written,
+                &group.pinned_old,
+                &groups,
+            );
             *half_applied = group.attribution.is_some();
         }
     }
@@ -1956,6 +1967,7 @@ impl Pending {
             sibling_changes: Vec::new(),
             sibling_old_texts: Vec::new(),
             outside_build_users: Vec::new(),
+            pinned_old: Vec::new(),
             written_by_call: Vec::new(),
             dependent_root_runs: Vec::new(),
         }
@@ -2011,6 +2023,69 @@ fn tell_sibling_roots(supervisor: &LspSupervisor, written: &[PathBuf], pending: 
         group.sibling_old_texts.extend(old_texts.into_iter().filter(|(path, _)| !group.written.contains(path)));
         group.sibling_changes.extend(changes.into_iter().filter(|(path, _)| !group.written.contains(path)));
     }
+}
+
+/// Python (trial158 F2, M1): a write whose files two processes of the same server check — a
+/// nested project root (`examples/complex/` with its own `setup.py`) inside the outer root `.`,
+/// which covers its files, and which imports the outer package — had every root's pre-write
+/// state half-applied: the outer server reads the inner root's written file from the disk, the
+/// inner one imports the outer's written modules from the disk, both already written. Every
+/// error after such a write read "NOT known to be new" (click: the 3 new ones among 9 old).
+///
+/// So each such file is held open in the other server at its old text — the text the server
+/// that writes it has open until its own sync — before any pre-write state is taken: the files
+/// under its root are added to its [`Pending::sibling_changes`] (kept from the resync, given
+/// their new text with the sibling sync, after the pre-write states), and those outside it are
+/// there already. A file the writing server did not have open (no old text), or that this one
+/// has open at another text, stays unpinned, and its state half-applied as before.
+fn pin_other_roots_old_texts(pending: &mut [Pending]) {
+    let is_python = |path: &Path| path.extension().is_some_and(|extension| extension == "py" || extension == "pyi");
+    for at in 0..pending.len() {
+        let server = Arc::clone(&pending[at].server);
+        if !server.definition().extensions.iter().any(|(extension, _)| extension == "py") {
+            continue;
+        }
+        let mut pins: Vec<(PathBuf, String, bool)> = Vec::new();
+        for (index, other) in pending.iter().enumerate() {
+            if index == at || other.server.id() != server.id() || Arc::ptr_eq(&other.server, &server) {
+                continue;
+            }
+            for path in &other.written {
+                let own = pending[at].written.contains(path);
+                let under_root = path.starts_with(server.root());
+                if own || !is_python(path) || other.deleted.contains(path) || !path.exists() {
+                    continue;
+                }
+                let Some(old) = other.server.document_text(path) else { continue };
+                let held_at_old = server.document_text(path).is_none_or(|text| text == old);
+                if held_at_old && !pins.iter().any(|(known, ..)| known == path) {
+                    pins.push((path.clone(), old, under_root));
+                }
+            }
+        }
+        let group = &mut pending[at];
+        for (path, old, under_root) in pins {
+            if under_root && !group.sibling_changes.iter().any(|(known, _)| *known == path) {
+                group.sibling_changes.push((path.clone(), lsp_types::FileChangeType::CHANGED));
+            }
+            if !group.sibling_old_texts.iter().any(|(known, _)| *known == path) {
+                group.sibling_old_texts.push((path.clone(), old));
+            }
+            group.pinned_old.push(path);
+        }
+    }
+}
+
+/// Opens (or brings up to date from the disk) an importer of the written files for its
+/// pre-write state — except one of this write's files the server holds at its old text
+/// ([`Pending::pinned_old`]): read from the disk, its new text would be in the "before"
+/// (trial120's example module, an importer of the renamed package, showed an error that never
+/// existed as resolved).
+fn held_at_old_or_synced(server: &LanguageServer, pinned_old: &[PathBuf], path: &Path) -> Result<(), crate::error::ToolError> {
+    if pinned_old.iter().any(|pinned| pinned == path) && server.document_text(path).is_some() {
+        return Ok(());
+    }
+    server.sync_document(path).map(|_| ())
 }
 
 /// Before the sync: readiness, the pre-write state of the written files and of the files that
@@ -2591,7 +2666,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             // slow the checks that matter.
             for path in group.dependents.clone().into_iter().filter(|_| !pull) {
                 let was_open = server.document_text(&path).is_some();
-                match server.sync_document(&path) {
+                match held_at_old_or_synced(&server, &group.pinned_old, &path) {
                     Ok(_) => {
                         server.note_opened_for_check(&path);
                         // A server that reads the other files from disk (clangd: headers) saw the
@@ -2644,7 +2719,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     continue;
                 }
                 if pull {
-                    match server.sync_document(&path) {
+                    match held_at_old_or_synced(&server, &group.pinned_old, &path) {
                         Ok(_) => server.note_opened_for_check(&path),
                         Err(err) => {
                             group.before.insert(path.clone(), Err(format!("could not be opened: {}", err.message)));

@@ -312,10 +312,13 @@ pub(crate) fn line_names_any(workspace_root: &Path, record: &DiagnosticRecord, n
 /// ones, a half-applied state (trial27a F5: a rename over chevrotain's sources and a `.d.ts`
 /// another typescript-language-server served reported 3 errors "resolved by this write" that
 /// never existed). What differs from that state is then said not known to be new or resolved.
+/// Files in `pinned_old` are held open in this server at their old text through its pre-write
+/// states (Python: see `diagnostics_on_write::pin_other_roots_old_texts`) and do not count.
 pub(crate) fn half_applied_pre_write_state(
     supervisor: &crate::lsp::supervisor::LspSupervisor,
     server: &crate::lsp::client::LanguageServer,
     own_written: &[std::path::PathBuf],
+    pinned_old: &[std::path::PathBuf],
     groups: &[(std::sync::Arc<crate::lsp::client::LanguageServer>, Vec<std::path::PathBuf>)],
 ) -> Option<String> {
     // A root of its own beneath this one (a `downstream/` crate no member of this cargo
@@ -335,7 +338,7 @@ pub(crate) fn half_applied_pre_write_state(
         // date, and only its own written files are kept at their old text (session 26: a rename
         // through the root's tsserver, whose test file the `src/tests` server checked, reported
         // an error "resolved by this write" that never existed).
-        .filter(|path| path.starts_with(server.root()) && !own_written.contains(path) && path.exists())
+        .filter(|path| path.starts_with(server.root()) && !own_written.contains(path) && !pinned_old.contains(path) && path.exists())
         .map(|path| supervisor.display_path(path))
         .collect();
     // Python: a root of its own that imports the project's package (a `docs/examples/…`
@@ -351,6 +354,7 @@ pub(crate) fn half_applied_pre_write_state(
             .flat_map(|(_, written)| written.iter())
             .filter(|path| {
                 !path.starts_with(server.root())
+                    && !pinned_old.contains(path)
                     && path.extension().is_some_and(|extension| extension == "py" || extension == "pyi")
                     && path.exists()
             })

@@ -3,6 +3,8 @@
 //! - F1: an `ast_edit` rewrite that put `"r"` inside f-strings that use `"` read "no new parse
 //!   errors" (tree-sitter's grammar accepts 3.12's PEP 701 f-strings); the project's Python 3.11
 //!   could not import the package.
+//! - F2/M1: a write spanning two nested pyright roots (`.` and `examples/complex/`, each with a
+//!   `setup.py`) filed its real new errors as "NOT known to be new" among the old ones.
 //!
 //! Ground truth: the project's interpreter (`compile()`), pyright's CLI.
 
@@ -94,4 +96,82 @@ fn a_rewrite_the_projects_python_cannot_compile_is_refused_naming_the_interprete
     let edit_id = staged.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap().to_owned();
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     assert!(!compiles(dir.path(), ".venv/bin/python", "pkg/m.py"), "{}", std::fs::read_to_string(dir.path().join("pkg/m.py")).unwrap());
+}
+
+/// The pyright CLI's errors in `dir` (the whole workspace), as `file:line: message` (ground
+/// truth of F2).
+fn pyright_cli_errors(dir: &std::path::Path) -> Vec<String> {
+    let output = std::process::Command::new("pyright").arg("--outputjson").current_dir(dir).output().expect("run pyright");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("pyright --outputjson prints JSON");
+    let root = std::fs::canonicalize(dir).unwrap();
+    let mut errors: Vec<String> = report["generalDiagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|diagnostic| diagnostic["severity"] == "error")
+        .map(|diagnostic| {
+            let file = std::path::Path::new(diagnostic["file"].as_str().unwrap_or(""));
+            let file = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+            format!("{file}:{}", diagnostic["range"]["start"]["line"].as_u64().unwrap_or(0) + 1)
+        })
+        .collect();
+    errors.sort();
+    errors
+}
+
+const OUTER_A: &str =
+    "def total(x: int) -> int:\n    return x + 1\n\n\ndef twice(x: int) -> int:\n    return total(x) * 2\n\n\nOLD: int = \"old\"\n";
+
+const INNER_B: &str = "from pkg.a import total\n\nWRONG: str = 1\n\n\ndef use() -> int:\n    return total(2)\n";
+
+/// F2/M1: a write spanning two pyright roots, one nested in the other (`.` and `sub/`, each
+/// with its own `setup.py`; the outer covers the inner's files, the inner imports the outer's
+/// package), says exactly the write's new errors as new, not "NOT known to be new … the state
+/// before the write is unknown" among the old ones.
+#[test]
+fn a_write_across_nested_python_roots_says_exactly_its_new_errors() {
+    let test = "lsp_trial158::a_write_across_nested_python_roots_says_exactly_its_new_errors";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "pyright").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("setup.py", "from setuptools import setup\n\nsetup(name=\"pkg\")\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/a.py", OUTER_A),
+        ("sub/setup.py", "from setuptools import setup\n\nsetup(name=\"sub\")\n"),
+        ("sub/pyrightconfig.json", "{\"extraPaths\": [\"..\"]}\n"),
+        ("sub/b.py", INNER_B),
+    ]);
+    let before = pyright_cli_errors(dir.path());
+    assert_eq!(before, vec!["pkg/a.py:9".to_owned(), "sub/b.py:3".to_owned()]);
+    let run = runbound::Run::builder(dir.path())
+        .config({
+            let mut config = runbound::RunConfig::default();
+            config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(40);
+            config
+        })
+        .with_structural()
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run");
+    for file in ["pkg/a.py", "sub/b.py"] {
+        support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": file}));
+    }
+    let staged = support::call_ok(&run, "ast_edit", json!({"pattern": "total($A)", "rewrite": "total(str($A))", "language": "python"}));
+    assert!(staged.contains("2 replacements in 2 files"), "{staged}");
+    let edit_id = staged.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap().to_owned();
+    let started = std::time::Instant::now();
+    let text = support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    eprintln!("{test}: accept took {:.1} s", started.elapsed().as_secs_f64());
+    // Ground truth: the pyright CLI finds exactly two new errors.
+    let after = pyright_cli_errors(dir.path());
+    let new: Vec<&String> = after.iter().filter(|error| !before.contains(error)).collect();
+    assert_eq!(new, vec!["pkg/a.py:6", "sub/b.py:7"], "{after:?}");
+    assert!(!text.contains("NOT known to be new"), "{text}");
+    assert!(!text.contains("half-applied"), "{text}");
+    assert!(text.contains("pkg/a.py:6") && text.contains("sub/b.py:7"), "{text}");
+    let block = text.split("this write introduced").nth(1).unwrap_or_else(|| panic!("no new errors said:\n{text}"));
+    assert!(!block.contains("pkg/a.py:9: error") && !block.contains("sub/b.py:3: error"), "old errors listed among the new:\n{text}");
+    eprintln!("{text}");
 }
