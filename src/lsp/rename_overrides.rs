@@ -879,6 +879,8 @@ pub fn override_findings(
     }
     // The related classes whose `new_name` an earlier rename of this run gave them.
     let mut restored: Vec<String> = Vec::new();
+    // The bases whose member of the new name this rename overrides again, by their parameters.
+    let mut restored_by_parameters: Vec<String> = Vec::new();
     for (class_name, taken_path, taken_line, in_base) in &taken {
         // A related class the rename itself renames a member of (an override renamed along)
         // still declares the new name: that is the rename's own result, no conflict.
@@ -904,6 +906,27 @@ pub fn override_findings(
                 } else {
                     format!("it override the renamed `{}.{new_name}`", own_class.name)
                 },
+            ));
+            continue;
+        }
+        // A base's member of the new name that the renamed member, overriding nothing under its
+        // old name (no base declares it any more), matches parameter for parameter: most likely
+        // the base was renamed from the old name before (in another session, so no memory of it
+        // here), and this rename restores the override (trial158 M4: renaming click's
+        // `Group.get_command` after `MultiCommand.get_command` → `lookup_command` read "choose
+        // another name", while the rename was what made 61 failing tests pass again).
+        let overrides_nothing = !related.iter().any(|method| method.in_base);
+        let own_line = own_class.methods.iter().find(|(name, _)| name == old_name).map(|(_, line0)| *line0);
+        let same_parameters = own_line.is_some_and(|own_line| {
+            let own = member_parameters(&mut files, path, own_line, old_name);
+            let base = member_parameters(&mut files, taken_path, *taken_line, new_name);
+            own.is_some() && own == base
+        });
+        if *in_base && overrides_nothing && same_parameters {
+            restored_by_parameters.push(format!("`{class_name}` ({shown})"));
+            findings.dispatch_notes.push(format!(
+                "note: `{new_name}` is already a member of `{class_name}` ({shown}), a base class of `{}`, with the same parameters, and no base class of `{}` declares `{old_name}`: this rename makes `{}.{new_name}` override `{class_name}.{new_name}` again — most likely restoring an override whose base method was renamed from `{old_name}`; code that calls `{new_name}` on a `{}` (the base class's own code too) reaches the renamed member. If overriding it is not the intent, choose another name",
+                own_class.name, own_class.name, own_class.name, own_class.name
             ));
             continue;
         }
@@ -957,14 +980,25 @@ pub fn override_findings(
     if own_type_checking_only {
         summary.push_str(&format!("; `{own}` is declared only for the type checker (`if TYPE_CHECKING:`)"));
     }
-    summary.push_str(&if findings.new_name_taken.is_empty() && restored.is_empty() {
+    summary.push_str(&if findings.new_name_taken.is_empty() && restored.is_empty() && restored_by_parameters.is_empty() {
         format!("; no related class declares `{new_name}`")
     } else if findings.new_name_taken.is_empty() {
-        format!(
-            "; {} `{new_name}` renamed from `{old_name}` earlier in this run, which this rename follows: {}",
-            crate::render::one_or_many(restored.len(), "a related class declares", "related classes declare"),
-            restored.join(", ")
-        )
+        let mut said = String::new();
+        if !restored.is_empty() {
+            said.push_str(&format!(
+                "; {} `{new_name}` renamed from `{old_name}` earlier in this run, which this rename follows: {}",
+                crate::render::one_or_many(restored.len(), "a related class declares", "related classes declare"),
+                restored.join(", ")
+            ));
+        }
+        if !restored_by_parameters.is_empty() {
+            said.push_str(&format!(
+                "; {} `{new_name}` with the same parameters, which this rename overrides again (see the note above): {}",
+                crate::render::one_or_many(restored_by_parameters.len(), "a base class declares", "base classes declare"),
+                restored_by_parameters.join(", ")
+            ));
+        }
+        said
     } else {
         format!(
             "; {} already {} `{new_name}` (see the warnings above)",
@@ -1163,6 +1197,76 @@ fn member_class_in_plan(
         }
     }
     None
+}
+
+/// The parameters of the member `name` declared at 0-based `line0` of `path` (the `def` line, or
+/// a decorator above it): their names in order, with `*`, `**` and the `/` and `*` markers kept,
+/// annotations and defaults dropped (`["self", "ctx", "cmd_name"]`). An empty list for a member
+/// that is no `def` (a class attribute); `None` when the signature cannot be read.
+fn member_parameters(files: &mut SourceCache<'_>, path: &Path, line0: u32, name: &str) -> Option<Vec<String>> {
+    let mut def_line = None;
+    for line in line0..line0 + 20 {
+        let text = files.line(path, line)?;
+        let trimmed = text.trim_start();
+        let rest = trimmed.strip_prefix("async ").unwrap_or(trimmed);
+        if rest.strip_prefix("def ").is_some_and(|after| after.trim_start().starts_with(name)) {
+            def_line = Some(line);
+            break;
+        }
+        if !trimmed.starts_with('@') && !trimmed.is_empty() && !trimmed.starts_with('#') {
+            // A class attribute (`name = …`, `name: int`): no parameters.
+            return (line == line0).then(Vec::new);
+        }
+    }
+    let first = def_line?;
+    let mut signature = String::new();
+    for line in first..first + 40 {
+        signature.push_str(&files.line(path, line)?);
+        signature.push('\n');
+        let open = signature.matches('(').count();
+        if open > 0 && open == signature.matches(')').count() {
+            break;
+        }
+    }
+    let start = signature.find('(')? + 1;
+    let (mut depth, mut end) = (1usize, None);
+    let mut in_string: Option<char> = None;
+    for (index, character) in signature[start..].char_indices() {
+        match (in_string, character) {
+            (Some(quote), c) if c == quote => in_string = None,
+            (Some(_), _) => (),
+            (None, '"' | '\'') => in_string = Some(character),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(start + index);
+                    break;
+                }
+            }
+            _ => (),
+        }
+    }
+    let inside = &signature[start..end?];
+    let mut parameters = Vec::new();
+    let (mut depth, mut current) = (0usize, String::new());
+    for character in inside.chars().chain(std::iter::once(',')) {
+        match character {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                let name: String = current.split([':', '=']).next().unwrap_or("").split('#').next().unwrap_or("").trim().to_owned();
+                if !name.is_empty() {
+                    parameters.push(name);
+                }
+                current.clear();
+                continue;
+            }
+            _ => (),
+        }
+        current.push(character);
+    }
+    Some(parameters)
 }
 
 struct SourceCache<'a> {

@@ -5,6 +5,9 @@
 //!   could not import the package.
 //! - F2/M1: a write spanning two nested pyright roots (`.` and `examples/complex/`, each with a
 //!   `setup.py`) filed its real new errors as "NOT known to be new" among the old ones.
+//! - M4: renaming the override `Group.get_command` → `lookup_command` after its base had been
+//!   renamed so (in another process) said "already a member of MultiCommand … choose another
+//!   name", though it restores the override.
 //!
 //! Ground truth: the project's interpreter (`compile()`), pyright's CLI.
 
@@ -174,4 +177,52 @@ fn a_write_across_nested_python_roots_says_exactly_its_new_errors() {
     let block = text.split("this write introduced").nth(1).unwrap_or_else(|| panic!("no new errors said:\n{text}"));
     assert!(!block.contains("pkg/a.py:9: error") && !block.contains("sub/b.py:3: error"), "old errors listed among the new:\n{text}");
     eprintln!("{text}");
+}
+
+const RESTORED_BASE: &str = "class Multi:\n    def lookup_command(self, ctx, cmd_name):\n        return None\n\n    def resolve(self, ctx, name):\n        return self.lookup_command(ctx, name)\n\n\nclass Group(Multi):\n    def get_command(self, ctx, cmd_name):\n        return cmd_name\n";
+
+const ACCIDENTAL_BASE: &str = "class Multi:\n    def lookup_command(self, ctx, cmd_name):\n        return None\n\n    def get_command(self, ctx, cmd_name):\n        return None\n\n    def resolve(self, ctx, name):\n        return self.lookup_command(ctx, name)\n\n\nclass Group(Multi):\n    def get_command(self, ctx, cmd_name):\n        return cmd_name\n";
+
+/// M4: with the base method already renamed (`Multi.get_command` → `lookup_command`, in an
+/// earlier process: no memory of this run), renaming the override `Group.get_command` to the
+/// same name — which overrides nothing under its old name any more, and matches the base's
+/// parameters — says it makes the override again, not "choose another name"; a name a base still
+/// declaring the old one has too (an accidental override) keeps the WARNING.
+#[test]
+fn renaming_an_override_to_its_renamed_bases_name_says_it_restores_the_override() {
+    let test = "lsp_trial158::renaming_an_override_to_its_renamed_bases_name_says_it_restores_the_override";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/base.py", RESTORED_BASE),
+        ("pkg/other.py", ACCIDENTAL_BASE),
+    ]);
+    let resolve =
+        |module: &str| support::python_prints(dir.path(), &format!("from pkg.{module} import Group\nprint(Group().resolve(None, 'x'))"));
+    assert_eq!(resolve("base"), "None", "the override was lost with the base's rename");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "pkg/base.py", "line": 10, "symbol": "get_command", "new_name": "lookup_command"}),
+    );
+    assert!(!text.contains("WARNING: `lookup_command` is already a member"), "{text}");
+    assert!(!text.starts_with("NOT written"), "{text}");
+    assert!(
+        text.contains("note: `lookup_command` is already a member of `Multi` (pkg/base.py:2), a base class of `Group`, with the same parameters, and no base class of `Group` declares `get_command`: this rename makes `Group.lookup_command` override `Multi.lookup_command` again"),
+        "{text}"
+    );
+    assert_eq!(resolve("base"), "x", "ground truth: the override is back:\n{text}");
+    // A base that still declares the old name: the override of `get_command` is kept by the
+    // base, and taking `lookup_command` too is an accidental override.
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "pkg/other.py", "line": 13, "symbol": "get_command", "new_name": "lookup_command", "preview": true}),
+    );
+    assert!(text.contains("WARNING: `lookup_command` is already a member of `Multi` (pkg/other.py:2), a base class of `Group`"), "{text}");
+    assert!(text.contains("choose another name"), "{text}");
 }
