@@ -106,6 +106,13 @@ pub struct OverrideFindings {
     /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
     /// outside the workspace); `None` when the renamed symbol is no Python method.
     pub summary: Option<String>,
+    /// The members in subclasses that override the member (class, file, 0-based line), as the
+    /// walk found them, whether the rename renames them or not (`lsp references` at a base
+    /// method names them: trial158 M2).
+    pub overriding: Vec<(String, PathBuf, u32)>,
+    /// The walk that finds the related members stopped early (the deadline, or the cap of
+    /// classes read): `overriding` may miss some.
+    pub search_cut: bool,
 }
 
 /// One method of the same name in a related class.
@@ -144,6 +151,44 @@ impl RelatedMethod {
             through_abc: Some(abc),
         }
     }
+}
+
+/// `lsp references` at a Python class member (0-based `line0` of `path`, named `name`): a note
+/// naming the members of subclasses in the workspace that override it (`Class.name` at
+/// file:line, at most 10 named), found by the override check `lsp_rename` runs
+/// ([`override_findings`], with nothing renamed), until `deadline`. The references of the base
+/// member do not include them, and a change to its signature must be made in them too (trial158
+/// M2: `MultiCommand.get_command`'s 7 references said nothing of its 6 overrides). `None` when
+/// nothing overrides it (or it is no class member).
+pub fn overriding_members_note(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    path: &Path,
+    line0: u32,
+    name: &str,
+    display: &dyn Fn(&Path) -> String,
+    deadline: Instant,
+) -> Option<String> {
+    let plan = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new(), moved_directories: Vec::new() };
+    let findings = override_findings(server, workspace_root, path, line0, name, name, &plan, &[], &|_, _, _| false, deadline);
+    let mut overriding = findings.overriding;
+    if overriding.is_empty() {
+        return None;
+    }
+    overriding.sort_by(|a, b| (&a.1, a.2).cmp(&(&b.1, b.2)));
+    overriding.dedup();
+    let count = overriding.len();
+    let shown: Vec<String> =
+        overriding.iter().take(10).map(|(class, path, line0)| format!("`{class}.{name}` ({}:{})", display(path), line0 + 1)).collect();
+    Some(format!(
+        "note: NOT in this list: {} in subclasses {} `{name}` — {}{}{}; `{name}` used on an instance of such a subclass reaches the override, and a change to this member's signature or meaning must be made in {} too (lsp references at each lists its own uses)",
+        crate::render::plural(count, "member"),
+        crate::render::one_or_many(count, "overrides", "override"),
+        shown.join(", "),
+        if count > 10 { format!(" and {} more", count - 10) } else { String::new() },
+        if findings.search_cut { " (the search for them stopped early: there may be more)" } else { "" },
+        crate::render::one_or_many(count, "it", "them"),
+    ))
 }
 
 /// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
@@ -783,6 +828,12 @@ pub fn override_findings(
         union_receivers(server, workspace_root, plan, old_name, new_name, &kept_bases, deadline)
     };
     findings.union_receiver_warnings.extend(receivers.warning(server.id(), old_name, new_name, &kept_bases));
+    findings.overriding = related
+        .iter()
+        .filter(|method| !method.in_base)
+        .filter_map(|method| method.location.clone().map(|(path, line0)| (method.class_name.clone(), path, line0)))
+        .collect();
+    findings.search_cut = capped || out_of_time;
     // 3. Classes the walks cannot reach: a `def` of the old name the rename leaves, in a class
     // whose base is no class name — an attribute of `self`/`cls`, a call — so neither a base's
     // definition nor a class's references lead to it: cachetools 5.5.0's test mixin subclasses

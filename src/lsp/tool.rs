@@ -42,6 +42,26 @@ use crate::tier::Tier;
 
 /// Descriptions of line + symbol addressing, shared by the argument structs of `lsp`,
 /// `lsp_rename` and `lsp_code_action` (their schemas are derived from those structs).
+/// How long `lsp references` at a Python class member looks for the members overriding it.
+const OVERRIDING_NOTE_BUDGET: Duration = Duration::from_secs(8);
+
+/// Whether `line_text` of the Python file `path` declares `name` as a class member could: an
+/// indented `def name(` (or `async def`), or an indented class attribute `name =` / `name:`.
+fn python_member_declaration(path: &Path, line_text: &str, name: &str) -> bool {
+    if !matches!(path.extension().and_then(|extension| extension.to_str()), Some("py" | "pyi")) || !line_text.starts_with([' ', '\t']) {
+        return false;
+    }
+    let trimmed = line_text.trim_start();
+    let declared = trimmed.strip_prefix("async ").unwrap_or(trimmed);
+    if let Some(rest) = declared.strip_prefix("def ") {
+        return rest.trim_start().strip_prefix(name).is_some_and(|after| after.trim_start().starts_with(['(', '[']));
+    }
+    trimmed.strip_prefix(name).is_some_and(|after| {
+        let after = after.trim_start();
+        after.starts_with(':') || (after.starts_with('=') && !after.starts_with("=="))
+    })
+}
+
 pub(crate) const FILE_DOC: &str = "File path, relative to the workspace root (or absolute inside it).";
 /// See [`FILE_DOC`].
 pub(crate) const LINE_DOC: &str = "1-based line number in `file`.";
@@ -807,6 +827,20 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 &resolved.cursor_identifier,
                 request_deadline,
             ));
+            // At a Python class member's declaration: the members of subclasses that override
+            // it, which its references do not include (trial158 M2).
+            if python_member_declaration(&path, &resolved.line_text, &resolved.cursor_identifier) {
+                let bound = (Instant::now() + OVERRIDING_NOTE_BUDGET).min(request_deadline);
+                notes.extend(crate::lsp::rename_overrides::overriding_members_note(
+                    server,
+                    supervisor.workspace_root(),
+                    &path,
+                    resolved.line.saturating_sub(1),
+                    &resolved.cursor_identifier,
+                    &|path: &Path| supervisor.display_path(path),
+                    bound,
+                ));
+            }
             // Asked in a consumer root about the library's symbol: the library's own server
             // lists the library's uses (trial106 F2).
             // An embedded Go field (`type FixedClock struct { clock.Clock }`) names the field

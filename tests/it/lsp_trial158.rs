@@ -8,6 +8,8 @@
 //! - M4: renaming the override `Group.get_command` → `lookup_command` after its base had been
 //!   renamed so (in another process) said "already a member of MultiCommand … choose another
 //!   name", though it restores the override.
+//! - M2: `lsp references` at a base method (`MultiCommand.get_command`) listed its references and
+//!   said nothing of the 6 members overriding it.
 //!
 //! Ground truth: the project's interpreter (`compile()`), pyright's CLI.
 
@@ -225,4 +227,38 @@ fn renaming_an_override_to_its_renamed_bases_name_says_it_restores_the_override(
     );
     assert!(text.contains("WARNING: `lookup_command` is already a member of `Multi` (pkg/other.py:2), a base class of `Group`"), "{text}");
     assert!(text.contains("choose another name"), "{text}");
+}
+
+const HIERARCHY: &str = "class Base:\n    def get(self, key):\n        return None\n\n    def run(self, key):\n        return self.get(key)\n\n\nclass Mid(Base):\n    def get(self, key):\n        return key\n\n\nclass Leaf(Mid):\n    def get(self, key):\n        return super().get(key) * 2\n";
+
+const SUBCLASS_ELSEWHERE: &str = "from pkg.base import Base\n\n\nclass Other(Base):\n    def get(self, key):\n        return 'other'\n\n\nclass Plain(Base):\n    pass\n";
+
+/// M2: `lsp references` at a base method names the members of subclasses that override it (in
+/// the same file and in another, through an intermediate class), which its list does not hold.
+#[test]
+fn references_at_a_base_method_name_the_members_overriding_it() {
+    let test = "lsp_trial158::references_at_a_base_method_name_the_members_overriding_it";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/base.py", HIERARCHY),
+        ("pkg/other.py", SUBCLASS_ELSEWHERE),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "pkg/base.py", "line": 2, "symbol": "get"}));
+    assert!(
+        text.contains("note: NOT in this list: 3 members in subclasses override `get` — `Mid.get` (pkg/base.py:10), `Leaf.get` (pkg/base.py:15), `Other.get` (pkg/other.py:5);"),
+        "{text}"
+    );
+    // Ground truth (the source): each of them is a `def get` in a subclass of `Base`.
+    for (file, line) in [("pkg/base.py", 10), ("pkg/base.py", 15), ("pkg/other.py", 5)] {
+        let source = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        assert_eq!(source.lines().nth(line - 1).map(str::trim), Some("def get(self, key):"), "{file}:{line}");
+    }
+    // At a member nothing overrides: no such note.
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "pkg/base.py", "line": 5, "symbol": "run"}));
+    assert!(!text.contains("NOT in this list"), "{text}");
 }
