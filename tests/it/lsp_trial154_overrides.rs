@@ -64,12 +64,29 @@ fn renaming_an_override_after_its_base_in_the_same_run_is_no_name_conflict() {
     assert!(text.contains("a related class declares `bind_field` renamed from `bind` earlier in this run, which this rename follows: `FieldABC` (pkg/fields.py:4)"), "{text}");
     assert_eq!(run_module(dir.path()), "field:x", "ground truth: the override is restored");
 
-    // A base member that had the new name before this run is still a conflict to warn of.
+    // A base member that had the new name before this run (renamed in another session), which
+    // the member matches parameter for parameter and nothing overrides under the old name any
+    // more: the rename restores the override (trial158 M4), said in a note.
     let renamed_base = std::fs::read_to_string(dir.path().join("pkg/fields.py")).unwrap().replace(
         "def bind_field(self, name: str) -> str:\n        return \"field:\"",
         "def bind(self, name: str) -> str:\n        return \"field:\"",
     );
     let owned = files(&renamed_base);
+    let borrowed: Vec<(&str, &str)> = owned.iter().map(|(path, text)| (*path, text.as_str())).collect();
+    let dir = support::workspace_with(&borrowed);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "pkg/fields.py", "line": 12, "symbol": "bind", "new_name": "bind_field", "preview": true}),
+    );
+    assert!(!text.contains("WARNING: `bind_field` is already a member"), "{text}");
+    assert!(text.contains("note: `bind_field` is already a member of `FieldABC` (pkg/fields.py:4), a base class of `Field`, with the same parameters, and no base class of `Field` declares `bind`: this rename makes `Field.bind_field` override `FieldABC.bind_field` again"), "{text}");
+
+    // With other parameters it is no restored override but a conflict to warn of.
+    let other_parameters =
+        renamed_base.replace("def bind_field(self, name: str) -> str:", "def bind_field(self, name: str, strict: bool = False) -> str:");
+    let owned = files(&other_parameters);
     let borrowed: Vec<(&str, &str)> = owned.iter().map(|(path, text)| (*path, text.as_str())).collect();
     let dir = support::workspace_with(&borrowed);
     let run = support::lsp_run_allowing_writes(dir.path());
