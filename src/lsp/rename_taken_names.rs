@@ -154,7 +154,7 @@ pub fn taken_name_findings(
         summary.push_str("; files it does not change are not read (a global of a script file, `export *` of two modules)");
     } else {
         summary.push_str(&format!(
-            "; Rust/Python: only definitions are compared (module, impl, class, struct fields), not uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
+            "; Rust/Python: only definitions are compared (module, impl, class, struct fields, generic parameters), not uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
         ));
     }
     if !unparsed.is_empty() {

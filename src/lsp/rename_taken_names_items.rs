@@ -53,14 +53,17 @@ enum NameSpace {
     Macro,
     /// A struct field or enum variant (its list is its scope).
     Member,
+    /// A generic parameter (type or const) of an item's `<…>` list: one name space of its own
+    /// (rustc's E0403), which also holds the parameters of an `impl` or trait around a method.
+    Generic,
 }
 
 impl NameSpace {
     fn collides_with(self, other: NameSpace) -> bool {
         use NameSpace::*;
         match (self, other) {
-            (Member, Member) | (Macro, Macro) => true,
-            (Member, _) | (_, Member) | (Macro, _) | (_, Macro) => false,
+            (Member, Member) | (Macro, Macro) | (Generic, Generic) => true,
+            (Member, _) | (_, Member) | (Macro, _) | (_, Macro) | (Generic, _) | (_, Generic) => false,
             (Type, Value) | (Value, Type) => false,
             _ => true,
         }
@@ -77,6 +80,9 @@ struct Definition {
     renamed: bool,
     /// Its scope: a node id, or (Rust inherent impls) the impl's type text.
     scope: String,
+    /// Rust generic parameters of a method or associated fn: the scope of the generic parameters
+    /// of the `impl` or trait around it, which its own may not repeat either (E0403).
+    enclosing_generics: Option<String>,
     space: NameSpace,
     /// Whether this is a Python `def`/`class` (two plain assignments do not collide).
     python_definition: bool,
@@ -123,7 +129,9 @@ pub(crate) fn file_findings(
             if rust { rust_definition(node, new).map(|(scope, space, what)| (scope, false, space, what)) } else { python_definition(node) };
         if let Some((scope, conditional, space, what)) = found {
             let inherent_scope_of_type = if rust { rust_trait_impl_type_scope(node, new) } else { None };
+            let enclosing_generics = if rust && space == NameSpace::Generic { rust_enclosing_generics(node) } else { None };
             definitions.push(Definition {
+                enclosing_generics,
                 inherent_scope_of_type,
                 conditional,
                 start: node.start_byte(),
@@ -152,9 +160,14 @@ pub(crate) fn file_findings(
         ));
     }
     for renamed in definitions.iter().filter(|definition| definition.renamed) {
+        let same_scope = |existing: &Definition| {
+            existing.scope == renamed.scope
+                || existing.enclosing_generics.as_ref() == Some(&renamed.scope)
+                || renamed.enclosing_generics.as_ref() == Some(&existing.scope)
+        };
         let clash = definitions.iter().find(|existing| {
             !existing.renamed
-                && existing.scope == renamed.scope
+                && same_scope(existing)
                 && renamed.space.collides_with(existing.space)
                 && (rust || renamed.python_definition || existing.python_definition)
                 && !(renamed.conditional && existing.conditional)
@@ -162,6 +175,10 @@ pub(crate) fn file_findings(
         let Some(existing) = clash else { continue };
         let consequence = if !rust && renamed.what.starts_with("parameter ") && existing.what.starts_with("parameter ") {
             "two parameters of one name, a SyntaxError (duplicate argument): the module no longer imports".to_owned()
+        } else if rust && renamed.space == NameSpace::Generic {
+            // trial159 F2: `impl<T, const CAP: usize>` with `CAP` renamed to `T` was said to have
+            // "no other definition of `T` in the same scope"; cargo check gave E0403 and E0747.
+            "two generic parameters of one name in one item's generics (a method's and its `impl`'s or trait's count as one list), which cargo check rejects (E0403: the name is already used for a generic parameter), and every use of the name then means one of them".to_owned()
         } else if rust {
             "a duplicate definition, which cargo check rejects (E0428 in a module, E0201/E0592 in an impl, E0124 for a field, E0252/E0255 with a `use`)".to_owned()
         } else if !rust
@@ -260,12 +277,27 @@ fn rust_definition(identifier: tree_sitter::Node<'_>, text: &str) -> Option<(Str
         "mod_item" if is_name => item(NameSpace::Type, "mod"),
         "macro_definition" if is_name => item(NameSpace::Macro, "macro_rules!"),
         "field_declaration" if is_name => Some((parent.parent()?.id().to_string(), NameSpace::Member, "field")),
+        // A generic parameter: its `<…>` list is its scope.
+        "type_parameter" if is_name => Some((parent.parent()?.id().to_string(), NameSpace::Generic, "type parameter")),
+        "const_parameter" if is_name => Some((parent.parent()?.id().to_string(), NameSpace::Generic, "const parameter")),
         "enum_variant" if is_name => Some((parent.parent()?.id().to_string(), NameSpace::Member, "variant")),
         _ => {
             let declaration = rust_use_binding(identifier)?;
             Some((rust_item_scope(declaration.parent()?, text), NameSpace::Both, "use"))
         }
     }
+}
+
+/// When the Rust `identifier` names a generic parameter of a `fn` inside an `impl` or trait body:
+/// the scope (the `<…>` list's id, as [`rust_definition`] gives it) of that `impl`'s or trait's
+/// generic parameters, which the method's may not repeat (E0403).
+fn rust_enclosing_generics(identifier: tree_sitter::Node<'_>) -> Option<String> {
+    let list = identifier.parent()?.parent().filter(|list| list.kind() == "type_parameters")?;
+    let item = list.parent().filter(|item| matches!(item.kind(), "function_item" | "function_signature_item"))?;
+    let body = item.parent().filter(|body| body.kind() == "declaration_list")?;
+    let owner = body.parent().filter(|owner| matches!(owner.kind(), "impl_item" | "trait_item"))?;
+    let generics = owner.child_by_field_name("type_parameters")?;
+    Some(generics.id().to_string())
 }
 
 /// The `use_declaration` in which `identifier` is the name the import binds (the last segment of
@@ -467,6 +499,26 @@ mod tests {
         let found = findings("a.rs", "use std::fmt::Write;\nfn Writer() {}\n", "Writer", "Write");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].contains("(`use Write`)"), "{found:?}");
+    }
+
+    #[test]
+    fn a_generic_parameter_renamed_onto_another_of_its_item_or_impl_is_a_duplicate() {
+        // arrayvec 0.7.6 (trial159 F2): `const CAP` renamed to `T` beside `T`.
+        let source = "struct S<T, const N: usize>([T; N]);\nimpl<T, const N: usize> S<T, N> {\n    fn first(&self) -> usize { N }\n}\n";
+        let found = findings("a.rs", source, "N", "T");
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found.iter().any(|finding| finding.starts_with("1: the renamed `N` becomes `const parameter T`, which line 1 already defines")),
+            "{found:?}"
+        );
+        assert!(found.iter().all(|finding| finding.contains("E0403")), "{found:?}");
+        // A method's generics may not repeat its impl's; two methods' own may share a name, and
+        // a struct's generics are no scope of an unrelated fn.
+        let source = "struct S<T>(T);\nimpl<T> S<T> {\n    fn a<U>(&self) {}\n    fn b<V>(&self) {}\n}\nfn free<W>() {}\n";
+        assert_eq!(findings("a.rs", source, "U", "T").len(), 1);
+        assert!(findings("a.rs", source, "U", "V").is_empty());
+        assert!(findings("a.rs", source, "W", "T").is_empty());
+        assert!(findings("a.rs", source, "U", "Z").is_empty());
     }
 
     #[test]
