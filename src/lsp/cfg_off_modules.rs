@@ -25,67 +25,387 @@ const MAX_FILES_READ: usize = 3_000;
 /// How deep a module file may sit below `src/` for its ancestors' gates to be read: 8 levels.
 const MAX_MODULE_DEPTH: usize = 8;
 
-/// A module file the current configuration does not compile that names a changed item.
+/// Code the current configuration does not compile that names a changed item: a whole file (a
+/// module file behind a gated `mod`, a file under its own `#![cfg(…)]`, a target cargo skips for
+/// its `required-features`) or lines of a file behind a `#[cfg(…)]` that is off.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CfgOffModuleUses {
-    /// Absolute path of the module file.
+    /// Absolute path of the file.
     pub(crate) path: PathBuf,
     /// The sentence for the answer: which lines use which changed items, the gate and where it
     /// is declared, that no check of this configuration shows their errors, the next step.
     pub(crate) reason: String,
+    /// The whole file is out of the build; `false`: only the lines named are (the rest of the
+    /// file was compiled).
+    pub(crate) whole_file: bool,
 }
 
-/// The module files under the `src/` of the packages of `written` (absolute Rust paths, read
-/// beneath `workspace_root`), other than `skip`, that a known-off gate keeps out of the build
-/// and that use one of `changed_items` (names from
-/// [`crate::lsp::inactive::changed_rust_item_names`]; a macro's name ends in `!`) in code, not
-/// in comments. At most [`MAX_FILES_READ`] files are read per package; sorted by path. Also
-/// returns how many `.rs` files were left unread for that cap (0 normally), for the answer to say.
+/// What [`cfg_off_module_uses`] found, and what it left unread.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct CfgOffScan {
+    /// The files with uses, sorted by path.
+    pub(crate) found: Vec<CfgOffModuleUses>,
+    /// `.rs` files left unread for the file cap ([`MAX_FILES_READ`] per package).
+    pub(crate) not_read_for_cap: usize,
+    /// `.rs` files left unread because the scan's time share ran out.
+    pub(crate) not_read_for_time: usize,
+}
+
+/// The directories of a package whose `.rs` files cargo builds by its layout conventions: the
+/// library and binaries (`src/`), and the test, bench and example targets.
+const TARGET_DIRECTORIES: [&str; 4] = ["src", "tests", "benches", "examples"];
+
+/// The files of the packages of `written` (absolute Rust paths, read beneath `workspace_root`),
+/// other than `skip` and the written ones, whose code that the current configuration does not
+/// compile uses one of `changed_items` (names from
+/// [`crate::lsp::inactive::changed_rust_item_names_in_write`]; a macro's name ends in `!`) in
+/// code, not in comments — a grep of the name, not a resolution:
+///
+/// - module files under `src/` whose `mod` item (or one around it) is behind a known-off gate;
+/// - files under `src/`, `tests/`, `benches/` and `examples/` with their own `#![cfg(…)]` off,
+///   and the files of targets cargo skips because their `required-features` are not among the
+///   default features (trial159 F1: arrayvec's `tests/borsh.rs`, under
+///   `#![cfg(feature = "borsh")]`, called the deleted `from_byte_string` and the write said
+///   "checked: … the whole cargo workspace");
+/// - the lines of any other such file behind a `#[cfg(…)]` that is off (whole file unread by the
+///   server: rust-analyzer marks inactive code only in the files it has open).
+///
+/// At most [`MAX_FILES_READ`] files are read per package, none after `until`; the scan says how
+/// many it left.
 pub(crate) fn cfg_off_module_uses(
     workspace_root: &Path,
     written: &[PathBuf],
     changed_items: &[String],
     skip: &HashSet<PathBuf>,
     server_id: &str,
-) -> (Vec<CfgOffModuleUses>, usize) {
-    let mut files_not_read = 0usize;
+    until: std::time::Instant,
+) -> CfgOffScan {
+    let mut scan = CfgOffScan::default();
     if changed_items.is_empty() {
-        return (Vec::new(), files_not_read);
+        return scan;
     }
     let mut packages: Vec<PathBuf> = written.iter().filter_map(|path| package_root(workspace_root, path)).collect();
     packages.sort();
     packages.dedup();
-    let mut found = Vec::new();
     for package in packages {
         let source_dir = package.join("src");
-        if !source_dir.is_dir() {
-            continue;
-        }
         let default_features = default_features(workspace_root, &package);
+        let targets = targets_with_required_features(workspace_root, &package, default_features.as_ref());
         let mut gates = HashMap::new();
-        let skipped = |path: &Path| skip.contains(path) || written.iter().any(|written| written == path);
-        files_not_read += for_each_rust_file(workspace_root, &source_dir, skipped, |path| {
-            let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return };
-            if !changed_items.iter().any(|name| text.contains(name.trim_end_matches('!'))) {
-                return;
+        let skipped = &|path: &Path| {
+            skip.contains(path)
+                || written.iter().any(|written| written == path)
+                // A file of a nested package is that package's.
+                || package_root(workspace_root, path).as_deref() != Some(package.as_path())
+        };
+        let mut read = 0usize;
+        let (mut not_read_for_cap, mut not_read_for_time) = (0usize, 0usize);
+        for directory in TARGET_DIRECTORIES {
+            let directory = package.join(directory);
+            if !directory.is_dir() {
+                continue;
             }
-            let Some(gate) = module_gates(workspace_root, &source_dir, path, &mut gates)
-                .into_iter()
-                .find(|gate| evaluate_cfg_attribute(&gate.cfg, default_features.as_ref()) == Some(false))
-            else {
-                return;
+            not_read_for_cap += for_each_rust_file(workspace_root, &directory, skipped, |path| {
+                read += 1;
+                if read > MAX_FILES_READ {
+                    not_read_for_cap += 1;
+                    return;
+                }
+                if std::time::Instant::now() >= until {
+                    not_read_for_time += 1;
+                    return;
+                }
+                let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return };
+                if !changed_items.iter().any(|name| text.contains(name.trim_end_matches('!'))) {
+                    return;
+                }
+                let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
+                let whole_file = |cfg: String| crate::lsp::inactive::InactiveRange { start_line: 1, end_line: u32::MAX, message: cfg };
+                // A target cargo skips for its required features.
+                if let Some(target) = targets.iter().find(|target| target.holds(path)) {
+                    let uses = crate::lsp::inactive::inactive_uses(&[whole_file(String::new())], &text, changed_items);
+                    if !uses.is_empty() {
+                        let sentence = required_features_sentence(server_id, &shown, target, &uses);
+                        scan.found.push(CfgOffModuleUses { path: path.to_path_buf(), reason: sentence, whole_file: true });
+                    }
+                    return;
+                }
+                // A module file behind a gated `mod` (the library's and binaries' sources).
+                if path.starts_with(&source_dir) {
+                    if let Some(gate) = module_gates(workspace_root, &source_dir, path, &mut gates)
+                        .into_iter()
+                        .find(|gate| evaluate_cfg_attribute(&gate.cfg, default_features.as_ref()) == Some(false))
+                    {
+                        let uses = crate::lsp::inactive::inactive_uses(&[whole_file(gate.cfg.clone())], &text, changed_items);
+                        if !uses.is_empty() {
+                            let sentence = uses_sentence(server_id, &shown, &gate, &uses);
+                            scan.found.push(CfgOffModuleUses { path: path.to_path_buf(), reason: sentence, whole_file: true });
+                        }
+                        return;
+                    }
+                }
+                // The file's own `#![cfg(…)]`, or lines behind a `#[cfg(…)]`, that is off.
+                let gated = off_cfg_regions(&text, default_features.as_ref());
+                let uses = gated_uses(&text, &gated, changed_items);
+                if uses.is_empty() {
+                    return;
+                }
+                let whole = gated.first().is_some_and(|region| region.inner);
+                let sentence = gated_uses_sentence(server_id, &shown, &uses, whole);
+                scan.found.push(CfgOffModuleUses { path: path.to_path_buf(), reason: sentence, whole_file: whole });
+            });
+        }
+        scan.not_read_for_cap += not_read_for_cap;
+        scan.not_read_for_time += not_read_for_time;
+    }
+    scan.found.sort_by(|a, b| a.path.cmp(&b.path));
+    scan
+}
+
+/// A test, bench, example or binary target cargo skips in a check with the default features:
+/// its `required-features` (Cargo.toml `[[test]]`, `[[bench]]`, `[[example]]`, `[[bin]]`) are not
+/// all among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SkippedTarget {
+    /// `test`, `bench`, `example` or `bin`.
+    kind: &'static str,
+    /// The target's name.
+    name: String,
+    /// Its root file (absolute).
+    root: PathBuf,
+    /// The required features the default features lack.
+    missing: Vec<String>,
+}
+
+impl SkippedTarget {
+    /// Whether `path` is this target's code: its root, or a file below the root's directory when
+    /// the root is a `main.rs` in a directory of its own (`tests/it/main.rs`).
+    fn holds(&self, path: &Path) -> bool {
+        if path == self.root {
+            return true;
+        }
+        let own_directory =
+            self.root.file_name().is_some_and(|name| name == "main.rs")
+                && self.root.parent().and_then(Path::parent).is_some_and(|above| {
+                    TARGET_DIRECTORIES.iter().any(|directory| above.ends_with(directory)) || above.ends_with("src/bin")
+                });
+        own_directory && self.root.parent().is_some_and(|directory| path.starts_with(directory))
+    }
+}
+
+/// The targets of `package` that cargo skips with `default_features` on (see [`SkippedTarget`]);
+/// a target without `path` is found where cargo looks for it (`tests/NAME.rs`,
+/// `tests/NAME/main.rs`, `src/bin/NAME.rs`, …). Empty when the manifest does not parse.
+fn targets_with_required_features(workspace_root: &Path, package: &Path, default_features: Option<&HashSet<String>>) -> Vec<SkippedTarget> {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &package.join("Cargo.toml")) else { return Vec::new() };
+    let Ok(document) = toml_edit::Document::parse(text) else { return Vec::new() };
+    let mut targets = Vec::new();
+    for (key, kind, directory) in
+        [("test", "test", "tests"), ("bench", "bench", "benches"), ("example", "example", "examples"), ("bin", "bin", "src/bin")]
+    {
+        let Some(entries) = document.get(key).and_then(|item| item.as_array_of_tables()) else { continue };
+        for entry in entries.iter() {
+            let Some(required) = entry.get("required-features").and_then(|item| item.as_array()) else { continue };
+            let missing: Vec<String> = required
+                .iter()
+                .filter_map(|value| value.as_str())
+                .filter(|feature| default_features.is_none_or(|enabled| !enabled.contains(*feature)))
+                .map(str::to_owned)
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let name = entry.get("name").and_then(|item| item.as_str()).unwrap_or("").to_owned();
+            let root = match entry.get("path").and_then(|item| item.as_str()) {
+                Some(path) => crate::files::path::lexically_normal(&package.join(path)),
+                None if name.is_empty() => continue,
+                None => {
+                    let flat = package.join(directory).join(format!("{name}.rs"));
+                    if flat.is_file() {
+                        flat
+                    } else {
+                        package.join(directory).join(&name).join("main.rs")
+                    }
+                }
             };
-            let whole_file = crate::lsp::inactive::InactiveRange { start_line: 1, end_line: u32::MAX, message: gate.cfg.clone() };
-            let uses = crate::lsp::inactive::inactive_uses(&[whole_file], &text, changed_items);
-            if uses.is_empty() {
-                return;
+            targets.push(SkippedTarget { kind, name, root, missing });
+        }
+    }
+    targets
+}
+
+/// A region of a Rust file behind a `#[cfg(…)]` that is off with the default features.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OffRegion {
+    /// The attribute on one line.
+    cfg: String,
+    /// 1-based line of the attribute.
+    line: u32,
+    /// 1-based last line of the gated item (the file's last for an inner attribute).
+    last: u32,
+    /// The file's own `#![cfg(…)]`.
+    inner: bool,
+}
+
+/// The regions of Rust `text` behind a `#[cfg(…)]` (an item's outer attribute, or the file's own
+/// `#![cfg(…)]`, first) that is known off with `features` on (see [`evaluate_cfg_attribute`]).
+fn off_cfg_regions(text: &str, features: Option<&HashSet<String>>) -> Vec<OffRegion> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let Ok(grep) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let source_of = |node: &tree_sitter::Node<'_>| text.get(node.byte_range()).unwrap_or("").to_owned();
+    let is_cfg = |attribute: &str, prefix: &str| attribute.chars().filter(|c| !c.is_whitespace()).collect::<String>().starts_with(prefix);
+    let mut regions = Vec::new();
+    let root = grep.root().get_inner_node();
+    let last_line = text.lines().count().max(1) as u32;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<_> = node.named_children(&mut cursor).collect();
+        for (index, child) in children.iter().enumerate() {
+            let attribute = source_of(child);
+            let off =
+                |attribute: &str| evaluate_cfg_attribute(&crate::lsp::inactive::one_line_attribute(attribute), features) == Some(false);
+            if child.kind() == "inner_attribute_item" && node.kind() == "source_file" && is_cfg(&attribute, "#![cfg(") && off(&attribute) {
+                let line = child.start_position().row as u32 + 1;
+                regions
+                    .insert(0, OffRegion { cfg: crate::lsp::inactive::one_line_attribute(&attribute), line, last: last_line, inner: true });
+                continue;
             }
-            let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
-            found.push(CfgOffModuleUses { path: path.to_path_buf(), reason: uses_sentence(server_id, &shown, &gate, &uses) });
+            if child.kind() != "attribute_item" || !is_cfg(&attribute, "#[cfg(") || !off(&attribute) {
+                continue;
+            }
+            let Some(item) =
+                children[index + 1..].iter().find(|next| !matches!(next.kind(), "attribute_item" | "line_comment" | "block_comment"))
+            else {
+                continue;
+            };
+            regions.push(OffRegion {
+                cfg: crate::lsp::inactive::one_line_attribute(&attribute),
+                line: child.start_position().row as u32 + 1,
+                last: item.end_position().row as u32 + 1,
+                inner: false,
+            });
+        }
+        stack.extend(children);
+    }
+    regions
+}
+
+/// The uses of `names` in `text` on the lines of `regions` (see [`crate::lsp::inactive::inactive_uses`]),
+/// each with the outermost region around it as its gate.
+fn gated_uses(text: &str, regions: &[OffRegion], names: &[String]) -> Vec<crate::lsp::inactive::InactiveUse> {
+    if regions.is_empty() {
+        return Vec::new();
+    }
+    let mut uses = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index as u32 + 1;
+        // The widest region around the line: the gate that keeps it out.
+        let Some(region) =
+            regions.iter().filter(|region| (region.line..=region.last).contains(&number)).max_by_key(|region| region.last - region.line)
+        else {
+            continue;
+        };
+        let Some(name) = crate::lsp::inactive::changed_name_used(line, names) else { continue };
+        uses.push(crate::lsp::inactive::InactiveUse {
+            line: number,
+            name: name.clone(),
+            features: crate::lsp::inactive::disabled_features(&region.cfg),
+            cfg: Some((region.cfg.clone(), region.line)),
         });
     }
-    found.sort_by(|a, b| a.path.cmp(&b.path));
-    (found, files_not_read)
+    uses
+}
+
+/// The next step for code compiled only with `features` on (and `features_off` off): one
+/// `lsp diagnostics "*"` call and the cargo command with `--all-targets` (a test, bench or example
+/// is compiled only with it), or, for a gate no feature selection turns on, how to enable it.
+fn all_targets_next_step(features: &[String], gate: &str) -> String {
+    let features_off = crate::lsp::inactive::features_needed_off(gate);
+    if features.is_empty() || !features_off.is_empty() {
+        return crate::lsp::inactive::how_to_check(gate);
+    }
+    let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+    format!(
+        "check {} with {{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}} (`cargo check --all-targets --features {}`; or {{\"op\": \"diagnostics\", \"file\": \"*\", \"all_features\": true}})",
+        if features.len() == 1 { "it" } else { "them all" },
+        quoted.join(", "),
+        features.join(",")
+    )
+}
+
+/// The lines of `uses` as `line 3 names `f``, at most 8, and the count of the rest.
+fn listed_uses(uses: &[crate::lsp::inactive::InactiveUse], with_gate: bool) -> String {
+    const LISTED: usize = 8;
+    let shown: Vec<String> = uses
+        .iter()
+        .take(LISTED)
+        .map(|found| match (&found.cfg, with_gate) {
+            (Some((attribute, line)), true) => format!("line {} names `{}` (under `{attribute}` at line {line})", found.line, found.name),
+            _ => format!("line {} names `{}`", found.line, found.name),
+        })
+        .collect();
+    let more = if uses.len() > LISTED { format!(" and {} more", uses.len() - LISTED) } else { String::new() };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// The changed names `uses` name, quoted, sorted, no repeats.
+fn names_used(uses: &[crate::lsp::inactive::InactiveUse]) -> String {
+    let mut names: Vec<&str> = uses.iter().map(|found| found.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// The sentence for a file (`whole`: under its own `#![cfg(…)]`) or the lines of one behind a
+/// `#[cfg(…)]` that is off, that name changed items.
+fn gated_uses_sentence(server_id: &str, file: &str, uses: &[crate::lsp::inactive::InactiveUse], whole: bool) -> String {
+    let mut features: Vec<String> = Vec::new();
+    let mut gates: Vec<String> = Vec::new();
+    for found in uses {
+        for feature in &found.features {
+            if !features.contains(feature) {
+                features.push(feature.clone());
+            }
+        }
+        if let Some((gate, _)) = &found.cfg {
+            if !gates.contains(gate) {
+                gates.push(gate.clone());
+            }
+        }
+    }
+    let next = all_targets_next_step(&features, &gates.join(" "));
+    if whole {
+        let (gate, line) = uses[0].cfg.clone().unwrap_or_default();
+        format!(
+            "code that uses {} (changed by this write) is not compiled in the current configuration: {file} is gated by its own `{gate}` ({file}:{line}), which is off here, so {server_id} and cargo check cannot show its errors: {} (a word search: check that they mean the changed item); {next}",
+            names_used(uses),
+            listed_uses(uses, false)
+        )
+    } else {
+        format!(
+            "code that uses {} (changed by this write) is not compiled in the current configuration, so {server_id} and cargo check cannot show its errors: {} of {file} (a word search: check that they mean the changed item); {next}",
+            names_used(uses),
+            listed_uses(uses, true)
+        )
+    }
+}
+
+/// The sentence for a file of a target cargo skips for its required features.
+fn required_features_sentence(server_id: &str, file: &str, target: &SkippedTarget, uses: &[crate::lsp::inactive::InactiveUse]) -> String {
+    let quoted: Vec<String> = target.missing.iter().map(|feature| format!("\"{feature}\"")).collect();
+    format!(
+        "code that uses {} (changed by this write) is not compiled in the current configuration: {file} belongs to the {} target `{}`, which Cargo.toml builds only with required-features [{}] (off here: cargo check skips the target), so {server_id} and cargo check cannot show its errors: {} (a word search: check that they mean the changed item); {}",
+        names_used(uses),
+        target.kind,
+        target.name,
+        quoted.join(", "),
+        listed_uses(uses, false),
+        all_targets_next_step(&target.missing, "")
+    )
 }
 
 /// A module file of a workspace member that no target of a cargo check compiled: its `mod`
@@ -516,8 +836,10 @@ mod tests {
         std::fs::write(root.join("src/simd/neon.rs"), "// advance in a comment\nfn f() {\n    crate::iter::advance(1);\n}\n").unwrap();
         std::fs::write(root.join("src/extra.rs"), "fn g() { crate::iter::advance(2); }\n").unwrap();
         let written = vec![root.join("src/iter.rs")];
-        let (found, files_not_read) = cfg_off_module_uses(&root, &written, &["advance".to_owned()], &HashSet::new(), "rust-analyzer");
-        assert_eq!(files_not_read, 0);
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let scan = cfg_off_module_uses(&root, &written, &["advance".to_owned()], &HashSet::new(), "rust-analyzer", later);
+        assert_eq!((scan.not_read_for_cap, scan.not_read_for_time), (0, 0));
+        let found = scan.found;
         let paths: Vec<PathBuf> = found.iter().map(|found| found.path.clone()).collect();
         assert_eq!(paths, vec![root.join("src/extra.rs"), root.join("src/simd/neon.rs")], "{found:#?}");
         let neon = &found[1].reason;
@@ -532,6 +854,68 @@ mod tests {
         );
         assert!(found[0].reason.contains("\"features\": [\"extra\"]"), "{}", found[0].reason);
         let skipped: HashSet<PathBuf> = [root.join("src/extra.rs")].into_iter().collect();
-        assert_eq!(cfg_off_module_uses(&root, &written, &["advance".to_owned()], &skipped, "rust-analyzer").0.len(), 1);
+        assert_eq!(cfg_off_module_uses(&root, &written, &["advance".to_owned()], &skipped, "rust-analyzer", later).found.len(), 1);
+        // Out of time: nothing read, and said.
+        let spent =
+            cfg_off_module_uses(&root, &written, &["advance".to_owned()], &HashSet::new(), "rust-analyzer", std::time::Instant::now());
+        assert!(spent.found.is_empty() && spent.not_read_for_time > 0, "{spent:?}");
+    }
+
+    #[test]
+    fn uses_in_gated_test_files_required_feature_targets_and_gated_lines_are_named() {
+        // arrayvec 0.7.6 (trial159 F1): `tests/borsh.rs` under `#![cfg(feature = "borsh")]`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for directory in ["src", "tests/it", "examples"] {
+            std::fs::create_dir_all(root.join(directory)).unwrap();
+        }
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"p\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"std\"]\nstd = []\nx = []\n\n[[test]]\nname = \"it\"\nrequired-features = [\"x\", \"std\"]\n\n[[example]]\nname = \"demo\"\npath = \"examples/demo.rs\"\nrequired-features = [\"std\"]\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub mod other;\npub fn bump() {}\n").unwrap();
+        std::fs::write(
+            root.join("src/other.rs"),
+            "pub fn active() {\n    crate::bump();\n}\n\n#[cfg(feature = \"x\")]\npub fn gated() {\n    // bump in a comment\n    crate::bump();\n}\n\n#[cfg(feature = \"std\")]\npub fn on() {\n    crate::bump();\n}\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("tests/gated.rs"), "#![cfg(feature = \"x\")]\n\n#[test]\nfn t() {\n    p::bump();\n}\n").unwrap();
+        std::fs::write(root.join("tests/plain.rs"), "#[test]\nfn t() {\n    p::bump();\n}\n").unwrap();
+        std::fs::write(root.join("tests/it/main.rs"), "mod helper;\n").unwrap();
+        std::fs::write(root.join("tests/it/helper.rs"), "fn h() {\n    p::bump();\n}\n").unwrap();
+        std::fs::write(root.join("examples/demo.rs"), "fn main() {\n    p::bump();\n}\n").unwrap();
+        let written = vec![root.join("src/lib.rs")];
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let scan = cfg_off_module_uses(&root, &written, &["bump".to_owned()], &HashSet::new(), "rust-analyzer", later);
+        let found: Vec<(String, bool)> =
+            scan.found.iter().map(|found| (found.path.strip_prefix(&root).unwrap().display().to_string(), found.whole_file)).collect();
+        assert_eq!(
+            found,
+            [("src/other.rs".to_owned(), false), ("tests/gated.rs".to_owned(), true), ("tests/it/helper.rs".to_owned(), true)],
+            "{:#?}",
+            scan.found
+        );
+        let other = &scan.found[0].reason;
+        assert!(
+            other.contains("line 8 names `bump` (under `#[cfg(feature = \"x\")]` at line 5)")
+                && !other.contains("line 2 ")
+                && !other.contains("line 13 ")
+                && other.contains("`cargo check --all-targets --features x`"),
+            "{other}"
+        );
+        let gated = &scan.found[1].reason;
+        assert!(
+            gated.contains("gated by its own `#![cfg(feature = \"x\")]` (tests/gated.rs:1)")
+                && gated.contains("line 5 names `bump`")
+                && gated.contains("\"features\": [\"x\"]"),
+            "{gated}"
+        );
+        let helper = &scan.found[2].reason;
+        assert!(
+            helper.contains("belongs to the test target `it`, which Cargo.toml builds only with required-features [\"x\"]")
+                && helper.contains("`cargo check --all-targets --features x`"),
+            "{helper}"
+        );
     }
 }

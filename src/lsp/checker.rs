@@ -913,7 +913,7 @@ pub fn project_diagnostics(
             };
             for found in manifests
                 .iter()
-                .filter_map(|manifest| crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), &run.root, manifest))
+                .filter_map(|manifest| crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), &run.root, manifest, &[]))
             {
                 text.push_str(&format!(
                     "\n    NOT checked: the doc-tests of crate {} (about {}{} in {}, by a scan of doc comments), which cargo check does not compile: run `cargo test --doc -p {}` to check them",

@@ -330,7 +330,16 @@ pub struct RustDocTests {
     pub in_written: usize,
     /// The scan stopped at [`SCAN_FILES_CAP`] files: there may be more.
     pub scan_incomplete: bool,
+    /// The doc-tests whose code names one of the changed names passed in (a word search): the
+    /// file, the 1-based line of the opening fence (the line `cargo test --doc` names), the name;
+    /// in file order, at most [`DOC_TESTS_NAMED`].
+    pub using_changed: Vec<(PathBuf, usize, String)>,
+    /// How many doc-tests name a changed name in all (beyond the ones in `using_changed` too).
+    pub using_changed_total: usize,
 }
+
+/// At most this many doc-tests that use a changed name are named: 8.
+pub const DOC_TESTS_NAMED: usize = 8;
 
 /// The doc-tests of the library crate that holds `written` (a `.rs` file under `root`): the
 /// nearest `Cargo.toml` above it with a `[package]`; its library sources (the directory of
@@ -340,7 +349,11 @@ pub struct RustDocTests {
 /// `edition2021`; `ignore` and other languages are not compiled), plus those of a Markdown file
 /// included with `#![doc = include_str!(…)]`. `None` when the crate has no library target or no
 /// doc-test. Read beneath `workspace_root`, as [`python_importers`].
-pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Option<RustDocTests> {
+/// The doc-tests whose code names one of `changed` (item names; a macro's ends in `!`) are named
+/// in [`RustDocTests::using_changed`] (trial159 M4: a signature change broke the doc-test of
+/// `try_extend_from_slice` at arrayvec.rs:553, and the write said only "NOT checked: the
+/// doc-tests of crate arrayvec (about 44 …)").
+pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path, changed: &[String]) -> Option<RustDocTests> {
     // The manifest, sources and included documents are read beneath the run's root, never
     // beneath a handle of `root` (the server's root, which a swap could make a symlink).
     let reader = WorkspaceReader::open(workspace_root).ok()?;
@@ -348,6 +361,16 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
     let (sources, scan_incomplete) = source_files(&reader, &lib_dir, &["rs"]);
     let written = std::fs::canonicalize(written).unwrap_or_else(|_| written.to_path_buf());
     let (mut total, mut files, mut in_written) = (0, 0, 0);
+    let (mut using_changed, mut using_changed_total) = (Vec::new(), 0usize);
+    let mut note_uses = |path: &Path, blocks: Vec<DocTestCode>, line_of: &dyn Fn(usize) -> usize| {
+        for block in blocks {
+            let Some(name) = block.code.iter().find_map(|line| crate::lsp::inactive::changed_name_used(line, changed)) else { continue };
+            using_changed_total += 1;
+            if using_changed.len() < DOC_TESTS_NAMED {
+                using_changed.push((path.to_path_buf(), line_of(block.fence) + 1, name.clone()));
+            }
+        }
+    };
     for (path, text) in &sources {
         let relative = path.strip_prefix(&lib_dir).unwrap_or(path);
         if relative.components().next().is_some_and(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches" | "examples"))) {
@@ -370,12 +393,21 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
             while doc.get(index).copied().flatten().is_some_and(|line| line.comment == comment) {
                 index += 1;
             }
-            count += rust_doc_test_blocks((first..index).map(|line| crate::lsp::doc_tests::doc_comment_text(&lines, &doc, line)));
+            let blocks = rust_doc_test_code((first..index).map(|line| crate::lsp::doc_tests::doc_comment_text(&lines, &doc, line)));
+            count += blocks.len();
+            if !changed.is_empty() {
+                note_uses(path, blocks, &|fence| first + fence);
+            }
         }
         if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
             for markdown in included_docs(text) {
-                if let Ok(included) = reader.read_to_string(&crate::files::path::lexically_normal(&lib_dir.join(&markdown))) {
-                    count += rust_doc_test_blocks(included.lines());
+                let markdown = crate::files::path::lexically_normal(&lib_dir.join(&markdown));
+                if let Ok(included) = reader.read_to_string(&markdown) {
+                    let blocks = rust_doc_test_code(included.lines());
+                    count += blocks.len();
+                    if !changed.is_empty() {
+                        note_uses(&markdown, blocks, &|fence| fence);
+                    }
                 }
             }
         }
@@ -387,7 +419,16 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
             }
         }
     }
-    (total > 0).then_some(RustDocTests { crate_name, manifest_dir, total, files, in_written, scan_incomplete })
+    (total > 0).then_some(RustDocTests {
+        crate_name,
+        manifest_dir,
+        total,
+        files,
+        in_written,
+        scan_incomplete,
+        using_changed,
+        using_changed_total,
+    })
 }
 
 /// The library target of a cargo package (see [`rust_library_with`]).
@@ -518,33 +559,51 @@ fn included_docs(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// How many of the fenced code blocks in `lines` (Markdown, doc comment prefixes stripped)
-/// rustdoc compiles as doc-tests.
-fn rust_doc_test_blocks<'a>(lines: impl Iterator<Item = &'a str>) -> usize {
-    let mut count = 0;
-    let mut open: Option<&str> = None;
-    for line in lines {
+/// One doc-test code block of [`rust_doc_test_code`].
+struct DocTestCode<'a> {
+    /// The 0-based index, among the lines given, of its opening fence.
+    fence: usize,
+    /// Its code lines, a hidden line's `# ` cut.
+    code: Vec<&'a str>,
+}
+
+/// The fenced code blocks in `lines` (Markdown, doc comment prefixes stripped) that rustdoc
+/// compiles as doc-tests, with their code; a block left open runs to the end.
+fn rust_doc_test_code<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<DocTestCode<'a>> {
+    let mut blocks = Vec::new();
+    // The open fence, and whether its block is a compiled doc-test.
+    let mut open: Option<(&str, bool)> = None;
+    for (index, line) in lines.enumerate() {
         let trimmed = line.trim_start();
         let fence = if trimmed.starts_with("```") {
-            "```"
+            Some("```")
         } else if trimmed.starts_with("~~~") {
-            "~~~"
+            Some("~~~")
         } else {
-            continue;
+            None
         };
-        match open {
-            Some(opened) if opened == fence => open = None,
-            Some(_) => (),
-            None => {
-                open = Some(fence);
-                let info = trimmed.trim_start_matches(fence.chars().next().unwrap_or('`')).trim();
-                if is_compiled_doc_test(info) {
-                    count += 1;
+        match (open, fence) {
+            (Some((opened, _)), Some(fence)) if opened == fence => open = None,
+            (Some((_, compiled)), _) => {
+                if compiled {
+                    if let Some(block) = blocks.last_mut() {
+                        let block: &mut DocTestCode<'a> = block;
+                        block.code.push(trimmed.strip_prefix("# ").unwrap_or(line));
+                    }
                 }
             }
+            (None, Some(fence)) => {
+                let info = trimmed.trim_start_matches(fence.chars().next().unwrap_or('`')).trim();
+                let compiled = is_compiled_doc_test(info);
+                if compiled {
+                    blocks.push(DocTestCode { fence: index, code: Vec::new() });
+                }
+                open = Some((fence, compiled));
+            }
+            (None, None) => (),
         }
     }
-    count
+    blocks
 }
 
 /// Whether a code block with this info string is a doc-test rustdoc compiles: no info string,
@@ -667,14 +726,33 @@ mod tests {
             ),
         ]);
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let found = rust_doc_tests(&root, &root, &root.join("src/a.rs")).unwrap();
+        let found = rust_doc_tests(&root, &root, &root.join("src/a.rs"), &[]).unwrap();
         assert_eq!((found.crate_name.as_str(), found.total, found.files, found.in_written), ("doccy", 6, 3, 1));
-        assert_eq!(rust_doc_tests(&root, &root, &root.join("src/c.rs")).unwrap().in_written, 3);
-        assert_eq!(rust_doc_tests(&root, &root, &root.join("src/b.rs")).unwrap().in_written, 0);
+        assert_eq!(rust_doc_tests(&root, &root, &root.join("src/c.rs"), &[]).unwrap().in_written, 3);
+        assert_eq!(rust_doc_tests(&root, &root, &root.join("src/b.rs"), &[]).unwrap().in_written, 0);
+        // The doc-tests whose code names a changed name, by the line of their opening fence
+        // (a hidden `# ` line counts; an `ignore` block and a plain comment do not).
+        let changed = ["one".to_owned(), "x".to_owned(), "c".to_owned()];
+        let found = rust_doc_tests(&root, &root, &root.join("src/a.rs"), &changed).unwrap();
+        let named: Vec<(String, usize, String)> = found
+            .using_changed
+            .iter()
+            .map(|(path, line, name)| (path.strip_prefix(&root).unwrap().display().to_string(), *line, name.clone()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("src/a.rs".to_owned(), 1, "x".to_owned()),
+                ("src/c.rs".to_owned(), 2, "c".to_owned()),
+                ("src/c.rs".to_owned(), 7, "c".to_owned()),
+                ("src/lib.rs".to_owned(), 2, "one".to_owned()),
+            ]
+        );
+        assert_eq!(found.using_changed_total, 4);
         // A binary-only crate has no doc-tests.
         let bin = tree(&[("Cargo.toml", "[package]\nname = \"tool\"\n"), ("src/main.rs", "/// ```\n/// x\n/// ```\nfn main() {}\n")]);
         let bin_root = std::fs::canonicalize(bin.path()).unwrap();
-        assert_eq!(rust_doc_tests(&bin_root, &bin_root, &bin_root.join("src/main.rs")), None);
+        assert_eq!(rust_doc_tests(&bin_root, &bin_root, &bin_root.join("src/main.rs"), &[]), None);
     }
 
     /// Issue 13 §1: a server root inside the workspace that is (now) a symlink to a directory
@@ -701,10 +779,10 @@ mod tests {
         assert!(python_importers(&workspace_root, &root, &root.join("mod.py"), 10).files.is_empty());
         assert!(c_includers(&workspace_root, &root, &root.join("lib.h"), 10).files.is_empty());
         let crate_root = workspace_root.join("crate");
-        assert_eq!(rust_doc_tests(&workspace_root, &crate_root, &crate_root.join("src/lib.rs")), None);
+        assert_eq!(rust_doc_tests(&workspace_root, &crate_root, &crate_root.join("src/lib.rs"), &[]), None);
         // The same scans with the outside tree as the workspace find them (the test can fail).
         let real = std::fs::canonicalize(outside.path()).unwrap();
         assert_eq!(python_importers(&real, &real.join("pkg"), &real.join("pkg/mod.py"), 10).files.len(), 1);
-        assert_eq!(rust_doc_tests(&real, &real.join("crate"), &real.join("crate/src/lib.rs")).map(|found| found.total), Some(2));
+        assert_eq!(rust_doc_tests(&real, &real.join("crate"), &real.join("crate/src/lib.rs"), &[]).map(|found| found.total), Some(2));
     }
 }

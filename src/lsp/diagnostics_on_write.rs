@@ -670,6 +670,10 @@ pub enum FileDiagnostics {
     /// build constraints exclude under the current GOOS/GOARCH and tags), so nothing in it was
     /// checked: why, and the next step that checks it.
     NotBuilt(String),
+    /// A Rust file the write did not touch, covered by the project check, with lines behind a
+    /// `#[cfg]` that is off that name an item the write changed: those lines were not compiled
+    /// (which, the cfg, the next step); the rest of the file was.
+    CfgOffLines(String),
 }
 
 /// Whether another process of the same server reports a file of a check (see `render_checks`).
@@ -952,6 +956,11 @@ struct Pending {
 /// How long rust-analyzer's own (pulled) diagnostics may take before the check goes on with the
 /// compiler's alone (it holds pulls back while it primes caches).
 const NATIVE_PULL_BUDGET: Duration = Duration::from_secs(3);
+
+/// The time share of a Rust write's check for reading the package's other files for uses of the
+/// changed items in code no check of the current configuration compiles (cfg-off code, targets
+/// skipped for their required features): 1.5 s.
+const CFG_OFF_SCAN_SHARE: Duration = Duration::from_millis(1500);
 /// How long a `didSave` may take to start rust-analyzer's check run before we conclude none
 /// will, and again after an explicit request (its flycheck starts ~100-400 ms after the save
 /// on an idle machine, later under load).
@@ -2918,6 +2927,20 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     let server = Arc::clone(&group.server);
     let end = group.end;
     let mut notes = group.notes.clone();
+    // The items whose declaration the write changed in its Rust files, over all of them (a
+    // rename's declaration in one file makes the same identifier change in the others a rename):
+    // cfg-off code that names one cannot show the break (bitflags 2.13.2: `to_writer` changed,
+    // its caller under `#[cfg(feature = "serde")]` at parser.rs:89 unsaid), nor can a doc-test.
+    let changed_rust_items: Vec<String> = {
+        let texts: Vec<(String, String)> = group
+            .written
+            .iter()
+            .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+            .filter_map(|path| Some((group.old_texts.get(path)?.clone(), server.document_text(path)?)))
+            .collect();
+        let pairs: Vec<(&str, &str)> = texts.iter().map(|(old, new)| (old.as_str(), new.as_str())).collect();
+        crate::lsp::inactive::changed_rust_item_names_in_write(&pairs)
+    };
     let settle = server.definition().diagnostics_settle;
     let written_role = |path: &PathBuf| if group.written.contains(path) { CheckedRole::Written } else { CheckedRole::Dependent };
     let unavailable_all = |reason: String, notes: Vec<String>| ServerCheck {
@@ -3137,7 +3160,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     } else {
                         "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
                     };
-                    description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written));
+                    description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written, &changed_rust_items));
                     let (not_compiled_text, not_compiled) = library_dependents_not_compiled(supervisor, server.root(), &after);
                     description.push_str(&not_compiled_text);
                     // A written test, bench or example that cargo never compiled has no state
@@ -3404,17 +3427,6 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     // The items whose declaration the write changed in its Rust files: cfg-off code that names
     // one cannot show the break (bitflags 2.13.2: `to_writer` changed, its caller under
     // `#[cfg(feature = "serde")]` at parser.rs:89 unsaid).
-    let changed_rust_items: Vec<String> = {
-        let mut names: Vec<String> = Vec::new();
-        for path in group.written.iter().filter(|path| path.extension().is_some_and(|ext| ext == "rs")) {
-            if let (Some(old), Some(new)) = (group.old_texts.get(path), server.document_text(path)) {
-                names.extend(crate::lsp::inactive::changed_rust_item_names(old, &new));
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
-    };
     for path in ordered {
         let role = if republished.contains(&path) { CheckedRole::Republished } else { written_role(&path) };
         if let Some(Err(reason)) = group.syncs.get(&path) {
@@ -3517,25 +3529,56 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     // Module files a known-off `#[cfg]` keeps out of the build that use a changed item: the
     // server publishes nothing for them and no check of this configuration compiles them
     // (trial28 M3: httparse's aarch64-only `src/simd/neon.rs` calls the changed `advance`).
+    // So do the files under their own `#![cfg]`, the targets cargo skips for their
+    // `required-features`, and the lines behind a `#[cfg]` of files the write did not touch,
+    // which rust-analyzer marks inactive only when it has them open (trial159 F1: arrayvec's
+    // `tests/borsh.rs` called the deleted `from_byte_string`, and the write said "checked: … the
+    // whole cargo workspace"). A word search, bounded by a file cap and a time share.
     if server.id() == "rust-analyzer" && !changed_rust_items.is_empty() {
-        let listed: HashSet<PathBuf> = files.iter().map(|file| file.path.clone()).collect();
-        let (found, files_not_read) = crate::lsp::cfg_off_modules::cfg_off_module_uses(
+        // A file already said NOT built, or whose cfg-off uses its own inactive ranges named, is
+        // not read again.
+        let skip: HashSet<PathBuf> = files
+            .iter()
+            .filter(|file| {
+                file.role == CheckedRole::Written || !matches!(file.diagnostics, FileDiagnostics::Checked { cfg_off_uses: None, .. })
+            })
+            .map(|file| file.path.clone())
+            .collect();
+        let scan = crate::lsp::cfg_off_modules::cfg_off_module_uses(
             server.workspace_root(),
             &group.written,
             &changed_rust_items,
-            &listed,
+            &skip,
             server.id(),
+            Instant::now() + CFG_OFF_SCAN_SHARE,
         );
-        for found in found {
-            files.push(CheckedFile {
-                path: found.path,
-                role: CheckedRole::Dependent,
-                diagnostics: FileDiagnostics::NotBuilt(found.reason),
-            });
+        for found in scan.found {
+            let listed = files.iter_mut().find(|file| file.path == found.path);
+            match listed {
+                Some(CheckedFile { diagnostics: FileDiagnostics::Checked { cfg_off_uses, .. }, .. }) => *cfg_off_uses = Some(found.reason),
+                Some(file) => file.diagnostics = FileDiagnostics::NotBuilt(found.reason),
+                None => files.push(CheckedFile {
+                    path: found.path,
+                    role: CheckedRole::Dependent,
+                    diagnostics: if found.whole_file {
+                        FileDiagnostics::NotBuilt(found.reason)
+                    } else {
+                        FileDiagnostics::CfgOffLines(found.reason)
+                    },
+                }),
+            }
         }
-        if files_not_read > 0 {
+        if scan.not_read_for_cap > 0 {
             notes.push(format!(
-                "{files_not_read} .rs files of the written package were NOT read for uses of the changed items in module files behind a `#[cfg]` that is off (cap of 3,000 per package)"
+                "{} .rs files of the written package were NOT read for uses of the changed items in code behind a `#[cfg]` that is off or in targets skipped for their required-features (cap of 3,000 per package); next step: {{\"op\": \"diagnostics\", \"file\": \"*\", \"all_features\": true}}",
+                scan.not_read_for_cap
+            ));
+        }
+        if scan.not_read_for_time > 0 {
+            notes.push(format!(
+                "{} .rs files of the written package were NOT read for uses of the changed items in code behind a `#[cfg]` that is off or in targets skipped for their required-features (the scan's time share of {} s ran out); next step: {{\"op\": \"diagnostics\", \"file\": \"*\", \"all_features\": true}}",
+                scan.not_read_for_time,
+                CFG_OFF_SCAN_SHARE.as_secs_f64()
             ));
         }
     }
@@ -4504,11 +4547,11 @@ fn importers_window_end(end: Instant, reserved: Duration) -> Instant {
 /// (rust-analyzer's flycheck, even with all targets) does not compile them, so a write that
 /// breaks one is not seen; names the crate, how many there are, and `cargo test --doc`.
 /// Empty when no written crate has doc-tests.
-fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf]) -> String {
+fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf], changed: &[String]) -> String {
     // Per crate: its doc-tests, and the written files that hold some (by name).
     let mut crates: Vec<(crate::lsp::dependents::RustDocTests, Vec<String>)> = Vec::new();
     for path in written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")) {
-        if let Some(found) = crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), root, path) {
+        if let Some(found) = crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), root, path, changed) {
             let holder: Vec<String> = if found.in_written > 0 { vec![supervisor.display_path(path)] } else { Vec::new() };
             match crates.iter_mut().find(|(known, _)| known.manifest_dir == found.manifest_dir) {
                 Some((known, holders)) => {
@@ -4540,6 +4583,23 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             found.crate_name,
             found.crate_name
         ));
+        // The ones that use a name the write changed: the likeliest to break (trial159 M4).
+        if found.using_changed_total > 0 {
+            let shown: Vec<String> = found
+                .using_changed
+                .iter()
+                .map(|(path, line, name)| format!("{}:{line} (`{name}`)", supervisor.display_path(path)))
+                .collect();
+            let more = found.using_changed_total - shown.len();
+            text.push_str(&format!(
+                "; of them, {} {} a name this write changed (a word search; the line of each opening ```, as `cargo test --doc` names it): {}{} — run `cargo test --doc -p {}` before relying on them",
+                found.using_changed_total,
+                crate::render::one_or_many(found.using_changed_total, "uses", "use"),
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() },
+                found.crate_name
+            ));
+        }
     }
     text
 }
@@ -6765,7 +6825,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let new = ledger.preview_new(&scope, &file.path, before.as_deref(), &current);
                     Some((file.path.as_path(), file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
-                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
+                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) | FileDiagnostics::CfgOffLines(_) => None,
             })
             .collect();
         // The new errors of this server's check (any file), for the warnings' order below.
@@ -6938,6 +6998,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     }
                     lines.push(format!("{display}: diagnostics unavailable: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "unavailable", "reason": reason}));
+                }
+                FileDiagnostics::CfgOffLines(reason) => {
+                    cfg_off_users.push(display.clone());
+                    lines.push(format!(
+                        "{display}: NOT checked: {reason} (the rest of {display} was compiled by the project check; those lines are not a clean result)"
+                    ));
+                    files_json.push(json!({"file": display, "role": role, "status": "cfg_off_lines", "reason": reason}));
                 }
                 FileDiagnostics::NotBuilt(reason) => {
                     any_unavailable = true;

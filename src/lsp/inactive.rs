@@ -1151,41 +1151,97 @@ pub fn changed_lines(old: &str, new: &str) -> Vec<u32> {
 /// body), a `struct`, `enum`, `union` or `trait` (fields, variants, methods), a `type`, `const`,
 /// `static` or `macro_rules!`, in `old` or in `new`, that spans a line the write inserted, removed
 /// or replaced (a line diff, Myers). Callers of such an item may break; sorted, no repeats. Empty
-/// when neither text parses as Rust.
+/// when neither text parses as Rust. One file's [`changed_rust_item_names_in_write`].
+#[cfg(test)]
 pub fn changed_rust_item_names(old: &str, new: &str) -> Vec<String> {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    // 0-based changed rows of each side.
-    let (mut old_rows, mut new_rows) = (Vec::new(), Vec::new());
-    let operations = similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines);
-    for op in &operations {
-        let (tag, old_range, new_range) = op.as_tag_tuple();
-        if tag != similar::DiffTag::Equal {
-            old_rows.extend(old_range);
-            new_rows.extend(new_range);
+    changed_rust_item_names_in_write(&[(old, new)])
+}
+
+/// The names of the Rust items whose declaration a write changed, over every Rust file of one
+/// write (`(old, new)` texts): a `fn`'s signature (up to its body), a `struct`, `enum`, `union`
+/// or `trait` (fields, variants, methods), a `type`, `const`, `static` or `macro_rules!`, in the
+/// old or the new text, that spans a line the write inserted, removed or replaced (a line diff,
+/// Myers) — callers of such an item may break. A line replaced by one that differs from it only
+/// in identifiers that the write renames — a declaration of the old name renamed in one of the
+/// files (`pub struct CapacityError` → `pub struct CapError`), or an old name the file no longer
+/// uses in code (comments and strings aside) for a new name it did not use before — changes those
+/// names, not the items whose lines hold them. Any other changed line names the items whose
+/// declaration spans it. Sorted, no repeats.
+pub fn changed_rust_item_names_in_write(files: &[(&str, &str)]) -> Vec<String> {
+    // Per file: the 0-based rows of each side that changed in ways other than a rename, and the
+    // identifier pairs of the lines that changed only in identifiers (with the rows they are on).
+    struct FileChange {
+        old_rows: Vec<usize>,
+        new_rows: Vec<usize>,
+        /// `(old row, new row, pairs)` of a line that differs only in identifiers.
+        renamed_lines: Vec<(usize, usize, IdentifierPairs)>,
+    }
+    let mut changes: Vec<FileChange> = Vec::new();
+    // (old, new) identifier pairs whose old name a declaration line of the write renamed.
+    let mut declared_renames: Vec<(String, String)> = Vec::new();
+    for (old, new) in files {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let mut change = FileChange { old_rows: Vec::new(), new_rows: Vec::new(), renamed_lines: Vec::new() };
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            if tag == similar::DiffTag::Equal {
+                continue;
+            }
+            if old_range.len() != new_range.len() {
+                change.old_rows.extend(old_range);
+                change.new_rows.extend(new_range);
+                continue;
+            }
+            for (old_row, new_row) in old_range.zip(new_range) {
+                match identifier_pairs(old_lines[old_row], new_lines[new_row]) {
+                    Some((pairs, declared)) => {
+                        declared_renames.extend(declared);
+                        change.renamed_lines.push((old_row, new_row, pairs));
+                    }
+                    None => {
+                        change.old_rows.push(old_row);
+                        change.new_rows.push(new_row);
+                    }
+                }
+            }
         }
+        changes.push(change);
     }
-    // A write that only renames identifiers changes those names, not the items whose lines hold
-    // them (trial112 M1, trial116 M2: renaming `CapacityError` flagged `Err`, `Error` and `new`
-    // for `type Err = CapError;` and `fn new(…) -> CapError`).
-    if let Some(pairs) = identifier_renames(&operations, &old_lines, &new_lines) {
-        let mut names: Vec<String> = pairs.into_iter().flat_map(|(from, to)| [from, to]).collect();
-        names.sort();
-        names.dedup();
-        return names;
+    let mut names: Vec<String> = Vec::new();
+    for ((old, new), mut change) in files.iter().zip(changes) {
+        // A rename leaves no whole-word use of the old name in the file's code (`u8` → `u16` in
+        // one field is a type change, not a rename of `u8`), unless a declaration of it was
+        // renamed (trial159 M3: `CapacityError` → `CapError` left `CapacityError` in comments,
+        // and `fn new(…) -> CapacityError` was taken for a change of `new`).
+        // Nor did the old text use the new name (`a: Foo` → `a: Bar` beside another `Bar` is a
+        // type change).
+        let (new_code_uses, old_code_uses) = (rust_code_word_uses(new), rust_code_word_uses(old));
+        for (old_row, new_row, pairs) in std::mem::take(&mut change.renamed_lines) {
+            let renamed = pairs.iter().all(|pair| declared_renames.contains(pair) || (!new_code_uses(&pair.0) && !old_code_uses(&pair.1)));
+            if renamed {
+                names.extend(pairs.into_iter().flat_map(|(from, to)| [from, to]));
+            } else {
+                change.old_rows.push(old_row);
+                change.new_rows.push(new_row);
+            }
+        }
+        names.extend(rust_items_spanning(old, &change.old_rows));
+        names.extend(rust_items_spanning(new, &change.new_rows));
     }
-    let mut names = rust_items_spanning(old, &old_rows);
-    names.extend(rust_items_spanning(new, &new_rows));
     names.sort();
     names.dedup();
     names
 }
 
-/// When every changed line of a line diff is replaced by one line that differs from it only in
-/// identifiers (token by token: `CapacityError` → `CapError`), those (old, new) identifier
-/// pairs; `None` when a line is inserted or removed, or differs in anything else, or nothing
-/// changed.
-fn identifier_renames(operations: &[similar::DiffOp], old_lines: &[&str], new_lines: &[&str]) -> Option<Vec<(String, String)>> {
+/// (old, new) identifier pairs of a line a write changed.
+type IdentifierPairs = Vec<(String, String)>;
+
+/// When `new_line` differs from `old_line` only in identifiers (token by token: `CapacityError`
+/// → `CapError`), those (old, new) identifier pairs and, of them, the ones whose old identifier
+/// the line declares (after `struct`, `enum`, `union`, `trait`, `type`, `fn`, `const`, `static`,
+/// `mod` or `macro_rules!`); `None` when the lines differ in anything else or not at all.
+fn identifier_pairs(old_line: &str, new_line: &str) -> Option<(IdentifierPairs, IdentifierPairs)> {
     let tokens = |line: &str| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut current = String::new();
@@ -1204,50 +1260,58 @@ fn identifier_renames(operations: &[similar::DiffOp], old_lines: &[&str], new_li
         out
     };
     let is_identifier = |token: &str| token.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    for op in operations {
-        let (tag, old_range, new_range) = op.as_tag_tuple();
-        if tag == similar::DiffTag::Equal {
-            continue;
-        }
-        if old_range.len() != new_range.len() {
-            return None;
-        }
-        for (old_row, new_row) in old_range.zip(new_range) {
-            let (before, after) = (tokens(old_lines[old_row]), tokens(new_lines[new_row]));
-            if before.len() != after.len() {
-                return None;
-            }
-            for (from, to) in before.iter().zip(&after) {
-                if from == to {
-                    continue;
-                }
-                if !is_identifier(from) || !is_identifier(to) {
-                    return None;
-                }
-                if !pairs.iter().any(|(known_from, known_to)| known_from == from && known_to == to) {
-                    pairs.push((from.clone(), to.clone()));
-                }
-            }
-        }
-    }
-    // A rename leaves no whole-word use of the old name in the file (`u8` → `u16` in one field is
-    // a type change, not a rename of `u8`).
-    let new_text: String = new_lines.concat();
-    let still_used = |name: &str| {
-        new_text.match_indices(name).any(|(at, _)| {
-            let before = new_text[..at].chars().next_back();
-            let after = new_text[at + name.len()..].chars().next();
-            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-        })
-    };
-    if pairs.iter().any(|(from, _)| still_used(from)) {
+    let (before, after) = (tokens(old_line), tokens(new_line));
+    if before.len() != after.len() {
         return None;
     }
-    (!pairs.is_empty()).then_some(pairs)
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut declared: Vec<(String, String)> = Vec::new();
+    for (index, (from, to)) in before.iter().zip(&after).enumerate() {
+        if from == to {
+            continue;
+        }
+        if !is_identifier(from) || !is_identifier(to) {
+            return None;
+        }
+        let pair = (from.clone(), to.clone());
+        // The word before it, past whitespace (and the `!` of `macro_rules!`).
+        let keyword = before[..index].iter().rev().find(|token| !token.trim().is_empty() && token.trim() != "!").map(String::as_str);
+        if matches!(keyword, Some("struct" | "enum" | "union" | "trait" | "type" | "fn" | "const" | "static" | "mod" | "macro_rules"))
+            && !declared.contains(&pair)
+        {
+            declared.push(pair.clone());
+        }
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+    }
+    (!pairs.is_empty()).then_some((pairs, declared))
 }
 
-/// The names of the items of Rust `source` whose declaration (see [`changed_rust_item_names`])
+/// Whether a word occurs in the code of the Rust `source` (whole word, outside comments and
+/// string literals, by the syntax tree; the whole text when it does not parse).
+fn rust_code_word_uses(source: &str) -> impl Fn(&str) -> bool + '_ {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let mut skipped: Vec<std::ops::Range<usize>> = Vec::new();
+    if let Ok(grep) =
+        ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source, ast_grep_language::SupportLang::Rust)
+    {
+        let mut stack = vec![grep.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            if matches!(node.kind(), "line_comment" | "block_comment" | "string_literal" | "raw_string_literal" | "char_literal") {
+                skipped.push(node.byte_range());
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    move |word: &str| {
+        crate::lsp::rename_coverage::word_positions(source, word).into_iter().any(|at| !skipped.iter().any(|range| range.contains(&at)))
+    }
+}
+
+/// The names of the items of Rust `source` whose declaration (see [`changed_rust_item_names_in_write`])
 /// spans any of the 0-based `rows`.
 fn rust_items_spanning(source: &str, rows: &[usize]) -> Vec<String> {
     use ast_grep_core::tree_sitter::StrDoc;
@@ -1318,23 +1382,28 @@ pub fn inactive_uses(ranges: &[InactiveRange], text: &str, names: &[String]) -> 
     for (index, line) in text.lines().enumerate() {
         let number = index as u32 + 1;
         let Some(range) = ranges.iter().find(|range| (range.start_line..=range.end_line).contains(&number)) else { continue };
-        let code = line.split("//").next().unwrap_or("");
-        let used = |name: &String| {
-            let (word, macro_call) = match name.strip_suffix('!') {
-                Some(word) => (word, true),
-                None => (name.as_str(), false),
-            };
-            crate::lsp::rename_coverage::word_positions(code, word)
-                .into_iter()
-                .any(|at| code[at + word.len()..].trim_start().starts_with('!') == macro_call)
-        };
-        let Some(name) = names.iter().find(|name| used(name)) else { continue };
+        let Some(name) = changed_name_used(line, names) else { continue };
         let cfg = grep.as_ref().filter(|_| range.end_line != u32::MAX).and_then(|grep| {
             cfg_gate_at(&grep.root().get_inner_node(), text, index as u32, false).map(|(attribute, row, _)| (attribute, row + 1))
         });
         uses.push(InactiveUse { line: number, name: name.clone(), features: disabled_features(&range.message), cfg });
     }
     uses
+}
+
+/// The first of `names` that the Rust `line` uses as a whole word before any `//` (a name ending
+/// in `!` as a macro call, the others not followed by `!`).
+pub(crate) fn changed_name_used<'n>(line: &str, names: &'n [String]) -> Option<&'n String> {
+    let code = line.split("//").next().unwrap_or("");
+    names.iter().find(|name| {
+        let (word, macro_call) = match name.strip_suffix('!') {
+            Some(word) => (word, true),
+            None => (name.as_str(), false),
+        };
+        crate::lsp::rename_coverage::word_positions(code, word)
+            .into_iter()
+            .any(|at| code[at + word.len()..].trim_start().starts_with('!') == macro_call)
+    })
 }
 
 /// The sentence for `uses` in `file` (see [`inactive_uses`]): which lines name which changed
@@ -2027,6 +2096,23 @@ impl std::str::FromStr for Stack {
 ";
         let new = old.replace("CapacityError", "CapError");
         assert_eq!(changed_rust_item_names(old, &new), vec!["CapError".to_owned(), "CapacityError".to_owned()]);
+        // trial159 M3: the old name left in a comment, a string, and in code the rename did not
+        // reach in another file, is still a rename; its declaration renamed decides.
+        let old = format!("/// Make a `CapacityError`.\n{old}fn msg() -> &'static str {{ \"CapacityError\" }}\n");
+        let new = old.replace("pub struct CapacityError", "pub struct CapError").replace("CapacityError<", "CapError<");
+        assert_eq!(changed_rust_item_names(&old, &new), vec!["CapError".to_owned(), "CapacityError".to_owned()]);
+        let user_old = "use crate::CapacityError;\npub fn make() -> CapacityError<u8> { todo!() }\n#[cfg(feature = \"x\")]\nfn gated(e: CapacityError<u8>) {}\n";
+        let user_new =
+            "use crate::CapError;\npub fn make() -> CapError<u8> { todo!() }\n#[cfg(feature = \"x\")]\nfn gated(e: CapacityError<u8>) {}\n";
+        assert_eq!(
+            changed_rust_item_names_in_write(&[(&old, &new), (user_old, user_new)]),
+            vec!["CapError".to_owned(), "CapacityError".to_owned()]
+        );
+        // Alone, the user file's change still reads as a change of `make` (the old name is used).
+        assert!(changed_rust_item_names(user_old, user_new).contains(&"make".to_owned()));
+        // A parameter's type changed to another type the file already uses is a change of the fn.
+        let old = "pub struct Foo;\npub struct Bar;\npub fn take(a: Foo) {}\n";
+        assert_eq!(changed_rust_item_names(old, &old.replace("a: Foo", "a: Bar")), vec!["take".to_owned()]);
     }
 
     #[test]

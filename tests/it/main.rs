@@ -101,6 +101,7 @@ mod lsp_trial155_reexport;
 mod lsp_trial156;
 mod lsp_trial157;
 mod lsp_trial158;
+mod lsp_trial159;
 mod lsp_trial16;
 mod lsp_trial161;
 mod lsp_trial17;
