@@ -237,18 +237,24 @@ impl RustFileImports {
     }
 }
 
-/// Whether a statement's text up to some point is a `use` statement: `use …`, `pub use …`,
-/// `pub(crate) use …`, after any attributes on the same line.
-fn starts_use_statement(text: &str) -> bool {
-    let text = text.rsplit(']').next().unwrap_or(text).trim_start();
-    let text = text.strip_prefix("pub").map_or(text, |rest| {
+/// `text` (trimmed at the start) without a leading visibility: `pub`, `pub(crate)`,
+/// `pub(in path)`.
+fn without_visibility(text: &str) -> &str {
+    text.strip_prefix("pub").map_or(text, |rest| {
         let rest = rest.trim_start();
         if rest.starts_with('(') {
             rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
         } else {
             rest
         }
-    });
+    })
+}
+
+/// Whether a statement's text up to some point is a `use` statement: `use …`, `pub use …`,
+/// `pub(crate) use …`, after any attributes on the same line.
+fn starts_use_statement(text: &str) -> bool {
+    let text = text.rsplit(']').next().unwrap_or(text).trim_start();
+    let text = without_visibility(text);
     text.starts_with("use ")
 }
 
@@ -256,14 +262,7 @@ fn starts_use_statement(text: &str) -> bool {
 /// `pub(crate) mod name`, after any attributes on the same line.
 fn opens_inline_module(before: &str) -> bool {
     let before = before.rsplit(']').next().unwrap_or(before).trim_start();
-    let before = before.strip_prefix("pub").map_or(before, |rest| {
-        let rest = rest.trim_start();
-        if rest.starts_with('(') {
-            rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
-        } else {
-            rest
-        }
-    });
+    let before = without_visibility(before);
     before.strip_prefix("mod ").is_some_and(|rest| {
         let rest = rest.trim();
         !rest.is_empty() && rest.chars().all(|c| c.is_alphanumeric() || c == '_')
@@ -300,14 +299,7 @@ fn use_statement_start(lines: &[&str], line0: usize, byte_start: usize) -> Optio
     let before = lines.get(line0)?.get(..byte_start)?;
     let statement_start = (0..=line0).rev().take(40).find(|&index| {
         let trimmed = lines[index].trim_start();
-        let trimmed = trimmed.strip_prefix("pub").map_or(trimmed, |rest| {
-            let rest = rest.trim_start();
-            if rest.starts_with('(') {
-                rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
-            } else {
-                rest
-            }
-        });
+        let trimmed = without_visibility(trimmed);
         trimmed.starts_with("use ")
     });
     statement_start.filter(|&start| {
@@ -329,14 +321,7 @@ fn inline_module_depth(lines: &[&str], line0: usize, byte_start: usize) -> usize
         let text = if index == line0 { line.get(..byte_start).unwrap_or(line) } else { line };
         let code = text.split("//").next().unwrap_or(text);
         let trimmed = code.trim_start();
-        let declaration = trimmed.strip_prefix("pub").map_or(trimmed, |rest| {
-            let rest = rest.trim_start();
-            if rest.starts_with('(') {
-                rest.find(')').map_or(rest, |close| &rest[close + 1..]).trim_start()
-            } else {
-                rest
-            }
-        });
+        let declaration = without_visibility(trimmed);
         let opens_module = declaration.strip_prefix("mod ").is_some_and(|rest| {
             let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
             name_end > 0 && rest[name_end..].trim_start().starts_with('{')
