@@ -310,7 +310,10 @@ fn member_notes(
     // also hold the name in another role (trial37 F1: `setState: Store<T>['setState']` declares
     // `StoreActionsFactory.setState`, which stays; only the indexed-access key changed, and the
     // member that did change, `Store.setState`, was never named).
-    let mut members: Vec<(usize, String, &'static str, String, bool)> = Vec::new();
+    let mut members: Vec<(usize, String, &'static str, String, bool, crate::lsp::syntax::MemberAccess)> = Vec::new();
+    // Lines whose renamed member is private (`private`, `#name`): no code outside its class can
+    // use it, so no public API changes (trial160 M2: `private _trailing` was said to break users).
+    let mut private_lines: Vec<usize> = Vec::new();
     let mut locally_exported: Option<Vec<String>> = None;
     for &index in changed {
         let Some(old_line) = old_lines.get(index) else { continue };
@@ -319,12 +322,16 @@ fn member_notes(
             // An unexported declaration's member is public too when an exported type of the
             // file extends it (true-myth's `class MaybeImpl`, published as `interface Just<T>
             // extends MaybeImpl<T>`): the route below finds which.
-            let Some(crate::lsp::syntax::TopLevelDeclarationMember { owner, kind, column: at, path: member_path, exported }) =
+            let Some(crate::lsp::syntax::TopLevelDeclarationMember { owner, kind, column: at, path: member_path, exported, access }) =
                 parsed.member_of_top_level_declaration_from(index as u32, character, old_name)
             else {
                 continue;
             };
             if at != column {
+                continue;
+            }
+            if access == crate::lsp::syntax::MemberAccess::Private {
+                private_lines.push(index);
                 continue;
             }
             // Edits before it on the line shift it; the same declaration reads NEW there now
@@ -339,14 +346,16 @@ fn member_notes(
             // An `export { Owner }` list exports it under its own name too; otherwise only the
             // types extending it can carry it out of the module.
             let exported = exported || locally_exported.get_or_insert_with(|| local_export_names(path, &old_text)).contains(&owner);
-            if renamed && !members.iter().any(|(_, known, _, _, _)| *known == owner) {
-                members.push((index, owner, kind, member_path, exported));
+            if renamed && !members.iter().any(|(_, known, _, _, _, _)| *known == owner) {
+                members.push((index, owner, kind, member_path, exported, access));
             }
         }
     }
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let mut notes = Vec::new();
-    for (index, owner, kind, member_path, exported) in members.into_iter().take(3) {
+    for (index, owner, kind, member_path, exported, access) in members.into_iter().take(3) {
+        // A protected member: only subclasses outside the workspace use it.
+        let protected = access == crate::lsp::syntax::MemberAccess::Protected;
         // `range.startIndex` for a property of a member's type: its parent path stays.
         let renamed_path = match member_path.rsplit_once('.') {
             Some((parents, _)) => format!("{parents}.{new_name}"),
@@ -365,25 +374,36 @@ fn member_notes(
             };
             let (import_path, through) = route.describe(workspace_root, &package_name);
             notes.push(format!(
-                "note: public API changed: {shown}:{} declares `{old_name}`, a member of the {kind} `{owner}`, which the exported `{subtype}` extends — the package `{package_name}` exports `{subtype}` from `{import_path}` (through {through}) — this rename changes `{subtype}.{member_path}` to `{subtype}.{renamed_path}` too, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (marked `@deprecated`), or say the break in the changelog",
+                "note: public API changed: {shown}:{} declares `{old_name}`, a {}member of the {kind} `{owner}`, which the exported `{subtype}` extends — the package `{package_name}` exports `{subtype}` from `{import_path}` (through {through}) — this rename changes `{subtype}.{member_path}` to `{subtype}.{renamed_path}` too, and {} outside this workspace that {} the member {}; no export keeps a member's old name: keep the old member for a while (marked `@deprecated`), or say the break in the changelog",
                 index + 1,
+                if protected { "protected " } else { "" },
+                if protected { format!("only subclasses of `{subtype}`") } else { "code".to_owned() },
+                if protected { "use or override" } else { "uses" },
+                if protected { "break (other code cannot use a protected member)" } else { "breaks" },
             ));
             continue;
         };
         let (import_path, through) = route.describe(workspace_root, &package_name);
         let what = match member_path.rsplit_once('.') {
             Some((parents, _)) => format!("a property in the type of `{owner}.{parents}`, part of the exported {kind} `{owner}`"),
+            None if protected => format!("a protected member of the exported {kind} `{owner}`"),
             None => format!("a member of the exported {kind} `{owner}`"),
         };
+        let users = if protected {
+            format!("only subclasses of `{owner}` outside this workspace that use or override the member break (other code cannot use a protected member)")
+        } else {
+            "code outside this workspace that uses the member breaks".to_owned()
+        };
         notes.push(format!(
-            "note: public API changed: {shown}:{} declares `{old_name}`, {what}, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{member_path}` to `{owner}.{renamed_path}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
+            "note: public API changed: {shown}:{} declares `{old_name}`, {what}, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{member_path}` to `{owner}.{renamed_path}`, and {users}; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
             index + 1,
             through,
         ));
     }
     if notes.is_empty() {
         let package = (package_dir.as_path(), package_name.as_str(), entries.as_slice());
-        return instance_member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name, &parsed, package);
+        let changed: Vec<usize> = changed.iter().copied().filter(|index| !private_lines.contains(index)).collect();
+        return instance_member_notes(workspace_root, plan, path, shown, old_lines, &changed, old_name, new_name, &parsed, package);
     }
     notes
 }

@@ -2964,6 +2964,9 @@ impl ParsedSource {
             return None;
         }
         let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+        // The most restrictive access of the member and the members it lies in (`private`,
+        // `#name`, `protected`): a private outer member hides its type's properties too.
+        let mut access = MemberAccess::of(parent, identifier, &self.source);
         // The enclosing members, innermost first, and whether the walk came up through a
         // parameter list (the segment is then the method's `name(…)`).
         let mut path: Vec<String> = vec![name.to_owned()];
@@ -2984,6 +2987,9 @@ impl ParsedSource {
                 | "method_definition"
                 | "public_field_definition"
                 | "abstract_method_signature" => {
+                    if let Some(member) = up.child_by_field_name("name") {
+                        access = access.max(MemberAccess::of(up, member, &self.source));
+                    }
                     if let Some(member) = up.child_by_field_name("name").and_then(text) {
                         path.push(if std::mem::take(&mut through_parameters) { format!("{member}(…)") } else { member });
                     }
@@ -3007,7 +3013,14 @@ impl ParsedSource {
                         }
                         _ => return None,
                     };
-                    return Some(TopLevelDeclarationMember { owner, kind, column, path, exported: up.kind() == "export_statement" });
+                    return Some(TopLevelDeclarationMember {
+                        owner,
+                        kind,
+                        column,
+                        path,
+                        exported: up.kind() == "export_statement",
+                        access,
+                    });
                 }
                 _ => {}
             }
@@ -3037,6 +3050,37 @@ pub struct TopLevelDeclarationMember {
     /// Whether the declaration is exported (`export class …`); `false` for one only its module
     /// sees.
     pub exported: bool,
+    /// The member's access (a class member's `private`, `#name` or `protected`; that of the
+    /// member whose type holds it, when more restrictive).
+    pub access: MemberAccess,
+}
+
+/// Who can use a TypeScript/JavaScript class member from outside its class, by its declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MemberAccess {
+    /// No modifier, or `public`: any code.
+    Public,
+    /// `protected`: subclasses only.
+    Protected,
+    /// `private` (TypeScript) or a `#name` (JavaScript private): its own class only.
+    Private,
+}
+
+impl MemberAccess {
+    /// The access of the member declared by `member` (a class member, a parameter property or
+    /// a signature) whose name node is `name`.
+    fn of(member: tree_sitter::Node<'_>, name: tree_sitter::Node<'_>, source: &str) -> MemberAccess {
+        if name.kind() == "private_property_identifier" {
+            return MemberAccess::Private;
+        }
+        let mut cursor = member.walk();
+        let modifier = member.children(&mut cursor).find(|child| child.kind() == "accessibility_modifier");
+        match modifier.and_then(|modifier| source.get(modifier.start_byte()..modifier.end_byte())) {
+            Some("private") => MemberAccess::Private,
+            Some("protected") => MemberAccess::Protected,
+            _ => MemberAccess::Public,
+        }
+    }
 }
 
 /// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
@@ -3413,6 +3457,17 @@ mod tests {
         let hidden = parsed.member_of_top_level_declaration_from(12, 0, "secret").expect("a member of a top-level interface");
         assert_eq!((hidden.owner.as_str(), hidden.kind, hidden.path.as_str(), hidden.exported), ("Hidden", "interface", "secret", false));
         assert!(parsed.member_of_top_level_declaration_from(15, 0, "run").expect("Runner.run").exported);
+        // Access: `private`, `#name` and `protected` members, a property of a private member's type.
+        let access = "export class V {\n  private _t = 0\n  #h = 1\n  protected p(): void {}\n  q(): void {}\n  private r: { inner: number } = { inner: 1 }\n  constructor(private readonly k: number) {}\n}\n";
+        let parsed_access = ParsedSource::parse(Path::new("a.ts"), access).expect("parsed");
+        let access_of =
+            |line0: u32, name: &str| parsed_access.member_of_top_level_declaration_from(line0, 0, name).map(|member| member.access);
+        assert_eq!(access_of(1, "_t"), Some(MemberAccess::Private));
+        assert_eq!(access_of(2, "#h"), Some(MemberAccess::Private));
+        assert_eq!(access_of(3, "p"), Some(MemberAccess::Protected));
+        assert_eq!(access_of(4, "q"), Some(MemberAccess::Public));
+        assert_eq!(access_of(5, "inner"), Some(MemberAccess::Private));
+        assert_eq!(access_of(6, "k"), Some(MemberAccess::Private));
         assert_eq!(parsed.member_of_top_level_declaration_from(8, 0, "inner"), None, "a local object stays out");
         assert_eq!(
             parsed
