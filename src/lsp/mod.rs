@@ -75,6 +75,7 @@ pub(crate) mod pytest_doctest_files;
 pub(crate) mod python_doctests;
 pub(crate) mod rename;
 pub(crate) mod rename_across_roots;
+pub(crate) mod rename_asserted_literal_keys;
 pub(crate) mod rename_attribute_objects;
 pub(crate) mod rename_coverage;
 pub(crate) mod rename_inherited_members;

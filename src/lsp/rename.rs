@@ -840,6 +840,43 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             }
         }
     }
+    // Asked in JavaScript of the build output (`dist/esm/index.js`, compiled with a source map):
+    // refused like its declaration files — the rename edits the shipped JavaScript, not the
+    // source, and the next build overwrites it (trial160 M6: allowed with a WARNING while
+    // `dist/esm/index.d.ts` beside it was refused).
+    if path.file_name().and_then(|name| name.to_str()).is_some_and(crate::lsp::typescript_build_output::is_javascript_file_name) {
+        if let Ok(reader) = crate::files::WorkspaceReader::open(root) {
+            let mut build_output = crate::lsp::typescript_build_output::DeclarationBuildOutput::new(root, server.root());
+            if let Some(reason) = build_output.javascript_reason(&reader, &path) {
+                let display = supervisor.display_path(&path);
+                let sources: Vec<String> = crate::lsp::typescript_build_output::javascript_map_sources(&reader, &path)
+                    .iter()
+                    .take(3)
+                    .map(|source| supervisor.display_path(source))
+                    .collect();
+                let find = format!(
+                    "call lsp with {{\"op\": \"symbols\", \"query\": \"{}\"}} to find its declaration in the sources",
+                    resolved.cursor_identifier
+                );
+                let hint = if sources.is_empty() {
+                    format!("rename at the source declaration instead: {find}, then lsp_rename there, and rebuild the output")
+                } else {
+                    format!(
+                        "rename at the source declaration instead: the source map names {} — find `{}` there ({find}), then lsp_rename there, and rebuild the output",
+                        sources.join(", "),
+                        resolved.cursor_identifier
+                    )
+                };
+                return Err(ToolError::invalid(format!(
+                    "{display} is build output ({}): a rename started there rewrites the shipped JavaScript (an alias such as `export {{ {new} as {old} }}`), not the source it is built from — the next build overwrites it, and the typings beside it keep `{old}`; nothing was changed",
+                    reason.describe(&|path| supervisor.display_path(path)),
+                    old = resolved.cursor_identifier,
+                    new = args.new_name,
+                ))
+                .with_hint(hint));
+            }
+        }
+    }
     let resync_note = server.resync_from_disk().note(|path| supervisor.display_path(path));
     server.sync_document(&path)?;
     if !server.supports("textDocument/rename") {
@@ -972,6 +1009,47 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         _ => edit,
     };
     let fixture_note = fixture_requests.as_ref().map(|found| found.note(&resolved.cursor_identifier, &args.new_name));
+    // TypeScript: keys of object literals cast to the renamed member's type through `unknown`
+    // (`{ overscan: 1 } as unknown as Required<Options>`), which tsserver does not link (trial160
+    // F1: the default stayed `overscan`, tsc clean, the option `undefined` at run time): renamed
+    // with it, before the grep check reads the edit.
+    let mut asserted_keys = crate::lsp::rename_asserted_literal_keys::AssertedLiteralKeys::default();
+    let edit = match crate::lsp::rename_coverage::raw_text_edits_by_path(&edit) {
+        Some(mut by_path)
+            if server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests
+                && resolved.cursor_identifier != args.new_name =>
+        {
+            let declarations: BTreeMap<PathBuf, Vec<(u32, u32)>> = by_path
+                .iter()
+                .map(|(file, list)| {
+                    (file.clone(), list.iter().map(|text_edit| (text_edit.range.start.line, text_edit.range.start.character)).collect())
+                })
+                .collect();
+            asserted_keys = crate::lsp::rename_asserted_literal_keys::asserted_literal_keys(
+                server,
+                supervisor.workspace_root(),
+                &declarations,
+                &by_path,
+                &resolved.cursor_identifier,
+                &args.new_name,
+                check_share_of(deadline),
+            );
+            if asserted_keys.edits.is_empty() {
+                edit
+            } else {
+                for (file, added) in &asserted_keys.edits {
+                    by_path.entry(file.clone()).or_default().extend(added.iter().cloned());
+                }
+                lsp_types::WorkspaceEdit {
+                    changes: Some(by_path.into_iter().map(|(file, list)| (crate::lsp::uri::path_to_lsp_uri(&file), list)).collect()),
+                    ..lsp_types::WorkspaceEdit::default()
+                }
+            }
+        }
+        _ => edit,
+    };
+    let asserted_keys_note = asserted_keys.rename_note(server.id(), &resolved.cursor_identifier, &args.new_name);
+    let asserted_keys_warning = asserted_keys.unresolved_warning(server.id(), &resolved.cursor_identifier, &args.new_name);
     // Check the edit against every whole-word occurrence of the old name (a third of what is
     // left of the call, at most 30 s) and complete it from missed references.
     let check_deadline =
@@ -1145,7 +1223,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let edited_outside = crate::lsp::project_scope::paths_outside_config(server.definition(), server.root(), &planned);
     let edited_outside_warning = (!edited_outside.is_empty()).then(|| {
         format!(
-            "WARNING: this rename edits {} outside the tsconfig's program ({}): {} reached {} through an inferred project — build output (`.d.ts`, `.d.cts`) or excluded files — so the source the project compiles may be left with the old name; check the files listed below",
+            "WARNING: this rename edits {} outside the tsconfig's program ({}): {} reached {} through an inferred project — build output (`.d.ts`, `.d.cts`, `.js`, `.cjs`, `.mjs`) or excluded files — so the source the project compiles may be left with the old name; check the files listed below",
             crate::render::plural(edited_outside.len(), "file"),
             edited_outside.iter().take(5).map(|path| supervisor.display_path(path)).collect::<Vec<_>>().join(", "),
             server.id(),
@@ -1215,6 +1293,8 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&overrides.union_receiver_warnings)
         .chain(partial_receiver_warning.iter())
         .chain(fixture_note.iter())
+        .chain(asserted_keys_warning.iter())
+        .chain(asserted_keys_note.iter())
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()
@@ -1357,6 +1437,10 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // TypeScript: keys of literals asserted to a type the server could not resolve (trial160 F1):
+    // where it is the renamed member's type, a key left unrenamed is ignored at run time.
+    let staged_because = staged_because
+        .or_else(|| (!args.preview).then(|| asserted_keys.staged_because(&resolved.cursor_identifier, &args.new_name)).flatten());
     // A root of the language whose own server refused the rename (a name conflict in its code,
     // review44 RISK 6): written, the other roots would take the new name and that root's code
     // would no longer build against them. Staged, not written, so the agent picks another name.

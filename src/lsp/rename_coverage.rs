@@ -1814,8 +1814,29 @@ pub fn complete_rename(
         doc_tests.sort_by(|(a, _), (b, _)| (&a.path, a.line, a.byte_start).cmp(&(&b.path, b.line, b.byte_start)));
     }
     let covered_now = grep.hits.iter().filter(|hit| is_covered(&edits, hit)).count();
+    // Edits in files the scan does not walk (build output, files the tsconfig leaves out): said
+    // beside the count, which counts the scanned files' occurrences only (trial160 M6: "0 renamed
+    // by this edit" beside "3 edits" in `dist/esm/index.js`).
+    let scanned_files: HashSet<&PathBuf> = grep.hits.iter().map(|hit| &hit.path).collect();
+    let unscanned: Vec<(&PathBuf, usize)> = edits
+        .iter()
+        .filter(|(path, list)| !list.is_empty() && !scanned_files.contains(path))
+        .map(|(path, list)| (path, list.len()))
+        .collect();
+    let unscanned_said = if unscanned.is_empty() {
+        String::new()
+    } else {
+        let count: usize = unscanned.iter().map(|(_, count)| count).sum();
+        format!(
+            ", and {} in {} outside this scan ({}{})",
+            crate::render::plural(count, "edit"),
+            crate::render::plural(unscanned.len(), "file"),
+            unscanned.iter().take(3).map(|(path, _)| shown(path)).collect::<Vec<_>>().join(", "),
+            if unscanned.len() > 3 { ", …" } else { "" }
+        )
+    };
     let mut report = vec![format!(
-        "grep -w check: {} whole-word occurrence{} of `{old_name}` in {} of the {} {} file{} under {root_shown}{}; {covered_now} renamed by this edit ({} ms)",
+        "grep -w check: {} whole-word occurrence{} of `{old_name}` in {} of the {} {} file{} under {root_shown}{}; {covered_now} of them renamed by this edit{unscanned_said} ({} ms)",
         grep.hits.len(),
         if grep.hits.len() == 1 { "" } else { "s" },
         grep.hits.iter().map(|hit| &hit.path).collect::<HashSet<_>>().len(),

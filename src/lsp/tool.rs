@@ -787,6 +787,42 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             ));
         }
     }
+    // TypeScript: keys of object literals cast to the property's type through `unknown`
+    // (`{ overscan: 1 } as unknown as Required<Options>`) set the property, and tsserver does not
+    // list them (trial160 M1).
+    if let NavigationAnswer::References(found) = &answer {
+        if op == "references" && server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
+            let (line0, character) = resolved.lsp_position(encoding);
+            let mut listed: std::collections::BTreeMap<PathBuf, Vec<lsp_types::TextEdit>> = std::collections::BTreeMap::new();
+            let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            let at_cursor = lsp_types::Range {
+                start: lsp_types::Position { line: line0, character },
+                end: lsp_types::Position { line: line0, character },
+            };
+            listed.entry(canonical).or_default().push(lsp_types::TextEdit { range: at_cursor, new_text: String::new() });
+            for location in found.iter().flatten() {
+                let Some(file) = crate::lsp::uri::lsp_uri_to_path(&location.uri) else { continue };
+                let file = std::fs::canonicalize(&file).unwrap_or(file);
+                listed.entry(file).or_default().push(lsp_types::TextEdit { range: location.range, new_text: String::new() });
+            }
+            let declarations: std::collections::BTreeMap<PathBuf, Vec<(u32, u32)>> = listed
+                .iter()
+                .map(|(file, list)| {
+                    (file.clone(), list.iter().map(|listed| (listed.range.start.line, listed.range.start.character)).collect())
+                })
+                .collect();
+            let keys = crate::lsp::rename_asserted_literal_keys::asserted_literal_keys(
+                server,
+                supervisor.workspace_root(),
+                &declarations,
+                &listed,
+                &resolved.cursor_identifier,
+                &resolved.cursor_identifier,
+                request_deadline,
+            );
+            notes.extend(keys.references_note(server.id(), &resolved.cursor_identifier));
+        }
+    }
     // Locations marked in the rendered list (`← use of …`, `← not in the server's own list…`),
     // by (uri, 0-based line, character): the text after the arrow.
     let mut reference_marks: HashMap<crate::lsp::go_method_uses::LocationKey, String> = HashMap::new();

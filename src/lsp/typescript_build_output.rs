@@ -43,6 +43,9 @@ pub(crate) enum BuildOutputReason {
     PackageTypings { directory: PathBuf, field: &'static str },
     /// Under `directory`, the root tsconfig.json's `option` (`outDir`, `declarationDir`).
     ConfigOutput { directory: PathBuf, option: &'static str },
+    /// A JavaScript file with a source map of its own (`index.js.map` beside it or a
+    /// `sourceMappingURL` comment): compiled or bundled from the sources the map names.
+    SourceMap,
 }
 
 impl BuildOutputReason {
@@ -61,6 +64,7 @@ impl BuildOutputReason {
             BuildOutputReason::ConfigOutput { directory, option } => {
                 format!("under {}/, tsconfig.json's `{option}`", shown(directory))
             }
+            BuildOutputReason::SourceMap => "a source map beside it".to_owned(),
         }
     }
 }
@@ -68,6 +72,31 @@ impl BuildOutputReason {
 /// Whether `name` is a TypeScript declaration file's name.
 pub(crate) fn is_declaration_file_name(name: &str) -> bool {
     [".d.ts", ".d.mts", ".d.cts"].iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// Whether `name` is a JavaScript file's name (`.js`, `.mjs`, `.cjs`).
+pub(crate) fn is_javascript_file_name(name: &str) -> bool {
+    [".js", ".mjs", ".cjs"].iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// The source files the source map of the JavaScript file `path` names (`sources`, resolved
+/// against the map's directory and its `sourceRoot`), those that exist; empty when there is no
+/// map beside it (`NAME.map`) or it cannot be read.
+pub(crate) fn javascript_map_sources(reader: &WorkspaceReader, path: &Path) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else { return Vec::new() };
+    let map = path.with_file_name(format!("{name}.map"));
+    let Ok(text) = reader.read_to_string(&map) else { return Vec::new() };
+    let Ok(map) = serde_json::from_str::<Value>(&text) else { return Vec::new() };
+    let directory = path.parent().unwrap_or(Path::new(""));
+    let source_root = map.get("sourceRoot").and_then(Value::as_str).unwrap_or("");
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for source in map.get("sources").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        let source = normalize(&directory.join(source_root).join(source));
+        if source.is_file() && !sources.contains(&source) {
+            sources.push(source);
+        }
+    }
+    sources
 }
 
 /// Whether `name` is a TypeScript source that is no declaration file.
@@ -146,6 +175,27 @@ impl DeclarationBuildOutput {
         reason
     }
 
+    /// Why the JavaScript file `path` (`.js`, `.mjs`, `.cjs`) is build output: a source map of
+    /// its own, a directory the package.json typings or the tsconfig output name (the built
+    /// JavaScript beside the built typings), or a directory of declaration maps with no
+    /// TypeScript source; `None` for another file, or hand-written JavaScript (no map, beside
+    /// sources or in a directory nothing names as output) (trial160 M6: `dist/esm/index.js`,
+    /// the package's `module` entry, was renamed in while `dist/esm/index.d.ts` was refused).
+    pub(crate) fn javascript_reason(&mut self, reader: &WorkspaceReader, path: &Path) -> Option<BuildOutputReason> {
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+        if !is_javascript_file_name(name) {
+            return None;
+        }
+        if path.with_file_name(format!("{name}.map")).is_file()
+            || reader
+                .read_to_string(path)
+                .is_ok_and(|text| text.lines().rev().take(3).any(|line| line.starts_with("//# sourceMappingURL=")))
+        {
+            return Some(BuildOutputReason::SourceMap);
+        }
+        self.classify_by_directory(path)
+    }
+
     fn classify(&mut self, reader: &WorkspaceReader, path: &Path) -> Option<BuildOutputReason> {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
         if !is_declaration_file_name(name) {
@@ -158,6 +208,12 @@ impl DeclarationBuildOutput {
         {
             return Some(BuildOutputReason::OwnMap);
         }
+        self.classify_by_directory(path)
+    }
+
+    /// Why a file is build output by where it lies (the directories the package.json and the
+    /// tsconfig name, a directory of declaration maps with no TypeScript source).
+    fn classify_by_directory(&mut self, path: &Path) -> Option<BuildOutputReason> {
         if let Some(named) = self.named_directories.iter().find(|reason| match reason {
             BuildOutputReason::PackageTypings { directory, .. } | BuildOutputReason::ConfigOutput { directory, .. } => {
                 path.starts_with(directory)

@@ -103,6 +103,7 @@ mod lsp_trial157;
 mod lsp_trial158;
 mod lsp_trial159;
 mod lsp_trial16;
+mod lsp_trial160;
 mod lsp_trial161;
 mod lsp_trial17;
 mod lsp_trial18;
