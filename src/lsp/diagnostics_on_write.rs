@@ -1643,6 +1643,7 @@ pub fn check_write(
         // called `btree.New`, whose new parameter the write check called "no new errors").
         let unbuilt_deadline = (Instant::now() + UNBUILT_USERS_BUDGET).min(group.end);
         let mut uses: Vec<crate::lsp::go_unbuilt_users::UnbuiltUse> = Vec::new();
+        let mut stopped: Option<String> = None;
         for path in group.written.iter().filter(|path| path.extension().is_some_and(|ext| ext == "go")) {
             let Some(old) = group.old_texts.get(path) else { continue };
             let Ok(new) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { continue };
@@ -1659,11 +1660,18 @@ pub fn check_write(
                 &changed,
                 &known,
                 unbuilt_deadline,
+                &mut stopped,
             ) {
                 if !uses.iter().any(|other| other.path == found.path) {
                     uses.push(found);
                 }
             }
+        }
+        if let Some(why) = stopped {
+            group.notes.push(format!(
+                "NOT checked: the search for files outside the build {} checks (build constraints) that use what this write changed stopped early — {why}; the files after those were not searched: grep them for the changed names",
+                group.server.id()
+            ));
         }
         if let Some(note) = crate::lsp::go_unbuilt_users::unbuilt_users_note(group.server.root(), group.server.id(), &uses, |path| {
             supervisor.display_path(path)

@@ -297,7 +297,10 @@ fn import_path_of(workspace_root: &Path, root: &Path, directory: &Path) -> Optio
 /// the build constraints exclude under the current GOOS/GOARCH and no tags, and that use a name
 /// of `changed` (as [`changed_names`] gives them: `Type.Method` for a method) declared in the
 /// package of `written` (a written `.go` file): the file's first use of any. Files in `known`
-/// (canonical) are left out. At most [`MAX_GO_FILES_READ`] files read, until `deadline`.
+/// (canonical) are left out. At most [`MAX_GO_FILES_READ`] files read, until `deadline`; a
+/// search cut short by either sets `stopped` to why (the files after are unsearched, which the
+/// answer must say).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn unbuilt_users(
     workspace_root: &Path,
     root: &Path,
@@ -306,6 +309,7 @@ pub(crate) fn unbuilt_users(
     changed: &[String],
     known: &[PathBuf],
     deadline: Instant,
+    stopped: &mut Option<String>,
 ) -> Vec<UnbuiltUse> {
     let mut found = Vec::new();
     let Some(directory) = written.parent() else { return found };
@@ -319,6 +323,11 @@ pub(crate) fn unbuilt_users(
     let mut read = 0usize;
     for entry in walk.hidden(true).skip_names(&["vendor", "testdata", ".git", "node_modules"]).iter().flatten() {
         if read >= MAX_GO_FILES_READ || Instant::now() >= deadline {
+            *stopped = Some(if read >= MAX_GO_FILES_READ {
+                format!("it read its cap of {MAX_GO_FILES_READ} .go files")
+            } else {
+                format!("its time ran out after {read} .go files")
+            });
             break;
         }
         let file_name = entry.file_name().to_str().unwrap_or("");

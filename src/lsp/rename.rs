@@ -1348,6 +1348,23 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Go: named interfaces of the workspace the renamed method implemented, which a type
+    // assertion or switch uses (recheck47 N2: pkg/errors' function-local `causer`, go test
+    // failed after the written `Cause` → `Origin`).
+    let staged_because = staged_because.or_else(|| {
+        let asserted = &coverage.asserted_interfaces_left;
+        (!args.preview && !asserted.is_empty()).then(|| {
+            format!(
+                "NOT written: the renamed method implemented {} that this rename leaves and that a type assertion or type switch uses — {} (see the WARNING below): the assertion on a value of the renamed method's type silently stops matching at run time, with no compile error; it is staged instead — `resolve` accept to write it and then rename `{}` to `{}` in {} too if {} this method, or discard",
+                crate::render::plural(asserted.len(), "interface"),
+                asserted.join("; "),
+                resolved.cursor_identifier,
+                args.new_name,
+                crate::render::one_or_many(asserted.len(), "that interface", "those interfaces"),
+                crate::render::one_or_many(asserted.len(), "it means", "they mean"),
+            )
+        })
+    });
     // Python: a structural match with a `typing.Protocol` broken (trial100 F1): no checker sees it.
     let staged_because = staged_because.or_else(|| {
         (!args.preview && !overrides.protocol_warnings.is_empty()).then(|| {

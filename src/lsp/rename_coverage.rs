@@ -632,6 +632,37 @@ fn go_interface_method_name(workspace_root: &Path, path: &Path, line: u32) -> Op
         .then(|| format!("{package}.{}.{method}", interface[0]))
 }
 
+/// For the Go interface method declared at 0-based `line` of `path` (in the workspace): the
+/// interface's name — its `type NAME interface {` above, a function-local one too — and the
+/// first place (`file:line`) in the `.go` files of its directory where a type assertion
+/// (`.(NAME)`) or a type switch case (`case NAME`) uses it. `None` when none does.
+fn go_interface_asserted(workspace_root: &Path, reader: &WorkspaceReader, path: &Path, line: u32) -> Option<(String, String)> {
+    let text = reader.read_to_string(path).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let name = lines[..(line as usize).min(lines.len())].iter().rev().take(60).find_map(|text| {
+        let words: Vec<&str> = text.trim_start().strip_prefix("type ")?.split_whitespace().collect();
+        (words.get(1).is_some_and(|kind| kind.starts_with("interface"))).then(|| words[0].to_owned())
+    })?;
+    let directory = path.parent()?;
+    let uses = |code: &str| {
+        code.contains(&format!(".({name})"))
+            || code
+                .trim_start()
+                .strip_prefix("case ")
+                .is_some_and(|cases| cases.trim_end_matches(':').split(',').any(|case| case.trim() == name))
+    };
+    for (file, file_type) in crate::files::walk_beneath::list_directory(workspace_root, directory) {
+        if !file_type.is_file() || file.extension().is_none_or(|ext| ext != "go") {
+            continue;
+        }
+        let Ok(source) = reader.read_to_string(&file) else { continue };
+        if let Some(index) = source.lines().position(|text| uses(text.split("//").next().unwrap_or(text))) {
+            return Some((name, format!("{}:{}", crate::render::display_path(workspace_root, &file), index + 1)));
+        }
+    }
+    None
+}
+
 /// The struct types declared in the `.go` files of `directory` (one package) that have an
 /// embedded field of type `interface` (`BackOff`, `*BackOff` or `pkg.BackOff`), listed beneath
 /// `workspace_root` and read through `reader`. Each struct's field lines are read up to its
@@ -1094,6 +1125,11 @@ pub struct RenameCoverage {
     /// old name (`x.(interface{ StackTrace() StackTrace })`, `path:line`), which the renamed
     /// method's type stops satisfying with no compile error; they stage the rename (trial161 M8).
     pub anonymous_interfaces_left: Vec<String>,
+    /// Go, a renamed concrete method: the workspace's named interfaces it implemented, which
+    /// the rename leaves, that a type assertion or type switch in their package uses
+    /// (`` `causer` (errors.go:277), asserted at errors.go:283 ``): it silently stops matching;
+    /// they stage the rename (recheck47 N2).
+    pub asserted_interfaces_left: Vec<String>,
     /// The renamed symbol's scope when it is a local variable or parameter (its function) or a
     /// JavaScript/TypeScript private member (its class): no occurrence outside it can name it.
     pub symbol_scope: Option<crate::lsp::rename_local_scope::LocalScope>,
@@ -1130,6 +1166,7 @@ pub fn complete_rename(
                 write_check_blind_spots: Vec::new(),
                 keyword_arguments_left: Vec::new(),
                 anonymous_interfaces_left: Vec::new(),
+                asserted_interfaces_left: Vec::new(),
                 symbol_scope: None,
             }
         }
@@ -1155,6 +1192,7 @@ pub fn complete_rename(
             write_check_blind_spots,
             keyword_arguments_left: Vec::new(),
             anonymous_interfaces_left: Vec::new(),
+            asserted_interfaces_left: Vec::new(),
             symbol_scope: None,
         };
     };
@@ -2496,6 +2534,9 @@ pub fn complete_rename(
     let mut interface_calls: Vec<(WordHit, Target)> = Vec::new();
     // Go, a concrete method: anonymous interface types that name a method of the old name.
     let mut anonymous_interfaces: Vec<String> = Vec::new();
+    // Go, a concrete method: named interfaces of the workspace it implemented that a type
+    // assertion or switch uses (recheck47 N2).
+    let mut asserted_interfaces: Vec<String> = Vec::new();
     let origin_is_go = origin.extension().is_some_and(|ext| ext == "go");
     let renamed_is_go_method = origin_is_go && declaration_line.as_deref().is_some_and(|text| text.trim_start().starts_with("func ("));
     if origin_is_go && (renamed_is_go_method || elsewhere.iter().any(|(_, target)| target.is_some())) && Instant::now() < deadline {
@@ -2529,6 +2570,14 @@ pub fn complete_rename(
                 }
             }
             implemented_interfaces.sort();
+            // A named interface of the workspace (a function-local `type causer interface {
+            // Cause() error }` too) that a type assertion or switch in its package uses stops
+            // matching silently, as an anonymous one does (recheck47 N2: pkg/errors' `Cause`).
+            for (path, target_line, _) in implemented_interfaces.iter().filter(|(path, _, _)| path.starts_with(workspace_root)) {
+                if let Some(found) = go_interface_asserted(workspace_root, &reader, path, *target_line) {
+                    asserted_interfaces.push(format!("`{}` ({}:{}), asserted at {}", found.0, shown(path), target_line + 1, found.1));
+                }
+            }
             elsewhere.retain(|(hit, target)| match target {
                 Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
                     interface_calls.push((hit.clone(), found.clone()));
@@ -3889,6 +3938,7 @@ pub fn complete_rename(
         ));
     }
     let anonymous_interfaces_left = if renamed_is_go_method { anonymous_interfaces } else { Vec::new() };
+    let asserted_interfaces_left = if renamed_is_go_method { asserted_interfaces } else { Vec::new() };
     RenameCoverage {
         edit: merged,
         report,
@@ -3897,6 +3947,7 @@ pub fn complete_rename(
         write_check_blind_spots,
         keyword_arguments_left,
         anonymous_interfaces_left,
+        asserted_interfaces_left,
         symbol_scope: local_scope,
     }
 }

@@ -193,3 +193,38 @@ fn a_write_names_the_build_ignored_files_that_use_what_it_changed() {
     let text = support::call_ok(&run, "edit", json!({"path": "fx.go", "old_string": "// T is a tree.", "new_string": "// T is a B-tree."}));
     assert!(!text.contains("mem.go"), "{text}");
 }
+
+/// Recheck47 N2: pkg/errors' `Cause` — a function-local named interface (`type causer
+/// interface { Cause() error }`) that a type assertion uses: renaming the concrete method is
+/// staged as for an anonymous interface, and written as is the test fails.
+#[test]
+fn a_go_method_rename_a_local_named_interface_assertion_stops_matching_is_staged() {
+    let test = "lsp_trial161::a_go_method_rename_a_local_named_interface_assertion_stops_matching_is_staged";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.19\n"),
+        (
+            "errors.go",
+            "package fx\n\ntype withMessage struct{ cause error }\n\nfunc (w *withMessage) Error() string { return \"m\" }\n\n// Cause returns the underlying cause.\nfunc (w *withMessage) Cause() error { return w.cause }\n\n// Cause unwraps err.\nfunc Cause(err error) error {\n\ttype causer interface {\n\t\tCause() error\n\t}\n\tfor err != nil {\n\t\tcause, ok := err.(causer)\n\t\tif !ok {\n\t\t\tbreak\n\t\t}\n\t\terr = cause.Cause()\n\t}\n\treturn err\n}\n",
+        ),
+        (
+            "errors_test.go",
+            "package fx\n\nimport (\n\t\"io\"\n\t\"testing\"\n)\n\nfunc TestCause(t *testing.T) {\n\tif got := Cause(&withMessage{cause: io.EOF}); got != io.EOF {\n\t\tt.Fatalf(\"got %v\", got)\n\t}\n}\n",
+        ),
+    ]);
+    let go_test_passes = || support::go_offline(dir.path(), &["test", "./..."]).status.success();
+    assert!(go_test_passes(), "the fixture's test passes");
+    let before = std::fs::read_to_string(dir.path().join("errors.go")).unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "errors.go", "line": 8, "symbol": "Cause()", "new_name": "Origin"}));
+    assert!(
+        text.starts_with("NOT written: the renamed method implemented 1 interface that this rename leaves and that a type assertion or type switch uses — `causer` (errors.go:13), asserted at errors.go:16"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("errors.go")).unwrap(), before, "errors.go was written");
+    // Ground truth: written as is, the assertion stops matching and the test fails.
+    let accepted = support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    assert!(!go_test_passes(), "ground truth: the test fails once the rename is written\n{accepted}");
+}
