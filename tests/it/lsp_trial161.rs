@@ -228,3 +228,44 @@ fn a_go_method_rename_a_local_named_interface_assertion_stops_matching_is_staged
     let accepted = support::call_ok(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
     assert!(!go_test_passes(), "ground truth: the test fails once the rename is written\n{accepted}");
 }
+
+/// Recheck47 N1: the new name is declared in a file of the package that the host's build leaves
+/// out (`a_windows.go` on Linux): gopls does not see it, and `GOOS=windows go vet` fails with
+/// "redeclared" once written. Refused, nothing changed.
+#[test]
+fn a_go_rename_to_a_name_a_file_of_another_platform_declares_is_refused() {
+    let test = "lsp_trial161::a_go_rename_to_a_name_a_file_of_another_platform_declares_is_refused";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    if cfg!(windows) {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.19\n"),
+        ("a.go", "package fx\n\n// f returns one.\nfunc f() int { return 1 }\n\n// Use calls f.\nfunc Use() int { return f() }\n"),
+        ("a_windows.go", "package fx\n\nfunc g() int { return 2 }\n"),
+    ]);
+    let before = std::fs::read_to_string(dir.path().join("a.go")).unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(runbound::Caller::Main, "lsp_rename", json!({"file": "a.go", "line": 4, "symbol": "f", "new_name": "g"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "the rename was not refused:\n{text}");
+    assert!(text.contains("a_windows.go:3 `func g() int { return 2 }`") && text.contains("nothing was changed"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.go")).unwrap(), before, "a.go was changed");
+    // Ground truth: the rename written by hand breaks the windows build.
+    std::fs::write(dir.path().join("a.go"), before.replace("func f()", "func g()").replace("return f()", "return g()")).unwrap();
+    let vet = std::process::Command::new("go")
+        .args(["vet", "./..."])
+        .env("GOOS", "windows")
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .current_dir(dir.path())
+        .output()
+        .expect("go vet");
+    assert!(
+        !vet.status.success() && String::from_utf8_lossy(&vet.stderr).contains("redeclared"),
+        "{}",
+        String::from_utf8_lossy(&vet.stderr)
+    );
+}
