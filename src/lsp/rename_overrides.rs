@@ -961,7 +961,7 @@ pub fn override_findings(
             continue;
         }
         // A base's member of the new name that the renamed member, overriding nothing under its
-        // old name (no base declares it any more), matches parameter for parameter: most likely
+        // old name (no base declares it any more), matches parameter for parameter (beyond `self`): most likely
         // the base was renamed from the old name before (in another session, so no memory of it
         // here), and this rename restores the override (trial158 M4: renaming click's
         // `Group.get_command` after `MultiCommand.get_command` → `lookup_command` read "choose
@@ -971,7 +971,11 @@ pub fn override_findings(
         let same_parameters = own_line.is_some_and(|own_line| {
             let own = member_parameters(&mut files, path, own_line, old_name);
             let base = member_parameters(&mut files, taken_path, *taken_line, new_name);
-            own.is_some() && own == base
+            // `(self)` alone is no evidence: every property and plain getter has it (trial51's
+            // `RRCache.choice` → `maxsize`, a base property, is an accidental override).
+            let telling =
+                own.as_ref().is_some_and(|parameters| parameters.iter().any(|parameter| !matches!(parameter.as_str(), "self" | "cls")));
+            own.is_some() && own == base && telling
         });
         if *in_base && overrides_nothing && same_parameters {
             restored_by_parameters.push(format!("`{class_name}` ({shown})"));
