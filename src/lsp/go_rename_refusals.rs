@@ -203,6 +203,16 @@ pub(crate) fn conflicting_declarations(
     found
 }
 
+/// The declaration of the name asked at (`line0`, `character`) of `path`: the first target of
+/// the server's `definition` (file, 0-based line), else the asked position itself (asked at
+/// the declaration, or no answer before `deadline`).
+fn renamed_declaration(server: &LanguageServer, path: &Path, line0: u32, character: u32, deadline: Instant) -> (PathBuf, u32) {
+    crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline)
+        .into_iter()
+        .min()
+        .map_or((path.to_path_buf(), line0), |(file, line, _)| (file, line))
+}
+
 /// The error for gopls's refusal (`message`) of renaming `old_name` (at 0-based `line0` /
 /// `character` of `path`) to `new_name`: its conflicts said once, the declarations of
 /// `new_name` they collide with named (file:line and text) when found, and the next step —
@@ -226,11 +236,7 @@ pub(crate) fn gopls_rename_refusal(
     let mut text = format!("{} refused to rename `{old_name}` to `{new_name}` (textDocument/rename error {code}): {said}", server.id());
     let names_a_conflict = said.contains("conflict") || said.contains("shadow") || said.contains("already declared");
     let declarations = if names_a_conflict {
-        let mut targets: Vec<(PathBuf, u32, u32)> =
-            crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline).into_iter().collect();
-        targets.sort();
-        let (declaration_file, declaration_line) =
-            targets.into_iter().next().map_or((path.to_path_buf(), line0), |(file, line, _)| (file, line));
+        let (declaration_file, declaration_line) = renamed_declaration(server, path, line0, character, deadline);
         conflicting_declarations(workspace_root, &declaration_file, declaration_line, old_name, new_name)
     } else {
         Vec::new()
@@ -285,11 +291,7 @@ pub(crate) fn test_file_conflict_refusal(
     if old_name == new_name {
         return None;
     }
-    let mut targets: Vec<(PathBuf, u32, u32)> =
-        crate::lsp::rename_coverage::definition_targets(server, path, line0, character, deadline).into_iter().collect();
-    targets.sort();
-    let (declaration_file, declaration_line) =
-        targets.into_iter().next().map_or((path.to_path_buf(), line0), |(file, line, _)| (file, line));
+    let (declaration_file, declaration_line) = renamed_declaration(server, path, line0, character, deadline);
     if is_go_test_file(&declaration_file) || !declaration_file.starts_with(supervisor.workspace_root()) {
         return None;
     }

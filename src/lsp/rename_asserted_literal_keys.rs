@@ -175,28 +175,10 @@ fn owner_of_member(source: &str, root: tree_sitter::Node<'_>, start: usize, name
     if identifier.start_byte() != start || identifier.end_byte() != start + name.len() {
         return None;
     }
-    let parent = identifier.parent()?;
-    let is_member = matches!(
-        parent.kind(),
-        "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature"
-    ) && parent.child_by_field_name("name").is_some_and(|member| member.id() == identifier.id());
-    if !is_member {
-        return None;
-    }
-    let mut node = parent;
-    loop {
-        node = node.parent()?;
-        match node.kind() {
-            "interface_declaration" | "type_alias_declaration" | "class_declaration" | "abstract_class_declaration" => {
-                let owner = node.child_by_field_name("name")?;
-                // An `export` before the declaration: its definition may lead to the statement.
-                let start = node.parent().filter(|up| up.kind() == "export_statement").unwrap_or(node);
-                return Some((text_of(source, owner).to_owned(), start.start_position().row as u32, owner.start_position().row as u32));
-            }
-            "statement_block" | "arrow_function" | "function_expression" | "function" | "program" | "object" => return None,
-            _ => {}
-        }
-    }
+    let (declaration, owner) = crate::lsp::syntax::typescript_member_declaration(identifier)?;
+    // An `export` before the declaration: its definition may lead to the statement.
+    let start = declaration.parent().filter(|up| up.kind() == "export_statement").unwrap_or(declaration);
+    Some((text_of(source, owner).to_owned(), start.start_position().row as u32, owner.start_position().row as u32))
 }
 
 /// The object-literal key node of the word at byte `start` (length `len`) and whether it is a

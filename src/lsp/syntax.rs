@@ -2560,25 +2560,33 @@ impl ParsedSource {
             return None;
         }
         let identifier = self.identifier_at(line0, 0, name)?;
-        let parent = identifier.parent()?;
-        let is_member = matches!(
-            parent.kind(),
-            "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature"
-        ) && parent.child_by_field_name("name").is_some_and(|member| member.id() == identifier.id());
-        if !is_member {
-            return None;
-        }
-        let mut node = parent;
-        loop {
-            node = node.parent()?;
-            match node.kind() {
-                "interface_declaration" | "type_alias_declaration" | "class_declaration" | "abstract_class_declaration" => {
-                    let owner = node.child_by_field_name("name")?;
-                    return self.source.get(owner.start_byte()..owner.end_byte()).map(str::to_owned);
-                }
-                "statement_block" | "arrow_function" | "function_expression" | "function" | "program" => return None,
-                _ => {}
+        let (_, owner) = typescript_member_declaration(identifier)?;
+        self.source.get(owner.start_byte()..owner.end_byte()).map(str::to_owned)
+    }
+}
+
+/// For a TypeScript identifier that names a member — a property or method signature, a method
+/// definition, a class field — the declaration of the interface, type alias or class that
+/// declares it, and that declaration's name node. `None` for any other identifier, a member
+/// of an object literal, or one of an anonymous type inside a function.
+pub(crate) fn typescript_member_declaration(identifier: tree_sitter::Node<'_>) -> Option<(tree_sitter::Node<'_>, tree_sitter::Node<'_>)> {
+    let parent = identifier.parent()?;
+    let is_member = matches!(
+        parent.kind(),
+        "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature"
+    ) && parent.child_by_field_name("name").is_some_and(|member| member.id() == identifier.id());
+    if !is_member {
+        return None;
+    }
+    let mut node = parent;
+    loop {
+        node = node.parent()?;
+        match node.kind() {
+            "interface_declaration" | "type_alias_declaration" | "class_declaration" | "abstract_class_declaration" => {
+                return Some((node, node.child_by_field_name("name")?));
             }
+            "statement_block" | "arrow_function" | "function_expression" | "function" | "program" | "object" => return None,
+            _ => {}
         }
     }
 }
