@@ -1647,8 +1647,52 @@ pub fn complete_rename(
     binding_kept.retain(|hit| !is_covered(&edits, hit));
     // A module that imports the name through the export passes the break on to the paths
     // through it (`use super::Trait` below a `use crate::Trait`), module after module.
+    // A module whose own file-level glob brings the export (`pub use inner::*;` in lib.rs) is
+    // an export of it too: a path through it (`mycrate::Trait` in a test crate) breaks as a path
+    // through the export's own module does, and is mended the same way (review47 M1).
+    let mut export_modules: Vec<PathBuf> = vec![origin.to_path_buf()];
+    if export_name_only && path_is_rust(origin) {
+        loop {
+            let importing = importing_through_export(&through_export);
+            let mut modules: Vec<PathBuf> = binding_kept_qualified.iter().map(|(_, module)| module.file.clone()).collect();
+            modules.sort();
+            modules.dedup();
+            for module in modules {
+                if export_modules.iter().chain(&importing).any(|file| same_file(file, &module)) {
+                    continue;
+                }
+                match glob_chain_reach(&reader, &module, &export_modules, &importing, old_name) {
+                    Some(GlobChainReach::Export) => export_modules.push(module),
+                    Some(GlobChainReach::Importing) => {}
+                    None => {}
+                }
+            }
+            let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
+                .into_iter()
+                .partition(|(_, module)| export_modules.iter().any(|file| same_file(file, &module.file)));
+            binding_kept_qualified = rest;
+            if reached.is_empty() {
+                break;
+            }
+            through_export.extend(reached.into_iter().map(|(hit, module)| (hit, module.in_use_statement, true)));
+        }
+    }
     loop {
-        let importing = importing_through_export(&through_export);
+        let mut importing = importing_through_export(&through_export);
+        // A module whose globs take the name from an importing module passes its break on too.
+        if export_name_only && path_is_rust(origin) {
+            let mut modules: Vec<PathBuf> = binding_kept_qualified.iter().map(|(_, module)| module.file.clone()).collect();
+            modules.sort();
+            modules.dedup();
+            let through_globs: Vec<PathBuf> = modules
+                .into_iter()
+                .filter(|module| {
+                    !importing.iter().any(|file| same_file(file, module))
+                        && glob_chain_reach(&reader, module, &export_modules, &importing, old_name) == Some(GlobChainReach::Importing)
+                })
+                .collect();
+            importing.extend(through_globs);
+        }
         let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
             .into_iter()
             .partition(|(_, module)| importing.iter().any(|file| same_file(file, &module.file)));
@@ -1666,6 +1710,7 @@ pub fn complete_rename(
     let mut through_globs: Vec<GlobReach> = Vec::new();
     if export_name_only && path_is_rust(origin) {
         let importing: Vec<PathBuf> = importing_through_export(&through_export);
+        let mut glob_reaches: BTreeMap<PathBuf, Option<GlobChainReach>> = BTreeMap::new();
         let mut by_file: BTreeMap<PathBuf, Vec<WordHit>> = BTreeMap::new();
         let mut rest = Vec::new();
         for hit in std::mem::take(&mut binding_kept) {
@@ -1686,8 +1731,26 @@ pub fn complete_rename(
             let imports = crate::lsp::rust_reexport_paths::RustFileImports::read(&file, &lines, old_name, &crate_name, &lib_root);
             for hit in hits {
                 let globs = imports.globs_reaching(&lines, hit.line as usize, hit.byte_start);
-                let direct = globs.iter().find(|glob| same_file(&glob.module_file, origin));
-                let through = direct.or_else(|| globs.iter().find(|glob| importing.iter().any(|file| same_file(file, &glob.module_file))));
+                // From the export's module or a module re-exporting it by a glob of its own
+                // (review47 M1): `use mycrate::NEW as OLD;` beside the glob mends it.
+                let reaches: Vec<Option<GlobChainReach>> = globs
+                    .iter()
+                    .map(|glob| {
+                        if export_modules.iter().any(|file| same_file(file, &glob.module_file)) {
+                            Some(GlobChainReach::Export)
+                        } else if importing.iter().any(|file| same_file(file, &glob.module_file)) {
+                            Some(GlobChainReach::Importing)
+                        } else {
+                            *glob_reaches
+                                .entry(glob.module_file.clone())
+                                .or_insert_with(|| glob_chain_reach(&reader, &glob.module_file, &export_modules, &importing, old_name))
+                        }
+                    })
+                    .collect();
+                let reaching =
+                    |wanted: GlobChainReach| globs.iter().zip(&reaches).find(|(_, reach)| **reach == Some(wanted)).map(|(glob, _)| glob);
+                let direct = reaching(GlobChainReach::Export);
+                let through = direct.or_else(|| reaching(GlobChainReach::Importing));
                 let Some(glob) = through else {
                     rest.push(hit);
                     continue;
@@ -3080,12 +3143,19 @@ pub fn complete_rename(
         }
         let mut what: Vec<String> = Vec::new();
         if !through_export.is_empty() {
+            // Modules re-exporting it by a glob of their own (review47 M1) are named.
+            let glob_reexports: Vec<String> = export_modules.iter().skip(1).take(6).map(|file| shown(file)).collect();
             what.push(format!(
-                "{} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}) — {}{}",
+                "{} {} `{old_name}` through the module whose export this rename changes to `{export_alias}` ({}:{}){} — {}{}",
                 crate::render::plural(through_export.len(), "path"),
                 crate::render::one_or_many(through_export.len(), "names", "name"),
                 shown(origin),
                 line + 1,
+                if glob_reexports.is_empty() {
+                    String::new()
+                } else {
+                    format!(" or a module re-exporting it by a glob ({})", glob_reexports.join(", "))
+                },
                 listed.join(", "),
                 more(through_export.len(), listed.len()),
             ));
@@ -3121,8 +3191,10 @@ pub fn complete_rename(
         ));
         if !through_export.is_empty() {
             report.push(format!(
-                "  left unrenamed: {} that name `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path or the crate's name) — they break:",
-                crate::render::plural(through_export.len(), "path")
+                "  left unrenamed: {} that {} `{old_name}` through the renamed export (a `crate::`/`super::`/`self::` path, the crate's name, or a module re-exporting it by a glob) — {}:",
+                crate::render::plural(through_export.len(), "path"),
+                crate::render::one_or_many(through_export.len(), "names", "name"),
+                crate::render::one_or_many(through_export.len(), "it breaks", "they break"),
             ));
             let lines = one_per_line(through_export.iter(), |hit| hit);
             list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
@@ -6008,6 +6080,57 @@ struct GlobReach {
 /// to the paths that go through them).
 fn importing_through_export(through_export: &[(WordHit, bool, bool)]) -> Vec<PathBuf> {
     through_export.iter().filter(|(_, in_use, _)| *in_use).map(|(hit, _, _)| hit.path.clone()).collect()
+}
+
+/// How a Rust module file reaches a renamed export through file-level glob imports
+/// ([`glob_chain_reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GlobChainReach {
+    /// Its globs lead to the export's own module, or to a module that re-exports it by a glob:
+    /// the module re-exports the export, whose name changed.
+    Export,
+    /// Its globs lead to a module that imports the name through the export by a `use` (which,
+    /// once it keeps the local name, mends this one too).
+    Importing,
+}
+
+/// Whether the library module `file` gets `name` through its own file-level glob imports
+/// (`pub use inner::*;`, followed glob after glob, at most 32 files read) from one of
+/// `export_modules` (the renamed export's module and modules re-exporting it by a glob) or from
+/// one of `importing` (files importing it through the export). `None` when no glob chain leads
+/// there, when a module on the way binds the name itself, or when `file` is no module of a
+/// library whose layout resolves the globs (review47 M1).
+fn glob_chain_reach(
+    reader: &WorkspaceReader,
+    file: &Path,
+    export_modules: &[PathBuf],
+    importing: &[PathBuf],
+    name: &str,
+) -> Option<GlobChainReach> {
+    let (_, crate_name, lib_root) = crate::lsp::rename_public_api::rust_library_crate(reader.root(), file)?;
+    let mut queue: std::collections::VecDeque<PathBuf> = std::collections::VecDeque::from([file.to_path_buf()]);
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut found: Option<GlobChainReach> = None;
+    while let Some(current) = queue.pop_front() {
+        if seen.len() >= 32 || seen.iter().any(|file| same_file(file, &current)) {
+            continue;
+        }
+        seen.push(current.clone());
+        let Ok(text) = reader.read_to_string(&current) else { continue };
+        let lines: Vec<&str> = text.lines().collect();
+        let imports = crate::lsp::rust_reexport_paths::RustFileImports::read(&current, &lines, name, &crate_name, &lib_root);
+        for glob in imports.file_level_globs(&lines, name) {
+            if export_modules.iter().any(|file| same_file(file, &glob.module_file)) {
+                return Some(GlobChainReach::Export);
+            }
+            if importing.iter().any(|file| same_file(file, &glob.module_file)) {
+                found = Some(GlobChainReach::Importing);
+            } else {
+                queue.push_back(glob.module_file.clone());
+            }
+        }
+    }
+    found
 }
 
 /// Whether two paths name the same file (as written, or once resolved).

@@ -15,8 +15,9 @@
 //! [`module_file_qualifying`] reads the path in front of an occurrence (inside a `use` tree too)
 //! and resolves its module part by the file layout: `crate` and the crate's own name lead to the
 //! library root, `self` and `super` to the file's module and its parent (inside inline `mod x {}`
-//! blocks, each `super` first climbs one of them), each further segment to the child module's
-//! `name.rs` or `name/mod.rs`. A path that ends inside an inline module, a binary's `crate`, and
+//! blocks, each `super` first climbs one of them), a first segment naming a child module of a
+//! library file to that child, each further segment to the child module's `name.rs` or
+//! `name/mod.rs`. A path that ends inside an inline module, a binary's `crate`, and
 //! `#[path]` attributes are not followed (`None`).
 
 use std::path::{Path, PathBuf};
@@ -87,6 +88,10 @@ pub(crate) fn module_file_qualifying(
         "self" if in_library => path.to_path_buf(),
         "super" if in_library => parent_module_file(path, lib_root)?,
         name if name == crate_name => lib_root.to_path_buf(),
+        // A path from a child module of the file's own (`pub use inner::*;` in lib.rs; review47
+        // M1): since the 2018 edition a `use` path may start there. In an inline module the
+        // child would be the inline module's, which has no file of its own.
+        name if in_library && inline_depth == 0 => child_module_file(path, lib_root, name)?,
         _ => return None,
     };
     for segment in rest {
@@ -235,6 +240,44 @@ impl RustFileImports {
         }
         self.globs.iter().filter(|glob| glob.module == module).collect()
     }
+}
+
+impl RustFileImports {
+    /// The glob imports at the file's own module level (not inside an inline `mod x { … }`)
+    /// through which a path naming this module's `name` can resolve (review47 M1: `pub use
+    /// inner::*;` in lib.rs, then `mycrate::Name` in a test crate): none when the module binds
+    /// the name itself — an import of its own ([`RustFileImports::read`]) or an item declared at
+    /// column 0 (`struct Name`, `pub fn Name`, …) — which shadows any glob.
+    pub(crate) fn file_level_globs<'imports>(&'imports self, lines: &[&str], name: &str) -> Vec<&'imports GlobImport> {
+        if self.explicit_modules.contains(&0) || declares_item_at_file_level(lines, name) {
+            return Vec::new();
+        }
+        self.globs.iter().filter(|glob| glob.module == 0).collect()
+    }
+}
+
+/// Whether one of `lines` declares an item `name` at column 0 (rustfmt's layout of the file's
+/// own module level): `struct`, `enum`, `union`, `trait`, `type`, `fn`, `const`, `static`,
+/// `mod`, after any visibility and `unsafe`/`async`/`const`/`extern "C"` qualifiers.
+fn declares_item_at_file_level(lines: &[&str], name: &str) -> bool {
+    const KEYWORDS: [&str; 9] = ["struct", "enum", "union", "trait", "type", "fn", "const", "static", "mod"];
+    lines.iter().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| {
+        let mut words = without_visibility(line).split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty());
+        let mut previous_keyword = false;
+        for word in words.by_ref().take(6) {
+            if previous_keyword && word == name {
+                return true;
+            }
+            if previous_keyword && word == "mut" {
+                continue;
+            }
+            previous_keyword = KEYWORDS.contains(&word);
+            if !previous_keyword && !["unsafe", "async", "extern", "C"].contains(&word) {
+                return false;
+            }
+        }
+        false
+    })
 }
 
 /// `text` (trimmed at the start) without a leading visibility: `pub`, `pub(crate)`,
@@ -503,6 +546,35 @@ mod tests {
         assert!(reaches("fn a() {\n    use mycrate::*;\n}\nfn f(_: Value) {}").is_empty());
         // A path-qualified occurrence is no bare use.
         assert!(reaches("use mycrate::*;\nfn f(_: other::Value) {}").is_empty());
+    }
+
+    /// Review47 M1: a module's own file-level globs re-export the name unless the module binds
+    /// it itself.
+    #[test]
+    fn file_level_globs_reexport_the_name_unless_the_module_binds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in ["src/lib.rs", "src/inner.rs"] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        let lib = root.join("src/lib.rs");
+        let globs = |text: &str| -> Vec<PathBuf> {
+            let lines: Vec<&str> = text.lines().collect();
+            let imports = RustFileImports::read(&lib, &lines, "Value", "mycrate", &lib);
+            imports.file_level_globs(&lines, "Value").into_iter().map(|glob| glob.module_file.clone()).collect()
+        };
+        let inner = vec![root.join("src/inner.rs")];
+        assert_eq!(globs("mod inner;\npub use inner::*;"), inner);
+        assert_eq!(globs("mod inner;\nuse self::inner::*;"), inner, "a private glob serves the crate's own paths");
+        assert_eq!(globs("mod inner;\npub use crate::{inner::*, Other};"), inner);
+        assert!(globs("mod inner;\nmod x {\n    pub use super::inner::*;\n}").is_empty(), "an inline module's glob");
+        assert!(globs("mod inner;\npub use inner::*;\npub use other::Value;").is_empty(), "an explicit import shadows it");
+        assert!(globs("mod inner;\npub use inner::*;\npub struct Value;").is_empty(), "a declared item shadows it");
+        assert!(globs("mod inner;\npub use inner::*;\npub(crate) const fn Value() {}").is_empty());
+        assert!(globs("mod inner;\npub use inner::*;\nstatic mut Value: u8 = 0;").is_empty());
+        assert_eq!(globs("mod inner;\npub use inner::*;\nimpl X {\n    fn Value() {}\n}"), inner, "a method is no module item");
+        assert_eq!(globs("mod inner;\npub use inner::*;\nfn f(_: Value) {}"), inner, "a use is no declaration");
     }
 
     #[test]

@@ -147,3 +147,76 @@ fn a_glob_import_through_a_renamed_export_is_counted_and_the_advice_changes_only
     let errors = cargo_check_errors(dir.path());
     assert!(!errors.contains("error"), "the advice builds, src/inner/deep.rs unchanged:\n{errors}");
 }
+
+/// Review47 M1: a module that re-exports the renamed export by a glob of its own (`pub use
+/// inner::*;` in lib.rs) passes the break on: `use reexp::HashMap;` in a test crate and the bare
+/// uses under `use reexp::*;` reach the item through it (E0432/E0412 once accepted), and were
+/// filed as "rightly left" before. Each is mended as a path through the export's own module is.
+#[test]
+fn a_glob_reexport_of_a_renamed_export_passes_the_break_on_and_the_advice_compiles() {
+    let test = "lsp_trial155_reexport::a_glob_reexport_of_a_renamed_export_passes_the_break_on_and_the_advice_compiles";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let files: [(&str, &str); 5] = [
+        ("Cargo.toml", "[package]\nname = \"reexp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/inner.rs", "pub use std::collections::HashMap;\n"),
+        (
+            "src/lib.rs",
+            "mod inner;\npub use inner::*;\n\npub fn make() -> HashMap<String, u32> {\n    let mut map = HashMap::new();\n    map.insert(\"a\".to_owned(), 2);\n    map\n}\n",
+        ),
+        (
+            "tests/use_it.rs",
+            "use reexp::HashMap;\n\n#[test]\nfn made() {\n    let map: HashMap<String, u32> = reexp::make();\n    assert_eq!(map[\"a\"], 2);\n}\n",
+        ),
+        (
+            "tests/glob_it.rs",
+            "use reexp::*;\n\n#[test]\nfn globbed() {\n    let map: HashMap<String, u32> = make();\n    assert_eq!(map.len(), 1);\n}\n",
+        ),
+    ];
+    let dir = support::workspace_with(&files);
+    assert!(!cargo_check_errors(dir.path()).contains("error"), "the fixture builds");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/inner.rs", "line": 1, "symbol": "HashMap", "new_name": "Map", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("+pub use std::collections::HashMap as Map;"), "rust-analyzer renames the export only:\n{text}");
+    assert!(text.contains("left unrenamed: 1 path that names `HashMap` through the renamed export"), "{text}");
+    assert!(
+        text.contains("left unrenamed, rightly: 1 use of the binding `HashMap`") && text.contains("tests/use_it.rs:5:"),
+        "only the use under the test's own import (kept with `Map as HashMap`) is rightly left:\n{text}"
+    );
+    assert!(
+        text.contains("WARNING: 1 path names `HashMap` through the module whose export this rename changes to `HashMap as Map` (src/inner.rs:1) or a module re-exporting it by a glob (src/lib.rs) — tests/use_it.rs:1; and 2 glob imports bring `HashMap` to 3 bare uses through src/lib.rs:2 `pub use inner::*;`, tests/glob_it.rs:1 `use reexp::*;`:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("add `use inner::Map as HashMap;` beside src/lib.rs:2, `use reexp::Map as HashMap;` beside tests/glob_it.rs:1"),
+        "{text}"
+    );
+    // Ground truth: accepted, every one of them fails; the advice followed, cargo builds.
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let edit = |path: &str, from: &str, to: &str| {
+        let file = dir.path().join(path);
+        let before = std::fs::read_to_string(&file).unwrap();
+        assert!(before.contains(from), "{path}: {before}");
+        std::fs::write(&file, before.replacen(from, to, 1)).unwrap();
+    };
+    let errors = cargo_check_errors(dir.path());
+    assert!(errors.contains("src/lib.rs:4:"), "the library's bare use breaks:\n{errors}");
+    edit("src/lib.rs", "pub use inner::*;\n", "pub use inner::*;\nuse inner::Map as HashMap;\n");
+    let errors = cargo_check_errors(dir.path());
+    for at in ["tests/use_it.rs:1:", "tests/glob_it.rs:5:"] {
+        assert!(errors.contains(at), "{at} missing in:\n{errors}");
+    }
+    edit("tests/use_it.rs", "use reexp::HashMap;", "use reexp::Map as HashMap;");
+    edit("tests/glob_it.rs", "use reexp::*;\n", "use reexp::*;\nuse reexp::Map as HashMap;\n");
+    let errors = cargo_check_errors(dir.path());
+    assert!(!errors.contains("error"), "the advice builds:\n{errors}");
+}
