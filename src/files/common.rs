@@ -128,7 +128,7 @@ pub(crate) struct DirectoryTree {
 /// # Errors
 /// `failed` when the tree holds an entry that is neither a regular file nor a directory (a
 /// symlink, a FIFO, a socket, a device: moving it as a file would change what it is), more than
-/// `max_files` files or more than `max_bytes` bytes in them (each file is read into memory for
+/// `max_files` files (or directories) or more than `max_bytes` bytes in them (each file is read into memory for
 /// the all-or-nothing commit; review46 #10), each error naming the path and saying nothing was
 /// changed; `io` /
 /// `conflict` when a directory cannot be listed beneath the root.
@@ -148,6 +148,18 @@ pub(crate) fn directory_tree_beneath(
     let mut total_bytes: u64 = 0;
     let mut pending = vec![relative];
     while let Some(current) = pending.pop() {
+        // Directories count against the cap too: each is recreated under the new path
+        // (review47 L2: a tree of 100k empty directories was listed and recreated unbounded).
+        if tree.directories.len() >= max_files {
+            return Err(ToolError::new(
+                ErrorKind::Failed,
+                format!(
+                    "{} holds more than {max_files} directories: runbound moves at most that many in one all-or-nothing change; nothing was changed",
+                    display_path(root, directory)
+                ),
+            )
+            .with_hint("move the directory yourself (`git mv` or `mv`), then rename the package with the files in place"));
+        }
         tree.directories.push(root.join(&current));
         let entries = beneath.list_entries(&current).map_err(|err| access_error(&display_path(root, &root.join(&current)), "list", err))?;
         let mut subdirectories = Vec::new();
@@ -175,7 +187,7 @@ pub(crate) fn directory_tree_beneath(
                             format!(
                                 "{} holds more than {} in its files (at {shown}): runbound moves at most that much in one all-or-nothing change, each file read into memory; nothing was changed",
                                 display_path(root, directory),
-                                if max_bytes >= 1 << 20 { format!("{} MiB", max_bytes >> 20) } else { format!("{max_bytes} bytes") }
+                                byte_cap_text(max_bytes)
                             ),
                         )
                         .with_hint("move the directory yourself (`git mv` or `mv`), then rename the package with the files in place"));
@@ -199,6 +211,16 @@ pub(crate) fn directory_tree_beneath(
     }
     tree.files.sort();
     Ok(Some(tree))
+}
+
+/// A byte cap as a message says it: `64 MiB` for a whole number of MiB, else exactly in bytes
+/// (`1572865 bytes`; review47 L4: `max_bytes >> 20` said "1 MiB" for 1.5 MiB).
+fn byte_cap_text(max_bytes: u64) -> String {
+    if max_bytes >= 1 << 20 && max_bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", max_bytes >> 20)
+    } else {
+        format!("{max_bytes} bytes")
+    }
 }
 
 /// Removes each of `directories` (absolute, beneath the root) that is empty, innermost first
@@ -417,4 +439,14 @@ fn describe_entries(entries: &[String], total: usize) -> String {
         text.push_str(&format!(" ({notice})"));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_byte_cap_is_said_exactly() {
+        assert_eq!(super::byte_cap_text(64 << 20), "64 MiB");
+        assert_eq!(super::byte_cap_text((3 << 20) / 2), "1572864 bytes");
+        assert_eq!(super::byte_cap_text(8), "8 bytes");
+    }
 }

@@ -581,7 +581,7 @@ impl Applier<'_> {
                 {
                     if std::fs::remove_file(&change.path).is_ok() {
                         plan.changes[index].expected = ExpectedState::Absent;
-                        plan.files[index].operation = "created".to_owned();
+                        plan.files[index].operation = crate::lsp::rename::PlannedOperation::Created;
                         lines.push(format!("note: {} created {shown} empty while computing the edit; runbound removed it again (the staged change creates it)", self.server.id()));
                     } else {
                         warnings.push(format!(

@@ -96,8 +96,7 @@ pub(crate) fn go_files_left_unformatted(
             let before: &[u8] = match &change.expected {
                 ExpectedState::Content(bytes) => bytes,
                 _ => {
-                    let source = planned.operation.strip_prefix("renamed from ")?;
-                    let source_path = workspace_root.join(source);
+                    let source_path = planned.operation.renamed_from()?;
                     match &plan.changes.iter().find(|other| other.path == source_path)?.expected {
                         ExpectedState::Content(bytes) => bytes,
                         _ => return None,

@@ -88,12 +88,66 @@ pub struct PlannedFile {
     pub path: PathBuf,
     /// Text edits applied to it.
     pub edit_count: usize,
-    /// What it was: `modified`, `created`, `deleted`, `renamed from <path>`, `moved to <path>`
-    /// (the source of a rename).
-    pub operation: String,
+    /// What it was: modified, created, deleted, the target or the source of a rename.
+    pub operation: PlannedOperation,
     /// The permission bits a file the change creates gets: a renamed file keeps its source's
     /// (`None`: the default mode, or the file exists).
     pub new_file_mode: Option<u32>,
+}
+
+/// What a planned or staged change does to one file. Counts and the grouping of moved files
+/// read this, never the wording (review47 L3); [`std::fmt::Display`] gives the wording:
+/// `modified`, `created`, `deleted`, `renamed from <path>`, `moved to <path>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlannedOperation {
+    /// An existing file whose text changes.
+    Modified,
+    /// A file the change creates.
+    Created,
+    /// A file the change deletes.
+    Deleted,
+    /// The target of a rename: the file `from` (absolute) becomes this one; `display` is `from`
+    /// as answers show it.
+    RenamedFrom {
+        /// The renamed file's old path (absolute).
+        from: PathBuf,
+        /// `from` as answers show it (workspace-relative).
+        display: String,
+    },
+    /// The source of a rename: this file becomes `to` (absolute), where its edits are counted.
+    MovedTo {
+        /// The renamed file's new path (absolute).
+        to: PathBuf,
+        /// `to` as answers show it (workspace-relative).
+        display: String,
+    },
+}
+
+impl PlannedOperation {
+    /// Whether this is the source of a rename (the same file as its target, counted there).
+    pub fn is_moved_to(&self) -> bool {
+        matches!(self, PlannedOperation::MovedTo { .. })
+    }
+
+    /// The old path (absolute) of a rename's target; `None` for any other operation.
+    pub fn renamed_from(&self) -> Option<&Path> {
+        match self {
+            PlannedOperation::RenamedFrom { from, .. } => Some(from),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for PlannedOperation {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlannedOperation::Modified => formatter.write_str("modified"),
+            PlannedOperation::Created => formatter.write_str("created"),
+            PlannedOperation::Deleted => formatter.write_str("deleted"),
+            PlannedOperation::RenamedFrom { display, .. } => write!(formatter, "renamed from {display}"),
+            PlannedOperation::MovedTo { display, .. } => write!(formatter, "moved to {display}"),
+        }
+    }
 }
 
 /// A directory a `WorkspaceEdit` renames (gopls renaming a package whose directory bears its
@@ -133,7 +187,7 @@ impl WorkspaceEditPlan {
     /// How many files the plan changes, a renamed file counted once (its `moved to` source is
     /// the same file as its `renamed from` target).
     pub fn changed_file_count(&self) -> usize {
-        self.files.iter().filter(|file| !file.operation.starts_with("moved to ")).count()
+        self.files.iter().filter(|file| !file.operation.is_moved_to()).count()
     }
 
     /// The Python files (`.py`, `.pyi`) the plan changes, in its order: (path, text before, text
@@ -279,7 +333,7 @@ pub fn plan_workspace_edit(
                     ));
                 }
                 state.content = Some(Content::Text(String::new()));
-                state.operation = "created".to_owned();
+                state.operation = PlannedOperation::Created;
             }
             Step::Rename(from, to, overwrite) => {
                 // A directory (gopls renaming a package: trial157 M3, "cannot read …/simplelru:
@@ -314,7 +368,7 @@ pub fn plan_workspace_edit(
             Step::Delete(path) => {
                 let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
                 state.content = None;
-                state.operation = "deleted".to_owned();
+                state.operation = PlannedOperation::Deleted;
             }
         }
     }
@@ -372,7 +426,8 @@ fn refuse_dependency_files(workspace_root: &Path, plan: &WorkspaceEditPlan) -> R
     if dependency_files.is_empty() {
         return Ok(());
     }
-    let project_files = plan.files.len() - dependency_files.len();
+    // A renamed file counted once (review47 L3).
+    let project_files = plan.changed_file_count().saturating_sub(dependency_files.len());
     Err(ToolError::new(
         ErrorKind::Failed,
         format!(
@@ -500,15 +555,15 @@ pub fn finish_directory_moves(workspace_root: &Path, moved_directories: &[MovedD
 pub(crate) fn planned_file_lines(plan: &WorkspaceEditPlan, display: &dyn Fn(&Path) -> String) -> (Vec<String>, Vec<ChangedFile>) {
     let beneath_moved = |file: &PlannedFile| {
         plan.moved_directories.iter().position(|moved| {
-            (file.operation.starts_with("moved to ") && file.path.starts_with(&moved.from))
-                || (file.operation.starts_with("renamed from ") && file.path.starts_with(&moved.to))
+            (file.operation.is_moved_to() && file.path.starts_with(&moved.from))
+                || (file.operation.renamed_from().is_some() && file.path.starts_with(&moved.to))
         })
     };
     let mut lines = Vec::new();
     let mut files = Vec::new();
     for (index, moved) in plan.moved_directories.iter().enumerate() {
         let targets: Vec<&PlannedFile> =
-            plan.files.iter().filter(|file| file.operation.starts_with("renamed from ") && beneath_moved(file) == Some(index)).collect();
+            plan.files.iter().filter(|file| file.operation.renamed_from().is_some() && beneath_moved(file) == Some(index)).collect();
         let edited = targets.iter().filter(|file| file.edit_count > 0).count();
         let (from, to) = (display(&moved.from), display(&moved.to));
         lines.push(format!(
@@ -523,12 +578,12 @@ pub(crate) fn planned_file_lines(plan: &WorkspaceEditPlan, display: &dyn Fn(&Pat
         });
     }
     for file in &plan.files {
-        if beneath_moved(file).is_some() && (file.edit_count == 0 || file.operation.starts_with("moved to ")) {
+        if beneath_moved(file).is_some() && (file.edit_count == 0 || file.operation.is_moved_to()) {
             continue;
         }
         let shown = display(&file.path);
         lines.push(planned_file_line(&shown, file));
-        files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
+        files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.to_string() });
     }
     (lines, files)
 }
@@ -537,8 +592,8 @@ pub(crate) fn planned_file_lines(plan: &WorkspaceEditPlan, display: &dyn Fn(&Pat
 /// (modified)`, or `  old/a.go: moved to new/a.go` for the source of a rename (its edits are
 /// counted on the file it becomes).
 pub(crate) fn planned_file_line(shown: &str, file: &PlannedFile) -> String {
-    match file.operation.strip_prefix("moved to ") {
-        Some(_) if file.edit_count == 0 => format!("  {shown}: {}", file.operation),
+    match file.operation {
+        PlannedOperation::MovedTo { .. } if file.edit_count == 0 => format!("  {shown}: {}", file.operation),
         _ => format!("  {shown}: {} ({})", crate::render::plural(file.edit_count, "edit"), file.operation),
     }
 }
@@ -569,7 +624,7 @@ struct FileState {
     /// What the file holds after the steps so far (`None`: absent).
     content: Option<Content>,
     edit_count: usize,
-    operation: String,
+    operation: PlannedOperation,
     /// See [`PlannedFile::new_file_mode`].
     new_file_mode: Option<u32>,
 }
@@ -617,7 +672,7 @@ fn rename_file_state(
     };
     // The edits go with the content: said on the file it becomes.
     let edits = std::mem::take(&mut source.edit_count);
-    source.operation = format!("moved to {}", crate::render::display_path(workspace_root, to));
+    source.operation = PlannedOperation::MovedTo { to: to.to_path_buf(), display: crate::render::display_path(workspace_root, to) };
     let target = load(texts, order, workspace_root, to, server)?;
     if target.content.is_some() && !overwrite {
         return Err(ToolError::new(
@@ -627,7 +682,8 @@ fn rename_file_state(
     }
     target.content = Some(content);
     target.edit_count += edits;
-    target.operation = format!("renamed from {}", crate::render::display_path(workspace_root, from));
+    target.operation =
+        PlannedOperation::RenamedFrom { from: from.to_path_buf(), display: crate::render::display_path(workspace_root, from) };
     if target.original.is_none() {
         target.new_file_mode = mode;
     }
@@ -683,7 +739,7 @@ fn load<'a>(
         }
         texts.insert(
             path.to_path_buf(),
-            FileState { original, content, edit_count: 0, operation: "modified".to_owned(), new_file_mode: None },
+            FileState { original, content, edit_count: 0, operation: PlannedOperation::Modified, new_file_mode: None },
         );
         order.push(path.to_path_buf());
     }
@@ -1236,8 +1292,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         crate::lsp::rename_macro_arguments::macro_argument_warnings(root, &plan, &resolved.cursor_identifier, &args.new_name, &|path| {
             supervisor.display_path(path)
         });
-    let path_attribute_warnings =
-        moved_files_named_by_path_attributes(supervisor.workspace_root(), &plan, &|path| supervisor.display_path(path));
+    let path_attribute_warnings = moved_files_named_by_path_attributes(&plan, &|path| supervisor.display_path(path));
     let mut built_name_warnings = python_names_built_at_run_time(&plan, &resolved.cursor_identifier, &|path| supervisor.display_path(path));
     // A class renamed (asked at its `class` line or at a use): the plan changes a `class OLD` line.
     let renames_a_class = plan.python_texts().iter().any(|(_, old_text, new_text)| {
@@ -1794,20 +1849,10 @@ fn python_overload_parameter_warnings(
 /// attribute in the plan's Rust texts, after the edit, still names: rust-analyzer renames `mod
 /// imp` declared with `#[path = "imp_std.rs"]` by moving `imp_std.rs` to `backend.rs`, and the
 /// attribute then names a file that is gone (trial67 M3: once_cell's build broke, E0583; the
-/// preview had not said so). `display` gives the workspace-relative form, the one the plan's
-/// `renamed from …` uses (relative to `workspace_root`).
-fn moved_files_named_by_path_attributes(workspace_root: &Path, plan: &WorkspaceEditPlan, display: &dyn Fn(&Path) -> String) -> Vec<String> {
-    let moved: Vec<(PathBuf, PathBuf)> = plan
-        .files
-        .iter()
-        .filter_map(|file| {
-            let from = file.operation.strip_prefix("renamed from ")?;
-            let from = PathBuf::from(from);
-            // Said relative to the workspace root (`renamed from src/imp_std.rs`).
-            let from = if from.is_absolute() { from } else { workspace_root.join(&from) };
-            Some((from, file.path.clone()))
-        })
-        .collect();
+/// preview had not said so). `display` gives the workspace-relative form of a path.
+fn moved_files_named_by_path_attributes(plan: &WorkspaceEditPlan, display: &dyn Fn(&Path) -> String) -> Vec<String> {
+    let moved: Vec<(PathBuf, PathBuf)> =
+        plan.files.iter().filter_map(|file| Some((file.operation.renamed_from()?.to_path_buf(), file.path.clone()))).collect();
     let mut warnings = Vec::new();
     for (from, to) in &moved {
         for change in plan.changes.iter().filter(|change| change.path.extension().is_some_and(|ext| ext == "rs")) {

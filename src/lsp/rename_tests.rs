@@ -110,6 +110,15 @@ fn a_directory_rename_moves_every_file_beneath_it_with_its_edits_and_mode() {
         "{}",
         refused.message
     );
+    // Review47 L2: directories count against the cap too (`new`, `new/sub`, `new/testdata`,
+    // `new/testdata/empty`).
+    let refused = crate::files::directory_tree_beneath(&root, &root.join("new"), 3, 1 << 30).expect_err("over the directory cap");
+    assert!(
+        refused.message.contains("new holds more than 3 directories") && refused.message.contains("nothing was changed"),
+        "{}",
+        refused.message
+    );
+    assert!(crate::files::directory_tree_beneath(&root, &root.join("new"), 4, 1 << 30).is_ok(), "4 directories, 3 files: within 4");
     assert_eq!(read(&root, "new/a.go"), "package new\n");
     assert_eq!(read(&root, "main.go"), "package main\n\nimport \"fx/new\"\n");
     assert_eq!(std::fs::read(root.join("new/sub/blob.bin")).unwrap(), vec![0xff_u8, 0xfe, 0x00, 0x80]);

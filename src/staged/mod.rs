@@ -100,9 +100,9 @@ pub(crate) struct StagedFile {
     pub new_content: Option<Vec<u8>>,
     /// Changes in this file (replacements, text edits).
     pub changes: usize,
-    /// What happens to the file: `modified`, `created`, `deleted`, `renamed from <path>`,
-    /// `moved to <path>` (the source of a rename).
-    pub operation: String,
+    /// What happens to the file: modified, created, deleted, the target or the source of a
+    /// rename (said as `renamed from <path>`, `moved to <path>`).
+    pub operation: crate::lsp::rename::PlannedOperation,
     /// The permission bits the file gets when the change creates it (a renamed file keeps its
     /// source's); `None`: the default mode, or the file exists.
     pub new_file_mode: Option<u32>,
@@ -150,7 +150,7 @@ impl StagedChange {
     /// How many files the change writes, a renamed file counted once (its `moved to` source is
     /// the file its `renamed from` target becomes).
     pub fn changed_file_count(&self) -> usize {
-        self.files.iter().filter(|file| !file.operation.starts_with("moved to ")).count()
+        self.files.iter().filter(|file| !file.operation.is_moved_to()).count()
     }
 
     /// The files as `resolve accept` names them: `path` or `path (operation)`, except beneath a
@@ -160,19 +160,16 @@ impl StagedChange {
     fn accepted_file_names(&self, root: &Path) -> Vec<String> {
         let beneath_moved = |file: &StagedFile| {
             self.moved_directories.iter().any(|moved| {
-                (file.operation.starts_with("moved to ") && file.path.starts_with(&moved.from))
-                    || (file.operation.starts_with("renamed from ") && file.changes == 0 && file.path.starts_with(&moved.to))
+                (file.operation.is_moved_to() && file.path.starts_with(&moved.from))
+                    || (file.operation.renamed_from().is_some() && file.changes == 0 && file.path.starts_with(&moved.to))
             })
         };
         let mut names: Vec<String> = self
             .moved_directories
             .iter()
             .map(|moved| {
-                let files = self
-                    .files
-                    .iter()
-                    .filter(|file| file.operation.starts_with("renamed from ") && file.path.starts_with(&moved.to))
-                    .count();
+                let files =
+                    self.files.iter().filter(|file| file.operation.renamed_from().is_some() && file.path.starts_with(&moved.to)).count();
                 format!(
                     "{}/ → {}/ (directory moved, {})",
                     crate::render::display_path(root, &moved.from),
@@ -182,7 +179,7 @@ impl StagedChange {
             })
             .collect();
         names.extend(self.files.iter().filter(|file| !beneath_moved(file)).map(|file| {
-            if file.operation == "modified" {
+            if file.operation == crate::lsp::rename::PlannedOperation::Modified {
                 file.display.clone()
             } else {
                 format!("{} ({})", file.display, file.operation)
@@ -540,8 +537,8 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize, max_bytes: 
     // A renamed file is diffed against its source (`renamed from <path>`), which is not shown
     // again as a whole deletion: a moved package directory reads as its text edits.
     let source_of = |file: &StagedFile| -> Option<&StagedFile> {
-        let from = file.operation.strip_prefix("renamed from ")?;
-        files.iter().find(|other| other.display == from && other.new_content.is_none() && other.original.is_some())
+        let from = file.operation.renamed_from()?;
+        files.iter().find(|other| other.path == from && other.new_content.is_none() && other.original.is_some())
     };
     let moved_sources: Vec<&str> = files.iter().filter_map(|file| source_of(file).map(|source| source.display.as_str())).collect();
     for file in files {
@@ -575,7 +572,11 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize, max_bytes: 
                 continue;
             }
             if !header_written {
-                let operation = if file.operation == "modified" { String::new() } else { format!(" ({})", file.operation) };
+                let operation = if file.operation == crate::lsp::rename::PlannedOperation::Modified {
+                    String::new()
+                } else {
+                    format!(" ({})", file.operation)
+                };
                 let _ = write!(text, "--- {old_name}\n+++ {new_name}{operation}\n");
                 header_written = true;
             }
@@ -917,6 +918,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::rename::PlannedOperation;
 
     /// Issue 13 §5: a preview is capped in bytes as well as hunks; a one-line rewrite of a big
     /// file is cut inside its hunk, and the cut says how many bytes were left out and how to see
@@ -949,7 +951,19 @@ mod tests {
             original: original.map(|text| text.as_bytes().to_vec()),
             new_content: new.map(|text| text.as_bytes().to_vec()),
             changes: 1,
-            operation: operation.to_owned(),
+            operation: match operation.split_once(' ') {
+                Some(("renamed", from)) => {
+                    let from = from.trim_start_matches("from ");
+                    PlannedOperation::RenamedFrom { from: PathBuf::from("/w").join(from), display: from.to_owned() }
+                }
+                Some(("moved", to)) => {
+                    let to = to.trim_start_matches("to ");
+                    PlannedOperation::MovedTo { to: PathBuf::from("/w").join(to), display: to.to_owned() }
+                }
+                _ if operation == "created" => PlannedOperation::Created,
+                _ if operation == "deleted" => PlannedOperation::Deleted,
+                _ => PlannedOperation::Modified,
+            },
             new_file_mode: None,
         }
     }

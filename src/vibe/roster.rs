@@ -1277,9 +1277,9 @@ impl WorkerChangedFile {
     /// The file as the run's staged-change store takes it (changes = lines added + removed).
     fn staged_file(&self) -> crate::staged::StagedFile {
         let operation = match (&self.original, &self.new_content) {
-            (None, _) => "created",
-            (_, None) => "deleted",
-            _ => "modified",
+            (None, _) => crate::lsp::rename::PlannedOperation::Created,
+            (_, None) => crate::lsp::rename::PlannedOperation::Deleted,
+            _ => crate::lsp::rename::PlannedOperation::Modified,
         };
         crate::staged::StagedFile {
             path: self.path.clone(),
@@ -1287,7 +1287,7 @@ impl WorkerChangedFile {
             original: self.original.clone(),
             new_content: self.new_content.clone(),
             changes: self.lines_added + self.lines_removed,
-            operation: operation.to_owned(),
+            operation,
             new_file_mode: None,
         }
     }
