@@ -6087,6 +6087,12 @@ impl LineMap {
         self.identifiers_replaced.get(&line).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether the map knows which lines the write wrote (an empty map, the identity, does not:
+    /// the old text was unknown).
+    pub fn knows_written_lines(&self) -> bool {
+        !self.old_to_new.is_empty()
+    }
+
     /// Whether 1-based `line` after the write is one the write wrote (no line before it survived
     /// unchanged there); `false` for every line of an empty map (the identity).
     pub fn written_new_line(&self, line: u32) -> bool {
@@ -7231,10 +7237,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         ));
                     }
                     if diff.new.is_empty() && file.role != CheckedRole::Republished {
+                        // Line-level ignores count on the lines the write wrote (all of them
+                        // when the old text is unknown).
+                        let written_line = |line: u32| !line_map.knows_written_lines() || line_map.written_new_line(line);
                         blind_spot_notes.extend(crate::lsp::pyright_blind_spots::checks_turned_off_note(
                             supervisor.workspace_root(),
                             &file.path,
-                            file.role == CheckedRole::Written,
+                            (file.role == CheckedRole::Written).then_some(&written_line as &dyn Fn(u32) -> bool),
                             &display,
                         ));
                     }
@@ -7819,6 +7828,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             }
         }
     }
+    // A file that several servers check (nested pyright roots) is said once, with the most
+    // errors any of them reports there: they are the same file's errors (recheck47: click's
+    // `examples/aliases/aliases.py (2)` was listed twice, once per root, and counted twice).
+    let remaining = merged_by_file(remaining);
     let mut closing = remaining_line(&remaining, any_unavailable, new_errors, new_errors_not_known_new, files_checked, rust);
     if !constraint_commands.is_empty() {
         closing = format!(
@@ -7925,6 +7938,19 @@ fn is_non_library_target_file(package: &Path, path: &Path) -> bool {
         ["tests", "benches", "examples", "src/bin"].iter().any(|folder| relative.starts_with(folder))
             || relative == Path::new("src/main.rs")
     })
+}
+
+/// `remaining` (file → count, in report order) with each file once, at its first place, with the
+/// largest count reported for it.
+fn merged_by_file(remaining: Vec<(String, usize)>) -> Vec<(String, usize)> {
+    let mut merged: Vec<(String, usize)> = Vec::with_capacity(remaining.len());
+    for (file, count) in remaining {
+        match merged.iter_mut().find(|(seen, _)| *seen == file) {
+            Some((_, seen_count)) => *seen_count = (*seen_count).max(count),
+            None => merged.push((file, count)),
+        }
+    }
+    merged
 }
 
 /// The closing line: how many errors the checked files hold that were already there before
@@ -8702,6 +8728,8 @@ mod tests {
         // dateutil 2.9.0: pyright's pull of the pre-write state ran out of the write's budget
         // under load, and a comment-only write ended "besides the 18 new errors listed above
         // (none was present before this write)".
+        let merged = super::merged_by_file(vec![("a.py".into(), 2), ("b.py".into(), 1), ("a.py".into(), 3)]);
+        assert_eq!(merged, vec![("a.py".to_owned(), 3), ("b.py".to_owned(), 1)]);
         let unknown = remaining_line(&[], false, 18, 18, 1, false);
         assert!(!unknown.contains("none was present"), "{unknown}");
         assert!(unknown.contains("18 of them in files whose state before this write is unknown"), "{unknown}");

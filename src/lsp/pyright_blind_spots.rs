@@ -77,9 +77,16 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&
 }
 
 /// For a checked Python file with no new errors: what may hide errors in it, or `None` when
-/// nothing does. `written` says whether this write changed the file (then line-level ignore
-/// comments are named too). `display` is how the file is shown.
-pub fn checks_turned_off_note(workspace_root: &Path, path: &Path, written: bool, display: &str) -> Option<String> {
+/// nothing does. `written_line` is `Some` when this write changed the file: then the line-level
+/// ignore comments on the lines it says the write wrote (1-based) are named too — one far from
+/// the change hides nothing the write introduced (recheck47: two `# type: ignore` lines of
+/// click's core.py were named on every write of it). `display` is how the file is shown.
+pub fn checks_turned_off_note(
+    workspace_root: &Path,
+    path: &Path,
+    written_line: Option<&dyn Fn(u32) -> bool>,
+    display: &str,
+) -> Option<String> {
     if !is_python(path) {
         return None;
     }
@@ -118,7 +125,7 @@ pub fn checks_turned_off_note(workspace_root: &Path, path: &Path, written: bool,
             continue;
         }
         before_first_statement = false;
-        if written {
+        if written_line.is_some_and(|written_line| written_line(index as u32 + 1)) {
             if let Some((_, comment)) = line.split_once('#') {
                 let comment = comment.trim();
                 if comment.starts_with("type: ignore") || comment.starts_with("pyright: ignore") {
@@ -255,7 +262,10 @@ mod tests {
             ("d.py", "# pyright: reportMissingImports=none, reportUnusedImport=false\nx = 1\n"),
             ("e.txt", "# type: ignore\n"),
         ]);
-        let note = |file: &str, written: bool| checks_turned_off_note(&root, &root.join(file), written, file);
+        let every_line = |_: u32| true;
+        let note = |file: &str, written: bool| {
+            checks_turned_off_note(&root, &root.join(file), written.then_some(&every_line as &dyn Fn(u32) -> bool), file)
+        };
         assert!(note("a.py", false).unwrap().contains("`# type: ignore` before the first statement (line 2)"));
         // After a statement `# type: ignore` is no file-level pragma; a line-level ignore is
         // named only in a written file.
@@ -263,6 +273,8 @@ mod tests {
         assert!(note("b.py", true).unwrap().contains(
             "1 line carries a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line 3)"
         ));
+        let line_1 = |line: u32| line == 1;
+        assert_eq!(checks_turned_off_note(&root, &root.join("b.py"), Some(&line_1), "b.py"), None, "an ignore on a line not written");
         assert_eq!(note("c.py", true), None, "strict and rules turned on hide nothing");
         assert!(note("d.py", false).unwrap().contains("`# pyright: reportMissingImports=none, reportUnusedImport=false` (line 1)"));
         assert_eq!(note("e.txt", true), None);
