@@ -1173,6 +1173,32 @@ impl ParsedSource {
         found
     }
 
+    /// The innermost Python class statement whose body holds 0-based line `line0` (the class of
+    /// a method's `self` there). `None` outside any class.
+    pub fn python_class_enclosing(&self, line0: u32) -> Option<PythonClassFacts> {
+        let mut found = None;
+        let mut stack = vec![self.root.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            if node.start_position().row > line0 as usize || node.end_position().row < line0 as usize {
+                continue;
+            }
+            if node.kind() == "class_definition"
+                && node.child_by_field_name("body").is_some_and(|body| body.start_position().row <= line0 as usize)
+            {
+                // Of the classes holding the line, the one that starts last is the innermost.
+                let deeper = found.as_ref().is_none_or(|(row, _): &(usize, PythonClassFacts)| node.start_position().row >= *row);
+                if deeper {
+                    if let Some(class) = self.python_class_facts(node) {
+                        found = Some((node.start_position().row, class));
+                    }
+                }
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+        found.map(|(_, class)| class)
+    }
+
     /// For a Python file: the class whose name starts at 0-based `line0` (the start of the
     /// location `textDocument/definition` gives for a class), at any depth. `None` when no class
     /// is named on that line.

@@ -123,3 +123,62 @@ fn a_getattr_on_an_object_typed_as_a_protocol_stays_in_the_warning() {
         "{text}"
     );
 }
+
+/// Trial158 M3 (click 8.1.7, `ShellComplete.name`): `hasattr(self, "name")` in an unrelated
+/// class's method (pyright types `self` as `Self@ParamType`, and its `typeDefinition` is the
+/// parameter, no class) and `hasattr(default, "name")` on an `IOBase | LazyFile` were WARNINGs
+/// that "fail at run time". `self` is told by the class around the method, a union by each of
+/// its classes; a union holding the renamed class, and a base class's `self`, stay.
+#[test]
+fn a_getattr_on_self_of_another_class_or_a_union_of_other_classes_is_rightly_left() {
+    let test = "lsp_trial154_getattr::a_getattr_on_self_of_another_class_or_a_union_of_other_classes_is_rightly_left";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/shell.py",
+            "import typing as t\n\n\nclass Named:\n    def label(self):\n        return getattr(self, \"name\", \"?\")\n\n\nclass ShellComplete(Named):\n    name: t.ClassVar[str] = \"sh\"\n",
+        ),
+        (
+            "pkg/types.py",
+            "import io\n\nfrom pkg.shell import ShellComplete\n\n\nclass ParamType:\n    def info(self):\n        if hasattr(self, \"name\"):\n            return getattr(self, \"name\")\n        return None\n\n\nclass LazyFile:\n    name = \"lazy\"\n\n\ndef show(default: io.StringIO | LazyFile):\n    return hasattr(default, \"name\")\n\n\ndef either(x: ShellComplete | LazyFile):\n    return getattr(x, \"name\")\n\n\ndef run():\n    return ParamType().info(), show(LazyFile()), either(ShellComplete()), ShellComplete().label()\n",
+        ),
+    ]);
+    let program = "import pkg.types\nprint(pkg.types.run())";
+    assert_eq!(support::python_prints(dir.path(), program), "(None, True, 'sh', 'sh')");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/shell.py", "line": 10, "symbol": "name", "new_name": "shell_name", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("left unrenamed, rightly: 3 strings in getattr / setattr / hasattr / mock.patch.object calls whose object is another class's (`self` (a `ParamType`) at pkg/types.py:8, `self` (a `ParamType`) at pkg/types.py:9, `default` (a `StringIO | LazyFile`) at pkg/types.py:18)"),
+        "{text}"
+    );
+    assert!(text.contains("WARNING: 2 occurrences left unrenamed in strings that name the attribute"), "{text}");
+    assert!(
+        text.contains("    pkg/shell.py:6: return getattr(self, \"name\", \"?\")   (attribute name string)"),
+        "a base's `self`:\n{text}"
+    );
+    assert!(text.contains("    pkg/types.py:22: return getattr(x, \"name\")   (attribute name string)"), "a union with the class:\n{text}");
+    // Ground truth: accepted, the WARNING's two strings renamed as it says, the program runs as
+    // before; the strings left rightly stay.
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    for (file, from, to) in [
+        ("pkg/shell.py", "getattr(self, \"name\", \"?\")", "getattr(self, \"shell_name\", \"?\")"),
+        ("pkg/types.py", "getattr(x, \"name\")", "getattr(x, \"shell_name\")"),
+    ] {
+        let path = dir.path().join(file);
+        let before = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, before.replacen(from, to, 1)).unwrap();
+    }
+    assert_eq!(support::python_prints(dir.path(), program), "(None, True, 'sh', 'sh')");
+}
