@@ -78,6 +78,7 @@ pub(crate) mod rename_across_roots;
 pub(crate) mod rename_asserted_literal_keys;
 pub(crate) mod rename_attribute_objects;
 pub(crate) mod rename_coverage;
+pub(crate) mod rename_doc_links;
 pub(crate) mod rename_inherited_members;
 pub(crate) mod rename_local_scope;
 pub(crate) mod rename_macro_arguments;

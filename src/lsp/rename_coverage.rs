@@ -1635,6 +1635,43 @@ pub fn complete_rename(
             }
         }
     }
+    // Doc links that resolve to the renamed declaration (Go `[Name]`, `[Owner.Name]`,
+    // `[pkg.Name]`; rustdoc ``[`Name`]`` in a file the rename edits): broken links once it is
+    // renamed, and the servers rename few of them (trial165 M2, trial163 M1) — renamed here.
+    let mut doc_links_renamed: Vec<WordHit> = Vec::new();
+    if renames_declaration(&edits) && !export_name_only {
+        let origin_definition = origin_targets.iter().min().cloned();
+        let go_symbol = origin_definition
+            .as_ref()
+            .filter(|(path, _, _)| path.extension().is_some_and(|ext| ext == "go"))
+            .and_then(|(path, target_line, _)| crate::lsp::rename_doc_links::GoRenamedSymbol::at(&reader, path, *target_line, old_name));
+        let rust_edited_files: Vec<PathBuf> = if path_is_rust(origin) { edits.keys().cloned().collect() } else { Vec::new() };
+        let mut file_texts: BTreeMap<PathBuf, String> = BTreeMap::new();
+        let mut links: Vec<WordHit> = Vec::new();
+        in_text.retain(|(hit, kind)| {
+            if *kind != OccurrenceKind::Comment || is_covered(&edits, hit) {
+                return true;
+            }
+            let is_link = if let Some(symbol) = go_symbol.as_ref().filter(|_| hit.path.extension().is_some_and(|ext| ext == "go")) {
+                let text = file_texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
+                crate::lsp::rename_doc_links::go_doc_link_names_symbol(symbol, &hit.path, text, &hit.line_text, hit.byte_start, old_name)
+            } else {
+                path_is_rust(&hit.path)
+                    && rust_edited_files.iter().any(|file| same_file(file, &hit.path))
+                    && crate::lsp::rename_doc_links::rust_intra_doc_link_names(&hit.line_text, hit.byte_start, old_name)
+            };
+            if is_link {
+                links.push(hit.clone());
+            }
+            !is_link
+        });
+        for hit in links {
+            let (start, end) = columns(&hit);
+            let own = text_edit(hit.line, start, end, new_name);
+            conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+            doc_links_renamed.push(hit);
+        }
+    }
     // A later rename (from another missed reference) may have covered an occurrence judged
     // before it: only what the final edit leaves is said as left.
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
@@ -1994,6 +2031,18 @@ pub fn complete_rename(
             server.id()
         ));
         let lines = one_per_line(import_followers.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !doc_links_renamed.is_empty() {
+        let kind = if path_is_rust(origin) { "rustdoc intra-doc link" } else { "Go doc link" };
+        report.push(format!(
+            "  runbound renamed {} that {} to the renamed symbol (left, {} a broken link in {}):",
+            crate::render::plural(doc_links_renamed.len(), kind),
+            crate::render::one_or_many(doc_links_renamed.len(), "resolves", "resolve"),
+            crate::render::one_or_many(doc_links_renamed.len(), "it would be", "each would be"),
+            if path_is_rust(origin) { "`cargo doc`" } else { "`go doc` and pkg.go.dev" },
+        ));
+        let lines = one_per_line(doc_links_renamed.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !dunder_all_added.is_empty() {

@@ -1,0 +1,295 @@
+//! Doc links to a renamed symbol (R-REN-1; issue 11, trial165 M2, trial163 M1).
+//!
+//! A Go doc link (`[FirstGraphemeCluster]`, `[Graphemes.Next]`, `[uniseg.Step]`) and a rustdoc
+//! intra-doc link (``[`WindowsEncoding`]``, `[WindowsEncoding::new]`) resolve to a symbol the way
+//! code does: after a rename they are broken links (`go doc` and pkg.go.dev show them as plain
+//! text, `cargo doc` warns "unresolved link"). The servers rename few of them (gopls only those in
+//! the renamed declaration's own doc comment, rust-analyzer none), and they were listed among
+//! prose mentions "to edit yourself if they name this symbol" (rivo/uniseg 0.4.2: five
+//! `[Graphemes.Next]` links; typed-path 0.13.0: two ``[`WindowsEncoding`]`` links).
+//!
+//! [`doc_link_body`] reads the bracketed link around an occurrence; [`GoRenamedSymbol`] and
+//! [`go_doc_link_names_symbol`] say whether a Go link resolves to the renamed declaration
+//! (its package's links by name, another package's by the name it imports the package under);
+//! [`rust_intra_doc_link_names`] whether a rustdoc link names the renamed name itself.
+
+use std::path::{Path, PathBuf};
+
+use crate::files::WorkspaceReader;
+
+/// The text inside the brackets around the occurrence at bytes `byte_start..byte_start +
+/// name_len` of `line`, split around the occurrence: (before, after), e.g. `("Graphemes.", "")`
+/// for `[Graphemes.Next]` at `Next`. `None` when the occurrence is in no `[…]` on the line, or
+/// the brackets are a link target definition (`[Name]: https://…`) or a Markdown link's text
+/// (`[text](url)`).
+pub(crate) fn doc_link_body(line: &str, byte_start: usize, name_len: usize) -> Option<(&str, &str)> {
+    let end = byte_start + name_len;
+    let before = line.get(..byte_start)?;
+    let after = line.get(end..)?;
+    let open = before.rfind('[')?;
+    if before[open..].contains(']') {
+        return None;
+    }
+    let close = after.find(']')?;
+    if after[..close].contains('[') {
+        return None;
+    }
+    let rest = &after[close + 1..];
+    if rest.starts_with(':') || rest.starts_with('(') {
+        return None;
+    }
+    Some((&before[open + 1..], &after[..close]))
+}
+
+/// Whether `text` is a Go identifier.
+fn is_identifier(text: &str) -> bool {
+    let mut characters = text.chars();
+    characters.next().is_some_and(|first| first.is_alphabetic() || first == '_') && characters.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The Go declaration a rename renames, as doc links name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GoRenamedSymbol {
+    /// The package's directory (canonical).
+    pub package_dir: PathBuf,
+    /// The package's name (its `package` clause).
+    pub package_name: String,
+    /// The package's import path (`github.com/rivo/uniseg`), when its go.mod names the module.
+    pub import_path: Option<String>,
+    /// The type whose method or field it is; `None` for a package-level declaration.
+    pub owner: Option<String>,
+}
+
+impl GoRenamedSymbol {
+    /// The Go declaration of `name` on 0-based `line0` of the Go file `path` (canonical): a
+    /// package-level `func`, `type`, `var` or `const` (one line, or an entry at one tab in a
+    /// `var (`/`const (`/`type (` block), or a method `func (r *Owner) name(`. `None` for any
+    /// other declaration (a local, a parameter, a field), or a file that does not read.
+    pub(crate) fn at(reader: &WorkspaceReader, path: &Path, line0: u32, name: &str) -> Option<GoRenamedSymbol> {
+        let text = reader.read_to_string(path).ok()?;
+        let lines: Vec<&str> = text.lines().collect();
+        let line = *lines.get(line0 as usize)?;
+        let package_name = lines.iter().find_map(|line| line.strip_prefix("package ").map(|rest| rest.trim().to_owned()))?;
+        let owner = if let Some(rest) = line.strip_prefix("func (") {
+            // `func (r *Owner[T]) name(`: the receiver's type.
+            let (receiver, after) = rest.split_once(')')?;
+            if !after.trim_start().starts_with(&format!("{name}(")) && !after.trim_start().starts_with(&format!("{name}[")) {
+                return None;
+            }
+            let receiver_type = receiver.split_whitespace().last()?.trim_start_matches('*');
+            let receiver_type = receiver_type.split('[').next()?;
+            Some(receiver_type.to_owned())
+        } else {
+            let package_level = ["func ", "type ", "var ", "const "].iter().any(|keyword| {
+                line.strip_prefix(keyword).is_some_and(|rest| {
+                    rest.starts_with(name) && !rest[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            });
+            let in_block = line.starts_with('\t')
+                && !line.starts_with("\t\t")
+                && line.trim_start().starts_with(name)
+                && lines[..line0 as usize]
+                    .iter()
+                    .rev()
+                    .find(|line| !line.starts_with('\t') && !line.trim().is_empty())
+                    .is_some_and(|opening| ["var (", "const (", "type ("].iter().any(|block| opening.trim_end() == *block));
+            if !package_level && !in_block {
+                return None;
+            }
+            None
+        };
+        let package_dir = path.parent()?.to_path_buf();
+        let import_path = go_import_path(reader, &package_dir);
+        Some(GoRenamedSymbol { package_dir, package_name, import_path, owner })
+    }
+}
+
+/// The import path of the Go package in `package_dir`: the nearest go.mod's `module` path joined
+/// with the directory's path below it. `None` without a go.mod naming a module.
+fn go_import_path(reader: &WorkspaceReader, package_dir: &Path) -> Option<String> {
+    let mut dir = Some(package_dir);
+    while let Some(current) = dir.filter(|current| current.starts_with(reader.root())) {
+        if let Ok(go_mod) = reader.read_to_string(&current.join("go.mod")) {
+            let module =
+                go_mod.lines().find_map(|line| line.trim().strip_prefix("module ").map(|rest| rest.trim().trim_matches('"').to_owned()))?;
+            let below = package_dir.strip_prefix(current).ok()?;
+            let below = below.to_str()?;
+            return Some(if below.is_empty() { module } else { format!("{module}/{below}") });
+        }
+        dir = current.parent();
+    }
+    None
+}
+
+/// The name the Go file `text` imports the package `import_path` under (its alias, else
+/// `package_name`); `None` when it does not import it, or imports it as `_` or `.`.
+fn go_import_name(text: &str, import_path: &str, package_name: &str) -> Option<String> {
+    let quoted = format!("\"{import_path}\"");
+    let mut in_block = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("import (") {
+            in_block = true;
+            continue;
+        }
+        if in_block && trimmed.starts_with(')') {
+            in_block = false;
+            continue;
+        }
+        let spec = if in_block {
+            trimmed
+        } else if let Some(rest) = trimmed.strip_prefix("import ") {
+            rest.trim()
+        } else {
+            continue;
+        };
+        let spec = spec.split("//").next().unwrap_or(spec).trim();
+        if !spec.ends_with(&quoted) {
+            continue;
+        }
+        let alias = spec[..spec.len() - quoted.len()].trim();
+        return match alias {
+            "" => Some(package_name.to_owned()),
+            "_" | "." => None,
+            alias => Some(alias.to_owned()),
+        };
+    }
+    None
+}
+
+/// Whether the Go doc link around the occurrence of `name` at `byte_start` of `line` (a comment
+/// line of the Go file `path`, canonical, whose text is `file_text`) resolves to `symbol`: in the
+/// symbol's own package (same directory and `package` clause) `[name]`, `[*name]`, `[name.X]` for
+/// a package-level declaration and `[Owner.name]` for a method; in another package the same
+/// after the name that file imports the package under (`[uniseg.Step]`).
+pub(crate) fn go_doc_link_names_symbol(
+    symbol: &GoRenamedSymbol,
+    path: &Path,
+    file_text: &str,
+    line: &str,
+    byte_start: usize,
+    name: &str,
+) -> bool {
+    let Some((before, after)) = doc_link_body(line, byte_start, name.len()) else { return false };
+    let before = before.strip_prefix('*').unwrap_or(before);
+    // After the name: nothing, or `.Member` (a package-level type's method or field).
+    let after_ok = after.is_empty() || (symbol.owner.is_none() && after.strip_prefix('.').is_some_and(is_identifier));
+    if !after_ok {
+        return false;
+    }
+    let qualifiers: Vec<&str> = if before.is_empty() {
+        Vec::new()
+    } else {
+        match before.strip_suffix('.') {
+            Some(qualified) => qualified.split('.').collect(),
+            None => return false,
+        }
+    };
+    if !qualifiers.iter().all(|qualifier| is_identifier(qualifier)) {
+        return false;
+    }
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let same_package = canonical.parent() == Some(symbol.package_dir.as_path())
+        && file_text.lines().find_map(|line| line.strip_prefix("package ").map(str::trim)) == Some(symbol.package_name.as_str());
+    let owner: Vec<&str> = symbol.owner.iter().map(String::as_str).collect();
+    if same_package {
+        return qualifiers == owner;
+    }
+    let Some(import_path) = &symbol.import_path else { return false };
+    let Some(imported_as) = go_import_name(file_text, import_path, &symbol.package_name) else { return false };
+    qualifiers.first() == Some(&imported_as.as_str()) && qualifiers[1..] == owner[..]
+}
+
+/// Whether the rustdoc intra-doc link around the occurrence of `name` at `byte_start` of `line`
+/// (a `///` or `//!` doc comment line) names `name` itself: ``[`name`]``, `[name]`, `[name()]`,
+/// `[name!]`, `[struct@name]`, `[name::x]` (an item beneath it) — not a path ending in it
+/// (`[other::name]`, `[Self::name]`), which names it through something this check does not read.
+pub(crate) fn rust_intra_doc_link_names(line: &str, byte_start: usize, name: &str) -> bool {
+    let trimmed = line.trim_start();
+    if !(trimmed.starts_with("///") || trimmed.starts_with("//!")) {
+        return false;
+    }
+    let Some((before, after)) = doc_link_body(line, byte_start, name.len()) else { return false };
+    let before = before.strip_prefix('`').unwrap_or(before);
+    let after = after.strip_suffix('`').unwrap_or(after);
+    // A disambiguator (`struct@`, `fn@`, `macro@`) is the only thing allowed before the name.
+    let before_ok =
+        before.is_empty() || before.strip_suffix('@').is_some_and(|kind| kind.chars().all(|c| c.is_ascii_lowercase()) && !kind.is_empty());
+    let after_ok = matches!(after, "" | "()" | "!")
+        || after
+            .strip_prefix("::")
+            .is_some_and(|rest| !rest.is_empty() && rest.split("::").all(|segment| is_identifier(segment.trim_end_matches("()"))));
+    before_ok && after_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: &str, name: &str) -> usize {
+        line.find(name).unwrap()
+    }
+
+    #[test]
+    fn a_link_body_is_read_around_the_occurrence() {
+        let line = "// The specialized functions [FirstGraphemeCluster], [Graphemes.Next] and more.";
+        assert_eq!(doc_link_body(line, at(line, "FirstGraphemeCluster"), 20), Some(("", "")));
+        let next = line.find("Next").unwrap();
+        assert_eq!(doc_link_body(line, next, 4), Some(("Graphemes.", "")));
+        assert_eq!(doc_link_body("// [Graphemes]: https://x", 4, 9), None, "a link target definition");
+        assert_eq!(doc_link_body("/// [the Graphemes](Graphemes)", 9, 9), None, "a Markdown link's text");
+        assert_eq!(doc_link_body("// Graphemes is plain", 3, 9), None);
+        assert_eq!(doc_link_body("// a] Graphemes [b", 6, 9), None);
+    }
+
+    #[test]
+    fn go_links_resolve_by_package_and_owner() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("cmd")).unwrap();
+        std::fs::write(root.join("go.mod"), "module github.com/rivo/uniseg\n\ngo 1.19\n").unwrap();
+        let grapheme = "package uniseg\n\ntype Graphemes struct{}\n\nfunc (g *Graphemes) Next() bool {\n\treturn false\n}\n\nfunc FirstGraphemeCluster() {}\n\nconst (\n\tprAny = iota\n)\n";
+        std::fs::write(root.join("grapheme.go"), grapheme).unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let path = root.join("grapheme.go");
+        let function = GoRenamedSymbol::at(&reader, &path, 8, "FirstGraphemeCluster").unwrap();
+        assert_eq!((function.owner.as_deref(), function.import_path.as_deref()), (None, Some("github.com/rivo/uniseg")));
+        let method = GoRenamedSymbol::at(&reader, &path, 4, "Next").unwrap();
+        assert_eq!(method.owner.as_deref(), Some("Graphemes"));
+        assert!(GoRenamedSymbol::at(&reader, &path, 11, "prAny").is_some(), "a const block entry");
+        assert!(GoRenamedSymbol::at(&reader, &path, 5, "false").is_none());
+        let check = |symbol: &GoRenamedSymbol, file: &Path, text: &str, line: &str, name: &str| {
+            go_doc_link_names_symbol(symbol, file, text, line, line.rfind(name).unwrap(), name)
+        };
+        let same = root.join("doc.go");
+        let same_text = "// Package uniseg.\npackage uniseg\n";
+        assert!(check(&function, &same, same_text, "// see [FirstGraphemeCluster].", "FirstGraphemeCluster"));
+        assert!(check(&method, &same, same_text, "// see [Graphemes.Next].", "Next"));
+        assert!(check(&method, &same, same_text, "// see [*Graphemes.Next].", "Next"));
+        assert!(!check(&method, &same, same_text, "// see [Other.Next].", "Next"), "another type's method");
+        assert!(!check(&method, &same, same_text, "// see [Next].", "Next"), "a package-level Next is another symbol");
+        assert!(!check(&function, &same, "package uniseg_test\n", "// see [FirstGraphemeCluster].", "FirstGraphemeCluster"));
+        let other = root.join("cmd/main.go");
+        let imports = "package main\n\nimport (\n\tu \"github.com/rivo/uniseg\"\n)\n";
+        assert!(check(&function, &other, imports, "// see [u.FirstGraphemeCluster].", "FirstGraphemeCluster"));
+        assert!(check(&method, &other, imports, "// see [u.Graphemes.Next].", "Next"));
+        assert!(!check(&function, &other, imports, "// see [uniseg.FirstGraphemeCluster].", "FirstGraphemeCluster"));
+        let plain = "package main\n\nimport \"github.com/rivo/uniseg\"\n";
+        assert!(check(&function, &other, plain, "// see [uniseg.FirstGraphemeCluster].", "FirstGraphemeCluster"));
+        assert!(!check(&function, &other, plain, "// see [FirstGraphemeCluster].", "FirstGraphemeCluster"), "not imported by name");
+    }
+
+    #[test]
+    fn rust_links_name_the_item_itself() {
+        let check = |line: &str, name: &str| rust_intra_doc_link_names(line, line.rfind(name).unwrap(), name);
+        assert!(check("/// Uses [`WindowsEncoding`].", "WindowsEncoding"));
+        assert!(check("//! Uses [WindowsEncoding].", "WindowsEncoding"));
+        assert!(check("/// Calls [`parse()`] and [parse].", "parse"));
+        assert!(check("/// See [`struct@WindowsEncoding`].", "WindowsEncoding"));
+        assert!(check("/// See [`WindowsEncoding::new`].", "WindowsEncoding"));
+        assert!(!check("/// See [`other::WindowsEncoding`].", "WindowsEncoding"));
+        assert!(!check("/// See [`Self::parse`].", "parse"));
+        assert!(!check("// Uses [`WindowsEncoding`].", "WindowsEncoding"), "no doc comment");
+        assert!(!check("/// Uses `WindowsEncoding`.", "WindowsEncoding"));
+    }
+}

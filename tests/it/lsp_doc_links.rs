@@ -1,0 +1,74 @@
+//! Doc links to a renamed symbol (trial165 M2: rivo/uniseg's `[FirstGraphemeCluster]`, left by a
+//! cold gopls and listed among prose "to edit yourself"; trial163 M1: typed-path's
+//! ``[`WindowsEncoding`]``, left by rust-analyzer, `cargo doc` then warned "unresolved link").
+//! The rename renames the links that resolve to the renamed symbol — in its package by name or
+//! owner, in another package by the name it imports it under — and leaves prose and other
+//! symbols' links.
+//!
+//! Ground truth: `go build`/`go vet` and the text for Go (no tool reports a broken Go doc link);
+//! `cargo doc` with `rustdoc::broken_intra_doc_links` denied for Rust.
+
+use crate::support;
+
+use serde_json::json;
+
+#[test]
+fn a_go_rename_renames_the_doc_links_to_the_symbol_and_leaves_prose() {
+    let test = "lsp_doc_links::a_go_rename_renames_the_doc_links_to_the_symbol_and_leaves_prose";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/seg\n\ngo 1.19\n"),
+        (
+            "seg.go",
+            "// Package seg splits text.\npackage seg\n\n// Graphemes iterates. Call [Graphemes.Next] first.\ntype Graphemes struct{ n int }\n\n// Next advances.\nfunc (g *Graphemes) Next() bool {\n\t// A body comment: [Graphemes.Next] again, and the Graphemes class.\n\tg.n++\n\treturn g.n < 2\n}\n\n// Other is not [Other.Next]'s owner of Graphemes.\ntype Other struct{}\n\n// Next of Other.\nfunc (Other) Next() bool { return false }\n",
+        ),
+        ("cmd/main.go", "package main\n\nimport (\n\ts \"example.com/seg\"\n)\n\n// main uses [s.Graphemes] and [s.Graphemes.Next].\nfunc main() {\n\tvar g s.Graphemes\n\t_ = g.Next()\n}\n"),
+    ]);
+    assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "seg.go", "line": 5, "symbol": "Graphemes", "new_name": "Clusters"}));
+    assert!(text.starts_with("Renamed `Graphemes` to `Clusters`"), "{text}");
+    let seg = std::fs::read_to_string(dir.path().join("seg.go")).unwrap();
+    let main = std::fs::read_to_string(dir.path().join("cmd/main.go")).unwrap();
+    assert!(seg.contains("Call [Clusters.Next] first.") && seg.contains("A body comment: [Clusters.Next] again"), "{seg}");
+    assert!(seg.contains("and the Graphemes class."), "prose stays:\n{seg}");
+    assert!(seg.contains("[Other.Next]'s owner of Graphemes."), "another type's link and prose stay:\n{seg}");
+    assert!(main.contains("// main uses [s.Clusters] and [s.Clusters.Next]."), "{main}");
+    assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
+}
+
+#[test]
+fn a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them() {
+    let test = "lsp_doc_links::a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"links\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "src/lib.rs",
+            "//! Paths; see [`WindowsEncoding`] and [WindowsEncoding::label].\n\nmod other;\n\n/// The Windows encoding.\npub struct WindowsEncoding;\n\nimpl WindowsEncoding {\n    /// Its label, as [`WindowsEncoding`] names it.\n    pub fn label() -> &'static str {\n        \"windows\"\n    }\n}\n\n/// Uses [`struct@WindowsEncoding`]; the WindowsEncoding text stays prose.\npub fn encode() -> &'static str {\n    WindowsEncoding::label()\n}\n",
+        ),
+        ("src/other.rs", "use crate::WindowsEncoding;\n\n/// Like [`WindowsEncoding::label`].\npub fn label() -> &'static str {\n    WindowsEncoding::label()\n}\n"),
+    ]);
+    let doc = |dir: &std::path::Path| {
+        let out =
+            support::cargo_by_hand(dir, &["doc", "--no-deps", "--offline"], &[("RUSTDOCFLAGS", "-D rustdoc::broken_intra_doc_links")]);
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (ok, stderr) = doc(dir.path());
+    assert!(ok, "the fixture's docs build:\n{stderr}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 6, "symbol": "WindowsEncoding", "new_name": "WinEncoding"}),
+    );
+    assert!(text.starts_with("Renamed `WindowsEncoding` to `WinEncoding`"), "{text}");
+    let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(lib.contains("the WindowsEncoding text stays prose"), "{lib}");
+    let (ok, stderr) = doc(dir.path());
+    assert!(ok, "rustdoc resolves every link after the rename:\n{stderr}\n{text}");
+}
