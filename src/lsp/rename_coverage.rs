@@ -2614,6 +2614,29 @@ pub fn complete_rename(
             None => true,
         }
     });
+    // A bare occurrence behind a `#[cfg]` that is off, in the block of a `use` this rename renamed
+    // (`use crate::windows::WindowsPrefix;` then `WindowsPrefix::Disk` inside `assert_eq!`),
+    // resolves through that `use`: it is the renamed symbol, renamed too (trial163 F1: typed-path's
+    // `#[cfg(windows)]` test was left half-renamed, 6 uses behind the renamed `use`).
+    let mut unanalyzed_through_use: Vec<(WordHit, u32)> = Vec::new();
+    if renames_declaration(&edits) && !export_name_only {
+        let mut rest = Vec::new();
+        for (hit, place) in std::mem::take(&mut unanalyzed) {
+            let use_line = (!place.in_macro_template).then(|| reader.read_to_string(&hit.path).ok()).flatten().and_then(|text| {
+                edits.get(&hit.path).and_then(|file_edits| rust_renamed_use_in_scope(&text, file_edits, &hit, old_name, new_name, encoding))
+            });
+            match use_line {
+                Some(use_line) => {
+                    let (start, end) = columns(&hit);
+                    // Said with the occurrences below (an overlap would be one of them).
+                    let _ = merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![text_edit(hit.line, start, end, new_name)])]));
+                    unanalyzed_through_use.push((hit, use_line));
+                }
+                None => rest.push((hit, place)),
+            }
+        }
+        unanalyzed = rest;
+    }
     let mut write_check_blind_spots: Vec<String> = Vec::new();
     // Go: occurrences whose definition is a method tied to the renamed one by an interface —
     // an implementation of the renamed interface method, or the interface method the renamed
@@ -2929,6 +2952,20 @@ pub fn complete_rename(
                 )
             },
         );
+    }
+    if !unanalyzed_through_use.is_empty() {
+        let mut uses: Vec<String> =
+            unanalyzed_through_use.iter().map(|(hit, use_line)| format!("{}:{}", shown(&hit.path), use_line + 1)).collect();
+        uses.dedup();
+        report.push(format!(
+            "  runbound renamed {} behind a `#[cfg]` that is off ({} does not analyze that code) that {} through a `use` this rename renamed in the same block ({}); a build with that cfg compiles them only so:",
+            crate::render::plural(unanalyzed_through_use.len(), "occurrence"),
+            server.id(),
+            crate::render::one_or_many(unanalyzed_through_use.len(), "resolves", "resolve"),
+            uses.join(", "),
+        ));
+        let lines = one_per_line(unanalyzed_through_use.iter(), |(hit, _)| hit);
+        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |_| String::new());
     }
     report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
     // Go package clauses (`package lru`) name the package, which no other rename changes: never
@@ -4418,6 +4455,86 @@ fn occurrences_unanalyzed_outside_edit(
             Some((hit, found))
         })
         .collect()
+}
+
+/// The 0-based line of a `use` statement of the Rust file `text` on which `file_edits` (the
+/// rename's edits of that file) rename `old_name` to `new_name`, before the bare occurrence `hit`
+/// and in its block or a block enclosing it (braces counted, strings and comments not told
+/// apart), with no binding of the name on the way (`let OLD`, `|OLD: u8|`, a parameter): the
+/// occurrence resolves through that `use`. `None` for an occurrence written with a path
+/// (`a::OLD`), as a member (`.OLD`), in a `use` itself, a binding, or with no such `use` in
+/// scope.
+fn rust_renamed_use_in_scope(
+    text: &str,
+    file_edits: &[lsp_types::TextEdit],
+    hit: &WordHit,
+    old_name: &str,
+    new_name: &str,
+    encoding: PositionEncoding,
+) -> Option<u32> {
+    let before = hit.line_text.get(..hit.byte_start)?.trim_end();
+    if before.ends_with("::") || before.ends_with('.') || before.trim_start().starts_with("use ") || before.contains(" use ") {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    // A binding of the name (`let OLD`, a closure's `|OLD: u8|`, a parameter `OLD: T`, a pattern
+    // `OLD @ …`) is another symbol from there on: nothing after it is said to resolve through a
+    // `use`.
+    let binds_name = |line: &str, up_to: usize| {
+        word_positions(line, old_name).into_iter().filter(|at| *at <= up_to).any(|at| {
+            let before = line[..at].trim_end();
+            let after = line[at + old_name.len()..].trim_start();
+            ["let", "mut", "ref", "|", "("].iter().any(|binding| before.ends_with(binding))
+                || (after.starts_with(':') && !after.starts_with("::"))
+                || after.starts_with('@')
+        })
+    };
+    file_edits
+        .iter()
+        .filter(|edit| edit.new_text == new_name && edit.range.start.line < hit.line && edit.range.start.line == edit.range.end.line)
+        .filter_map(|edit| {
+            let line0 = edit.range.start.line;
+            let line = *lines.get(line0 as usize)?;
+            let byte = encoding.byte_from_column(line, edit.range.start.character);
+            let statement = line.get(..byte)?;
+            let is_use = {
+                let trimmed = statement.trim_start();
+                let trimmed = trimmed.strip_prefix("pub(crate) ").or_else(|| trimmed.strip_prefix("pub ")).unwrap_or(trimmed);
+                trimmed.starts_with("use ")
+            };
+            // The `use` binds the name itself: `…::OLD;`, `…::{…, OLD}`, not `OLD::x` or `OLD as Y`.
+            let after = line.get(byte + old_name.len()..)?.trim_start();
+            let binds = after.starts_with([';', ',', '}']) && line.get(byte..byte + old_name.len()) == Some(old_name);
+            (is_use && binds).then_some(line0)
+        })
+        .filter(|use_line| {
+            let between = lines.get(*use_line as usize + 1..hit.line as usize).unwrap_or_default();
+            !between.iter().any(|line| binds_name(line, line.len())) && !binds_name(&hit.line_text, hit.byte_start)
+        })
+        .filter(|use_line| {
+            // Never leaves the `use`'s block on the way to the occurrence.
+            let mut depth: i64 = 0;
+            let mut text_between: Vec<&str> =
+                lines.get(*use_line as usize + 1..hit.line as usize).map(<[&str]>::to_vec).unwrap_or_default();
+            text_between.push(hit.line_text.get(..hit.byte_start).unwrap_or(""));
+            for line in text_between {
+                let code = line.split("//").next().unwrap_or(line);
+                for character in code.chars() {
+                    match character {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth < 0 {
+                                return false;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            true
+        })
+        .max()
 }
 
 /// The definition targets a rename can reach: those in the workspace when there is one. A Rust

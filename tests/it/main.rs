@@ -106,6 +106,7 @@ mod lsp_trial159;
 mod lsp_trial16;
 mod lsp_trial160;
 mod lsp_trial161;
+mod lsp_trial163;
 mod lsp_trial17;
 mod lsp_trial18;
 mod lsp_trial23;
