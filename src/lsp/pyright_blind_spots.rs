@@ -72,9 +72,36 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&
                 "`{stub_shown}` stubs `{source_shown}`: files that import it are type-checked against the stub, which this write did not change — a signature, name or type changed in `{source_shown}` is invisible to the checker there (\"no new errors\" in them says nothing about it); next step: make the same change in `{stub_shown}`, or check that its declarations still match"
             ));
         }
+        // A module that imports from the written one and has a stub of its own (a package's
+        // `__init__.py` re-exporting it beside an `__init__.pyi`): code using the names through
+        // that module is checked against its stub, which may not even bind them to the written
+        // module (trial162 F1: attrs 25.4.0's `attrs/__init__.py` re-exports
+        // `attr._next_gen.asdict`, its `__init__.pyi` binds `asdict` from `attr`; a new required
+        // parameter gave "no new errors" and a failing test).
+        if !path.extension().is_some_and(|extension| extension == "py") {
+            continue;
+        }
+        let importers = crate::lsp::dependents::python_importers(workspace_root, workspace_root, path, REEXPORTING_IMPORTERS_READ);
+        for importer in importers.files.iter().filter(|importer| !importers.found_through_another_file.contains(importer)) {
+            for stub in stubs_of(&reader, workspace_root, importer) {
+                if written.contains(&stub) {
+                    continue;
+                }
+                let (stub_shown, importer_shown, source_shown) = (display(&stub), display(importer), display(path));
+                let note = format!(
+                    "`{stub_shown}` stubs `{importer_shown}`, which imports from the written `{source_shown}`: code that uses those names through `{importer_shown}` is type-checked against the stub, not against this change — a signature or name changed in `{source_shown}` is invisible to the checker there (\"no new errors\" says nothing about those uses; the stub may bind the names elsewhere); next step: check `{stub_shown}`'s declarations of the changed names, and run the code that calls them through `{importer_shown}` (its tests)"
+                );
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+        }
     }
     notes
 }
+
+/// The most importers of a written module [`stub_notes`] reads for stubs of their own.
+const REEXPORTING_IMPORTERS_READ: usize = 500;
 
 /// For a checked Python file with no new errors: what may hide errors in it, or `None` when
 /// nothing does. `written_line` is `Some` when this write changed the file: then the line-level
@@ -251,6 +278,28 @@ mod tests {
         let notes = stub_notes(&root, &written, |path| path.strip_prefix(&root).unwrap().display().to_string());
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(notes[0].starts_with("`src/pkg-stubs/core.pyi` stubs `src/pkg/core.py`"), "{notes:?}");
+    }
+
+    /// Trial162 F1: a package re-exporting the written module's names beside a stub of its own.
+    #[test]
+    fn a_stub_of_a_module_reexporting_the_written_one_is_named() {
+        let (_dir, root) = workspace(&[
+            ("pkg/__init__.py", "from ._impl import f\n"),
+            ("pkg/__init__.pyi", "from ._other import f as f\n"),
+            ("pkg/_impl.py", "def f(x):\n    return x\n"),
+            ("pkg/_other.py", "def f(x: int) -> int: ...\n"),
+            ("use.py", "import pkg\npkg.f(1)\n"),
+        ]);
+        let shown = |path: &Path| path.strip_prefix(&root).unwrap().display().to_string();
+        let notes = stub_notes(&root, &[root.join("pkg/_impl.py")], shown);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("`pkg/__init__.pyi` stubs `pkg/__init__.py`, which imports from the written `pkg/_impl.py`: code that uses those names through `pkg/__init__.py` is type-checked against the stub"),
+            "{notes:?}"
+        );
+        // Written with the stub: no note; a module nothing re-exports: none.
+        assert!(stub_notes(&root, &[root.join("pkg/_impl.py"), root.join("pkg/__init__.pyi")], shown).is_empty());
+        assert!(stub_notes(&root, &[root.join("pkg/_other.py")], shown).is_empty());
     }
 
     #[test]

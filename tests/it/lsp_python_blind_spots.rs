@@ -190,6 +190,43 @@ fn an_edit_of_a_python_file_with_a_stub_beside_it_says_the_stub_was_not_changed(
     assert!(!text.contains("stubs `caches/timed.py`"), "{text}");
 }
 
+/// Trial162 F1 (attrs 25.4.0): `attrs/__init__.py` re-exports `attr._next_gen.asdict` and its
+/// `__init__.pyi` binds `asdict` from elsewhere; a new required parameter of `_next_gen.asdict`
+/// gave "no new errors" (pyright checks `attrs.asdict(…)` against the stub) and a failing test.
+/// The write names the re-exporting module's stub.
+#[test]
+fn an_edit_of_a_module_a_stubbed_package_reexports_names_the_stub() {
+    let test = "an_edit_of_a_module_a_stubbed_package_reexports_names_the_stub";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        PYPROJECT,
+        ("caches/__init__.py", "from caches._impl import make\n"),
+        ("caches/__init__.pyi", "from caches._other import make as make\n"),
+        ("caches/_impl.py", "def make(size: int) -> list[int]:\n    return [0] * size\n"),
+        ("caches/_other.py", "def make(size: int) -> list[int]:\n    return [1] * size\n"),
+        ("app.py", "import caches\n\nprint(caches.make(3))\n"),
+    ]);
+    assert_eq!(python_prints(dir.path(), "import app"), "[0, 0, 0]");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let edited = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "caches/_impl.py", "old_string": "def make(size: int)", "new_string": "def make(size: int, *, fill: int)"}),
+    );
+    let text = edited.joined_text();
+    assert!(!edited.is_error, "{text}");
+    assert!(text.contains("no new errors"), "pyright sees no error through the stub:\n{text}");
+    assert!(
+        text.contains("note: `caches/__init__.pyi` stubs `caches/__init__.py`, which imports from the written `caches/_impl.py`: code that uses those names through `caches/__init__.py` is type-checked against the stub"),
+        "{text}"
+    );
+    // Ground truth: the call through the package now fails at run time.
+    let output = std::process::Command::new("python3").args(["-c", "import app"]).current_dir(dir.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing 1 required keyword-only argument: 'fill'"), "{output:?}");
+}
+
 /// A file-level `# type: ignore` hides every error of the file, `# pyright: basic` the stricter
 /// rules, a line-level ignore its line, and `[tool.pyright]` rules turned off hide them in every
 /// file: when the block says "no new errors" it names what may hide them. A file with none of
