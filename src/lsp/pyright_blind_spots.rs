@@ -78,7 +78,7 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&
         // module (trial162 F1: attrs 25.4.0's `attrs/__init__.py` re-exports
         // `attr._next_gen.asdict`, its `__init__.pyi` binds `asdict` from `attr`; a new required
         // parameter gave "no new errors" and a failing test).
-        if !path.extension().is_some_and(|extension| extension == "py") {
+        if path.extension().is_none_or(|extension| extension != "py") {
             continue;
         }
         let importers = crate::lsp::dependents::python_importers(workspace_root, workspace_root, path, REEXPORTING_IMPORTERS_READ);
