@@ -2986,6 +2986,38 @@ pub fn complete_rename(
             first.line_text.split("//").next().unwrap_or("").trim(),
         ));
     }
+    // Occurrences whose definition the server resolved to a local variable or parameter of the
+    // same name (`for _, testCase := range …` beside a renamed type `testCase`): another symbol,
+    // each with its own binding — counted, not listed to check (trial165 M5: 279 and 310 such
+    // lines buried the answer). Not for a renamed local, whose other occurrences are said above.
+    let mut local_bindings_elsewhere: Vec<WordHit> = Vec::new();
+    if local_scope.is_none() {
+        let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+        let mut is_local: HashMap<Target, bool> = HashMap::new();
+        elsewhere.retain(|(hit, target)| {
+            let Some(target) = target else { return true };
+            let local = *is_local.entry(target.clone()).or_insert_with(|| {
+                let (path, target_line, target_character) = target;
+                let text = texts.entry(path.clone()).or_insert_with(|| reader.read_to_string(path).ok());
+                let Some(line_text) = text.as_deref().and_then(|text| text.lines().nth(*target_line as usize)) else { return false };
+                let byte = encoding.byte_from_column(line_text, *target_character);
+                crate::lsp::rename_local_scope::local_binding_scope(&reader, path, *target_line, byte).is_some()
+            });
+            if local {
+                local_bindings_elsewhere.push(hit.clone());
+            }
+            !local
+        });
+    }
+    if !local_bindings_elsewhere.is_empty() {
+        let files: std::collections::BTreeSet<&Path> = local_bindings_elsewhere.iter().map(|hit| hit.path.as_path()).collect();
+        report.push(format!(
+            "  left unrenamed, rightly: {} in {} whose definition {} resolves to a local variable or parameter named `{old_name}` (another symbol with its own binding, not listed)",
+            crate::render::plural(local_bindings_elsewhere.len(), "occurrence"),
+            crate::render::plural(files.len(), "file"),
+            server.id(),
+        ));
+    }
     // Python: a renamed member's attribute uses (`.name`) in test files pytest collects where the
     // server gives no definition — an object whose type it cannot tell, such as a class attribute
     // a subclass sets (`PeekableMixinTests.cls = None`, `PeekableTests.cls = mi.peekable`): if it
