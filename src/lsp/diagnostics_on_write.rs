@@ -5186,7 +5186,14 @@ pub(crate) fn go_build_constraint(path: &Path, root: &Path) -> GoBuildConstraint
         Ok(relative) => format!("./{}", relative.display()),
         Err(_) => target.display().to_string(),
     };
-    let check_command = if ignored {
+    // A `package main` generator beside the package's own files (`//go:build generate` +
+    // `package main` in the library's directory, the usual `go:generate go run gen_x.go` layout):
+    // a vet of the directory fails ("found packages uniseg and main"), a vet of the file names it
+    // alone, its constraint set aside as for a named file (trial165 M4).
+    let own_package = go_package_name(&text);
+    let other_package_beside =
+        own_package.as_deref().is_some_and(|own| go_sibling_package_names(root, path).iter().any(|other| other != own));
+    let check_command = if ignored || other_package_beside {
         format!("go vet {}", relative(path))
     } else {
         let mut command = Vec::new();
@@ -5204,6 +5211,43 @@ pub(crate) fn go_build_constraint(path: &Path, root: &Path) -> GoBuildConstraint
         command.join(" ")
     };
     GoBuildConstraint { lines: constraints, terms, ignored, named_by_file_name, check_command, older_toolchain }
+}
+
+/// The package name a Go file's `package` clause declares; `None` without one.
+fn go_package_name(text: &str) -> Option<String> {
+    text.lines().find_map(|line| line.trim().strip_prefix("package ").map(|rest| rest.split_whitespace().next().unwrap_or("").to_owned()))
+}
+
+/// The package names the other non-test `.go` files of `path`'s directory with no build
+/// constraint line declare — the package a vet of the directory builds (listed and read beneath
+/// `root`, at most 200 files), each once.
+fn go_sibling_package_names(root: &Path, path: &Path) -> Vec<String> {
+    let Ok(beneath) = crate::files::Beneath::open(root) else { return Vec::new() };
+    let Some(directory) = path.parent() else { return Vec::new() };
+    let Ok(relative) = beneath.relative(directory).map(Path::to_path_buf) else { return Vec::new() };
+    let Ok(entries) = beneath.list_entries(&relative) else { return Vec::new() };
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in entries.into_iter().take(200) {
+        let name = name.to_string_lossy().into_owned();
+        let sibling = directory.join(&name);
+        if !name.ends_with(".go") || name.ends_with("_test.go") || sibling == path {
+            continue;
+        }
+        let Ok(text) = crate::files::read_workspace_file_to_string(root, &sibling) else { continue };
+        let constrained = text.lines().take_while(|line| !line.trim_start().starts_with("package ")).any(|line| {
+            let line = line.trim();
+            line.starts_with("//go:build") || line.strip_prefix("//").is_some_and(|rest| rest.trim_start().starts_with("+build"))
+        });
+        if constrained {
+            continue;
+        }
+        if let Some(package) = go_package_name(&text) {
+            if !names.contains(&package) {
+                names.push(package);
+            }
+        }
+    }
+    names
 }
 
 /// Whether `term` is a Go release tag (`go1.10`, `go1.21`): satisfied by every toolchain since
@@ -8379,6 +8423,19 @@ mod tests {
         let constraint = go_build_constraint(&root.join("new.go"), &root);
         assert_eq!(constraint.older_toolchain, None);
         assert!(constraint.check_sentence().starts_with("check with `"), "{}", constraint.check_sentence());
+    }
+
+    /// Trial165 M4: a `package main` generator beside the package's own files is vetted by its
+    /// file (a vet of the directory fails: "found packages uniseg and main").
+    #[test]
+    fn a_generator_of_another_package_beside_the_library_is_vetted_by_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("doc.go"), "package uniseg\n").unwrap();
+        std::fs::write(root.join("gen_breaktest.go"), "//go:build generate\n\npackage main\n").unwrap();
+        std::fs::write(root.join("tagged.go"), "//go:build extra\n\npackage uniseg\n").unwrap();
+        assert_eq!(go_build_constraint(&root.join("gen_breaktest.go"), &root).check_command, "go vet ./gen_breaktest.go");
+        assert_eq!(go_build_constraint(&root.join("tagged.go"), &root).check_command, "go vet -tags=extra .");
     }
 
     #[test]
