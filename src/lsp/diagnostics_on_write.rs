@@ -4067,7 +4067,7 @@ fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
 /// after it) is no state of this server's project, and was read as errors "resolved by this
 /// write" that never were.
 fn in_another_root(supervisor: &LspSupervisor, server: &LanguageServer, path: &Path) -> bool {
-    crate::lsp::sibling_roots::manifest_name(server.id()).is_some()
+    crate::lsp::sibling_roots::nested_roots_are_separate_projects(server.id())
         && path.starts_with(server.root())
         && crate::lsp::servers::find_root(server.definition(), supervisor.workspace_root(), path)
             .root
@@ -8210,15 +8210,19 @@ const DEPENDENT_ROOT_BUDGET_SLACK: Duration = Duration::from_millis(500);
 fn checker_label(checker: &str) -> &'static str {
     match checker {
         "cargo" => "cargo check",
+        "tsc" => "tsc",
         _ => "go build and go vet",
     }
 }
 
-/// The project checker `diagnostics "*"` runs for a dependent root of `server_id`'s roots.
+/// The project checker `diagnostics "*"` runs for a dependent root of `server_id`'s roots (for
+/// typescript-language-server, `tsc --noEmit -p tsconfig.json` in a workspace package that
+/// depends on the written one through `node_modules`: trial164 F3).
 fn dependent_root_checker(server_id: &str) -> Option<&'static str> {
     match server_id {
         "rust-analyzer" => Some("cargo"),
         "gopls" => Some("go"),
+        "typescript-language-server" => Some("tsc"),
         _ => None,
     }
 }

@@ -1756,25 +1756,62 @@ fn callers_in_dependent_roots(
             )
         };
         let ask_file: &Path = at.as_ref().map_or(path, |(file, _, _)| file.as_path());
-        let (lease, still_loading) =
-            match crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), root, ask_file, root_deadline) {
-                Ok(given) => given,
-                Err(why) => {
-                    walk.dependent_roots_notes.push(not_searched(why));
-                    continue;
-                }
-            };
+        // typescript-language-server of a dependent package is asked at a call in its own
+        // files (see `dependent_typescript_server_for_hierarchy`).
+        let mut call_in_root: Option<(PathBuf, u32, u32)> = None;
+        let given = if at.is_none() && server.id() == "typescript-language-server" {
+            crate::lsp::sibling_roots::dependent_typescript_server_for_hierarchy(
+                supervisor,
+                root,
+                ask_file,
+                &resolved.cursor_identifier,
+                root_deadline,
+            )
+            .map(|(lease, still_loading, call)| {
+                call_in_root = call;
+                (lease, still_loading)
+            })
+        } else {
+            crate::lsp::sibling_roots::root_server_given(supervisor, server.id(), root, ask_file, root_deadline)
+        };
+        let ask_file: &Path = call_in_root.as_ref().map_or(ask_file, |(file, _, _)| file.as_path());
+        let (lease, still_loading) = match given {
+            Ok(given) => given,
+            Err(why) => {
+                walk.dependent_roots_notes.push(not_searched(why));
+                continue;
+            }
+        };
         let consumer = &*lease.server;
-        let (line0, character) = match at {
-            Some((_, line0, character)) => (*line0, *character),
-            None => resolved.lsp_position(consumer.position_encoding()),
+        let (line0, character) = match (at, &call_in_root) {
+            (Some((_, line0, character)), _) | (None, Some((_, line0, character))) => (*line0, *character),
+            (None, None) => resolved.lsp_position(consumer.position_encoding()),
         };
         let position = lsp_types::TextDocumentPositionParams {
             text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(ask_file) },
             position: lsp_types::Position { line: line0, character },
         };
+        // Asked at a call in the dependent package's own files: only the queried function's item
+        // counts (a local function of the same name is another one).
+        let queried_line0 = resolved.lsp_position(server.position_encoding()).0;
+        let same_function = |item: &lsp_types::CallHierarchyItem| {
+            call_in_root.is_none()
+                || (crate::lsp::uri::lsp_uri_to_path(&item.uri).is_some_and(|file| {
+                    std::fs::canonicalize(&file).unwrap_or(file) == std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+                }) && item.range.start.line <= queried_line0
+                    && queried_line0 <= item.range.end.line)
+        };
         let prepared = match prepare(consumer, dir, position, root_deadline) {
-            Ok(prepared) if !prepared.is_empty() => prepared,
+            Ok(prepared) if prepared.iter().any(same_function) => prepared.into_iter().filter(same_function).collect::<Vec<_>>(),
+            Ok(_) if call_in_root.is_some() => {
+                walk.dependent_roots_notes.push(not_searched(format!(
+                    "its {} answers the call hierarchy of a file of another package from that package's project only, and the call of `{}` found in {} prepared another function",
+                    consumer.id(),
+                    resolved.cursor_identifier,
+                    supervisor.display_path(ask_file)
+                )));
+                continue;
+            }
             Ok(_) => {
                 walk.dependent_roots_notes.push(not_searched(format!("its {} prepared no call hierarchy item there", consumer.id())));
                 continue;

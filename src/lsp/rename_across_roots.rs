@@ -26,6 +26,10 @@ use crate::lsp::rename::{plan_workspace_edit, WorkspaceEditPlan};
 use crate::lsp::rename_coverage::RenameCoverage;
 use crate::lsp::supervisor::LspSupervisor;
 
+/// Why a root the starting server's edit writes into is asked (at the first place the edit
+/// renames there), unless it depends on the owning root (then it is asked at the definition).
+const WRITES_INTO_IT: &str = "the edit writes into it";
+
 /// One other root's part of a rename ([`rename_in_owning_and_dependent_roots`]).
 struct RootPart {
     root: PathBuf,
@@ -132,7 +136,7 @@ pub fn rename_in_owning_and_dependent_roots(
             continue;
         }
         let byte = byte_of(&path, line, character);
-        asks.push((root, path, line, byte, "the edit writes into it".to_owned()));
+        asks.push((root, path, line, byte, WRITES_INTO_IT.to_owned()));
     }
     // 3. The roots that depend on any of these (and on the starting root), asked at the same
     // place (they load its files as a dependency).
@@ -145,10 +149,18 @@ pub fn rename_in_owning_and_dependent_roots(
             incomplete_scans.push(base.clone());
         }
         for dependent in dependents.roots {
+            let why = format!("it depends on {}", supervisor.display_path(&base));
+            // A dependent the edit writes into is asked at the definition all the same, not at
+            // the first place the edit renames there: tsserver asked at a consumer's import
+            // specifier renames only the local alias (`f as first`), which leaves the consumer
+            // importing a name the library no longer exports (trial164 F2).
+            if let Some(ask) = asks.iter_mut().find(|(asked, .., role)| *asked == dependent && role.as_str() == WRITES_INTO_IT) {
+                *ask = (dependent, path.clone(), line, byte, why);
+                continue;
+            }
             if dependent == server.root() || asks.iter().any(|(asked, ..)| *asked == dependent) {
                 continue;
             }
-            let why = format!("it depends on {}", supervisor.display_path(&base));
             asks.push((dependent, path.clone(), line, byte, why));
         }
     }
@@ -310,6 +322,7 @@ fn rename_in_root(
     other
         .sync_document(definition_path)
         .map_err(|err| format!("{} could not be given {}: {}", other.id(), supervisor.display_path(definition_path), err.message))?;
+    crate::lsp::sibling_roots::open_own_project_file(other, supervisor.workspace_root(), definition_path, false, deadline);
     let readiness = other.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     if let Some(note) = readiness.note(other.id()) {
         notes.push(note);

@@ -98,8 +98,71 @@ pub fn manifest_name(server_id: &str) -> Option<&'static str> {
     match server_id {
         "gopls" => Some("go.mod"),
         "rust-analyzer" => Some("Cargo.toml"),
+        // An npm / yarn / pnpm workspace package that names another by its package name, linked
+        // through `node_modules/<name>` (trial164 F1: `@tanstack/react-store` beside
+        // `@tanstack/store`), see [`package_json_dependency_dirs`].
+        "typescript-language-server" => Some("package.json"),
         _ => None,
     }
+}
+
+/// Whether a root of `server_id` nested beneath another of its roots is a project of its own,
+/// which the outer root's server does not compile (a nested Go module, a `downstream/` crate
+/// no member of the cargo workspace). Not so for typescript-language-server, though it has
+/// dependent roots ([`manifest_name`]): an outer `tsconfig.json` may include a nested
+/// package's files (a `types/` package with its own package.json), so its files are the outer
+/// program's too.
+pub fn nested_roots_are_separate_projects(server_id: &str) -> bool {
+    matches!(server_id, "gopls" | "rust-analyzer")
+}
+
+/// The directories a manifest named `manifest` (in `manifest_dir`, canonical, beneath the
+/// canonical `workspace_root`) with `text` names as local dependencies: a `go.mod` replace's and
+/// a `Cargo.toml` `path`'s directories joined to `manifest_dir`; a `package.json`'s from
+/// [`package_json_dependency_dirs`].
+fn named_dependency_dirs(manifest: &str, text: &str, manifest_dir: &Path, workspace_root: &Path) -> Vec<PathBuf> {
+    match manifest {
+        "go.mod" => go_mod_replace_dirs(text).into_iter().map(|dir| manifest_dir.join(dir)).collect(),
+        "Cargo.toml" => cargo_path_dependencies(text).into_iter().map(|dir| manifest_dir.join(dir)).collect(),
+        _ => package_json_dependency_dirs(text, manifest_dir, workspace_root),
+    }
+}
+
+/// The directories inside the workspace that a `package.json` (`text`, in the canonical
+/// `manifest_dir`) depends on (trial164 F1): each package named in `dependencies`,
+/// `devDependencies`, `peerDependencies` or `optionalDependencies` is resolved as Node resolves
+/// it — the first `node_modules/<name>` that exists in `manifest_dir` or an ancestor of it up to
+/// the canonical `workspace_root` — and kept when its canonical path (a workspace link's target)
+/// lies in the workspace outside every `node_modules` directory: another package of the
+/// workspace, not an installed one. A `file:` / `link:` version names its directory directly.
+/// Canonical, in the manifest's order, each once; a manifest that is no JSON object names none.
+pub fn package_json_dependency_dirs(text: &str, manifest_dir: &Path, workspace_root: &Path) -> Vec<PathBuf> {
+    let Ok(serde_json::Value::Object(manifest)) = serde_json::from_str::<serde_json::Value>(text) else { return Vec::new() };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for field in ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"] {
+        let Some(serde_json::Value::Object(named)) = manifest.get(field) else { continue };
+        for (name, version) in named {
+            // A name with `..` or an absolute path would leave node_modules.
+            if name.is_empty() || name.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
+                continue;
+            }
+            let local = version.as_str().and_then(|version| version.strip_prefix("file:").or_else(|| version.strip_prefix("link:")));
+            let candidate = match local {
+                Some(dir) => Some(manifest_dir.join(dir)),
+                None => manifest_dir
+                    .ancestors()
+                    .take_while(|dir| dir.starts_with(workspace_root))
+                    .map(|dir| dir.join("node_modules").join(name))
+                    .find(|linked| linked.exists()),
+            };
+            let Some(resolved) = candidate.and_then(|path| std::fs::canonicalize(path).ok()) else { continue };
+            let installed = resolved.components().any(|part| part.as_os_str() == "node_modules");
+            if resolved.starts_with(workspace_root) && !installed && resolved.is_dir() && !dirs.contains(&resolved) {
+                dirs.push(resolved);
+            }
+        }
+    }
+    dirs
 }
 
 /// One [`dependent_roots_scan`]: what it found and the stamps (modification time, size) of the
@@ -179,12 +242,11 @@ pub fn dependent_roots_scan(workspace_root: &Path, definition: &ServerDefinition
         let (modified, size) = manifest_stamp(&manifest_path).unwrap_or((None, 0));
         scan.manifest_stamps.push((manifest_path.clone(), modified, size));
         let Ok(text) = reader.read_to_string(entry.path()) else { continue };
-        let named = if manifest == "go.mod" { go_mod_replace_dirs(&text) } else { cargo_path_dependencies(&text) };
+        let named = named_dependency_dirs(manifest, &text, manifest_dir, &canonical_workspace);
         // A named directory depends on `root` when the root that serves it is `root` (the
         // directory itself, or a member crate / module of the root's cargo workspace / go.work).
-        let depends = named.iter().any(|dir| {
-            let joined = manifest_dir.join(dir);
-            let named_dir = std::fs::canonicalize(&joined).unwrap_or(joined);
+        let depends = named.iter().any(|joined| {
+            let named_dir = std::fs::canonicalize(joined).unwrap_or_else(|_| joined.clone());
             named_dir == canonical_root
                 || (named_dir.starts_with(&canonical_root)
                     && root_of(definition, &canonical_workspace, &named_dir.join(manifest)) == canonical_root)
@@ -239,9 +301,7 @@ pub fn dependency_dirs_scan(workspace_root: &Path, server_id: &str, root: &Path)
         let (modified, size) = manifest_stamp(&manifest_path).unwrap_or((None, 0));
         scan.manifest_stamps.push((manifest_path.clone(), modified, size));
         let Ok(text) = reader.read_to_string(entry.path()) else { continue };
-        let named = if manifest == "go.mod" { go_mod_replace_dirs(&text) } else { cargo_path_dependencies(&text) };
-        for dir in named {
-            let joined = manifest_dir.join(&dir);
+        for joined in named_dependency_dirs(manifest, &text, manifest_dir, &canonical_workspace) {
             let Ok(named_dir) = std::fs::canonicalize(&joined) else { continue };
             if named_dir.starts_with(&canonical_workspace)
                 && !named_dir.starts_with(&canonical_root)
@@ -365,6 +425,9 @@ pub fn references_in_dependent_roots(
             )));
             continue;
         }
+        // (After the file: its open may load its own package's project, which the semantic
+        // request of `open_own_project_file` waits for too.)
+        open_own_project_file(consumer, supervisor.workspace_root(), path, false, root_deadline);
         let readiness = consumer.wait_until_ready_for_lookups(root_deadline);
         let (line0, character) = resolved.lsp_position(consumer.position_encoding());
         let params = crate::lsp::client::reference_params(path, line0, character, true);
@@ -525,10 +588,166 @@ pub(crate) fn root_server_given(
         .map_err(|err| format!("{server_id} could not be started there: {}", err.message))?;
     let _ = lease.server.resync_from_disk();
     lease.server.sync_document(file).map_err(|err| format!("its {} could not be given the file: {}", lease.server.id(), err.message))?;
+    open_own_project_file(&lease.server, supervisor.workspace_root(), file, false, deadline);
     let readiness = lease.server.wait_until_ready_for_lookups(deadline);
     let still_loading = (!matches!(readiness.readiness, crate::lsp::client::Readiness::Ready))
         .then(|| format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
     Ok((lease, still_loading))
+}
+
+/// A call of a function in a file of a dependent root: (file, 0-based line, character in the
+/// server's encoding), see [`dependent_typescript_server_for_hierarchy`].
+pub(crate) type CallInRoot = (PathBuf, u32, u32);
+
+/// typescript-language-server of `root`, a workspace package that depends on the package
+/// holding `file` (see [`package_json_dependency_dirs`]), made ready for a call hierarchy asked
+/// at `file`: tsserver answers `callHierarchy/incomingCalls` from the file's default project
+/// only — for a file open there, the project of its nearest `tsconfig.json` (the library's,
+/// which holds none of `root`'s callers). So `file` is closed there (if it was open) and a file
+/// of `root` is opened ([`open_own_project_file`]), which drops the library's project that no
+/// open file keeps and loads `root`'s, whose program holds `file` through the `node_modules`
+/// link: its callers in both packages are answered (trial164 F1: `createAtom`'s calls in
+/// `useCreateAtom.ts` were missing). typescript-language-server prepares a call hierarchy only
+/// in an open file, so it is asked at the first call of `name` in `root`'s own files
+/// ([`first_call_of_name_under`], returned and opened; `None` when there is none — the caller
+/// checks the prepared item is the queried function). As [`root_server_given`] otherwise.
+pub(crate) fn dependent_typescript_server_for_hierarchy(
+    supervisor: &LspSupervisor,
+    root: &Path,
+    file: &Path,
+    name: &str,
+    deadline: Instant,
+) -> Result<(crate::lsp::supervisor::ServerLease, Option<String>, Option<CallInRoot>), String> {
+    let server_id = "typescript-language-server";
+    let lease = supervisor
+        .server_for_root(server_id, root, deadline)
+        .map_err(|err| format!("{server_id} could not be started there: {}", err.message))?;
+    let _ = lease.server.resync_from_disk();
+    lease.server.close_document(file);
+    open_own_project_file(&lease.server, supervisor.workspace_root(), file, true, deadline);
+    let readiness = lease.server.wait_until_ready_for_lookups(deadline);
+    let still_loading = (!matches!(readiness.readiness, crate::lsp::client::Readiness::Ready))
+        .then(|| format!("; that server was still {} — its list may be incomplete", readiness.readiness.describe()));
+    let call = first_call_of_name_under(supervisor.workspace_root(), &lease.server, name);
+    if let Some((path, _, _)) = &call {
+        let _ = lease.server.sync_document(path);
+    }
+    Ok((lease, still_loading, call))
+}
+
+/// The first place in a source file of `server`'s root (walked as [`open_own_project_file`]
+/// walks it) where `name` is called: a whole-word `name` followed by `(` on a line that is no
+/// comment (`//`, `*`) — (file, 0-based line, character in the server's encoding). tsserver's
+/// `prepareCallHierarchy` there gives the called function's declaration, whatever file holds it.
+fn first_call_of_name_under(workspace_root: &Path, server: &LanguageServer, name: &str) -> Option<(PathBuf, u32, u32)> {
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
+    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), server.root()).ok()?;
+    let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    for (listed, entry) in walk.hidden(false).skip_names(&["node_modules", "dist", "build", ".git"]).iter().flatten().enumerate() {
+        if listed >= ENTRIES_CAP {
+            break;
+        }
+        if !entry.is_file() || !server.definition().serves(entry.path()) || entry.path().to_string_lossy().ends_with(".d.ts") {
+            continue;
+        }
+        let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+        for (line0, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("//") || trimmed.starts_with('*') || trimmed.starts_with("import ") {
+                continue;
+            }
+            for (at, _) in line.match_indices(name) {
+                let before = line[..at].chars().next_back();
+                let after = &line[at + name.len()..];
+                let called = after.trim_start().starts_with('(') || after.starts_with('<');
+                if called && !before.is_some_and(is_ident) && !after.chars().next().is_some_and(is_ident) {
+                    let character = server.position_encoding().column_from_byte(line, at);
+                    return Some((canonical_workspace.join(entry.relative()), line0 as u32, character));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Before `server` (typescript-language-server of a root that depends on another, see
+/// [`package_json_dependency_dirs`]) is asked about `asked`, a file of that other root, and
+/// after `asked` was given to it (its open loads its own package's project): opens a
+/// file of `server`'s own root that imports the package `asked` belongs to (its nearest
+/// `package.json`'s `name`, quoted; else the first source file found), so that tsserver loads
+/// the root's own configured project, whose program holds the library's files through the
+/// `node_modules` link (trial164 F1). tsserver gives a file the project of its nearest
+/// `tsconfig.json`: given only the library's file, the consumer's server loads the library's
+/// project and answers as the library's own server does, without the consumer's uses. With
+/// the consumer's project loaded, `references`, `rename` and the call hierarchy at the
+/// library's position search both programs. Does nothing for other servers, or when `asked`
+/// is in `server`'s root. With `reopen`, a file already open is closed and opened again (an
+/// open makes tsserver drop the projects no open file keeps). Waits for the load until
+/// `deadline`. Lists at most [`ENTRIES_CAP`] entries (skipping `node_modules`,
+/// `dist`, `build` and hidden directories) and reads at most 400 source files.
+pub(crate) fn open_own_project_file(server: &LanguageServer, workspace_root: &Path, asked: &Path, reopen: bool, deadline: Instant) {
+    if server.id() != "typescript-language-server" || asked.starts_with(server.root()) {
+        return;
+    }
+    let package_name = asked
+        .ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(workspace_root))
+        .find_map(|dir| crate::files::read_workspace_file_to_string(workspace_root, &dir.join("package.json")).ok())
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|manifest| manifest.get("name").and_then(|name| name.as_str()).map(str::to_owned));
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), server.root()) else { return };
+    let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let mut first: Option<PathBuf> = None;
+    let mut read = 0usize;
+    let quoted = package_name.map(|name| [format!("'{name}'"), format!("\"{name}\""), format!("'{name}/"), format!("\"{name}/")]);
+    for (listed, entry) in walk.hidden(false).skip_names(&["node_modules", "dist", "build", ".git"]).iter().flatten().enumerate() {
+        if listed >= ENTRIES_CAP || read >= 400 {
+            break;
+        }
+        let is_source = entry
+            .path()
+            .extension()
+            .and_then(|ext| ext.to_str())
+            .is_some_and(|ext| matches!(ext, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs"))
+            && !entry.path().to_string_lossy().ends_with(".d.ts");
+        if !entry.is_file() || !is_source || !server.definition().serves(entry.path()) {
+            continue;
+        }
+        let path = canonical_workspace.join(entry.relative());
+        let Some(quoted) = &quoted else {
+            first = Some(path);
+            break;
+        };
+        read += 1;
+        let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+        if quoted.iter().any(|needle| text.contains(needle.as_str())) {
+            first = Some(path);
+            break;
+        }
+        first.get_or_insert(path);
+    }
+    if let Some(file) = first {
+        if reopen {
+            server.close_document(&file);
+        }
+        let _ = server.sync_document(&file);
+        // tsserver loads the file's project on the open, but typescript-language-server routes
+        // `references` and `rename` to its syntax server (open files only) while a project
+        // loads, and the load's progress may not have reached runbound yet: a semantic-only
+        // request (semantic tokens of the file's first line), answered after the load, makes
+        // the next request find the project loaded (seen on a loaded machine: "0 of these
+        // references are in it").
+        let params = lsp_types::SemanticTokensRangeParams {
+            text_document: crate::lsp::client::text_document(&file),
+            range: lsp_types::Range::new(lsp_types::Position::new(0, 0), lsp_types::Position::new(1, 0)),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        let _ = server.request::<lsp_types::request::SemanticTokensRangeRequest>(params, deadline);
+    }
 }
 
 /// `references` asked in a root that depends on another (see [`owning_root_of_definition`]):

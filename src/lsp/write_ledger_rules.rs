@@ -325,7 +325,7 @@ pub(crate) fn half_applied_pre_write_state(
     // workspace, a nested Go module): its files are in none of this server's checks, so their
     // new text does not make this one's pre-write state half-applied (trial95 M1, trial99 M1).
     let separate_project = |other: &crate::lsp::client::LanguageServer| {
-        crate::lsp::sibling_roots::manifest_name(server.id()).is_some()
+        crate::lsp::sibling_roots::nested_roots_are_separate_projects(server.id())
             && other.root() != server.root()
             && other.root().starts_with(server.root())
     };

@@ -107,6 +107,7 @@ mod lsp_trial16;
 mod lsp_trial160;
 mod lsp_trial161;
 mod lsp_trial163;
+mod lsp_trial164;
 mod lsp_trial165;
 mod lsp_trial17;
 mod lsp_trial18;
