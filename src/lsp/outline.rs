@@ -653,6 +653,7 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
     let prefix = line_text.get(..name_column).unwrap_or("");
     let after_name = line_text.get(name_column..).and_then(|rest| rest.strip_prefix(node.name.as_str())).unwrap_or("").trim_start();
     let has_word = |word: &str| words(prefix).any(|w| w == word);
+    let at_column_0 = !line_text.starts_with(char::is_whitespace);
     // clangd says in `detail` what a `class` really is.
     match node.detail.as_deref().map(str::trim) {
         Some("type alias") => return "type alias",
@@ -677,7 +678,10 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
         "struct" if has_word("union") => "union",
         // pyright's call hierarchy items and workspace symbols give a method the kind of a
         // function; its first parameter (`self`, `cls`) says what it is.
-        "function" if matches!(extension, "py" | "pyi") && python_first_parameter_is_self_or_cls(after_name) => "method",
+        "function" if matches!(extension, "py" | "pyi") && python_first_parameter_is_self_or_cls(after_name) && !at_column_0 => "method",
+        // A `def` at column 0 is a module-level function whatever its first parameter's name
+        // (trial162 M4: attrs' `def has(cls)` was listed as a method).
+        "method" if matches!(extension, "py" | "pyi") && at_column_0 && has_word("def") => "function",
         // gopls gives a method (`func (f *FlagSet) VarPF(…)`) the kind of a function in call
         // hierarchy items (trial29 M7: "incoming calls of function VarPF").
         "function" if extension == "go" && prefix.trim_start().starts_with("func (") => "method",
@@ -957,6 +961,10 @@ mod tests {
         assert_eq!(readable_kind_on_line(12, "example.com/x.HandlerFunc", "type HandlerFunc func(int)", "go"), "type");
         assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
+        // Trial162 M4: a module-level `def` is a function, whatever its first parameter.
+        assert_eq!(readable_kind_on_line(12, "has", "def has(cls):", "py"), "function");
+        assert_eq!(readable_kind_on_line(6, "has", "def has(cls):", "py"), "function");
+        assert_eq!(readable_kind_on_line(6, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "helper", "def helper(selfish, x):", "py"), "function");
         // A parameter list spread over lines (itsdangerous serializer.py:192, `def __init__(`
         // then `self,` on the next line) reads as one header.
