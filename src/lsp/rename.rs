@@ -1145,6 +1145,10 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         roots_deadline,
     );
     let plan = across.plan.unwrap_or(plan);
+    if across.import_aliases_dropped > 0 {
+        // The alias is a plain import of the renamed declaration now: no local binding only.
+        coverage.warnings.retain(|warning| !warning.starts_with("WARNING: only the local binding was renamed"));
+    }
     coverage.report.extend(across.report);
     coverage.warnings.extend(across.warnings);
     coverage.write_check_blind_spots.extend(across.write_check_blind_spots);

@@ -63,6 +63,9 @@ pub struct AcrossRoots {
     /// Of `not_asked`, the roots whose own server answered the rename with an error of its own
     /// (a conflict in that root's code, say): asking again gives the same answer.
     pub refused: Vec<PathBuf>,
+    /// Import aliases (`import { Old as New }`) the starting server wrote, made plain imports of
+    /// the renamed declaration (`import { New }`) because the root owning it renamed it too.
+    pub import_aliases_dropped: usize,
 }
 
 /// Why a root's part of the rename is missing (see [`rename_in_root`]).
@@ -259,6 +262,45 @@ pub fn rename_in_owning_and_dependent_roots(
             let index = from.files.iter().position(|planned| planned.path == file.path).expect("the file is in this plan");
             merged.changes.push(from.changes[index].clone());
             merged.files.push(from.files[index].clone());
+        }
+    }
+    // Asked at an import of another root's declaration, the starting server renamed only its
+    // local binding (`import { Store as Box }`, uses as `Box`); the owning root renamed the
+    // declaration itself, so the alias would import a name that root no longer exports: each
+    // such import is made plain (`import { Box }`; trial164 M1 with F2's cross-root rename).
+    let owner_renamed_declaration = definition.as_ref().is_some_and(|(path, _, _)| {
+        parts
+            .iter()
+            .any(|part| !path.starts_with(server.root()) && part.plan.files.iter().any(|file| file.path == *path && file.edit_count > 0))
+    });
+    if owner_renamed_declaration && server.id() == "typescript-language-server" {
+        let alias = format!("{old_name} as {new_name}");
+        for change in merged.changes.iter_mut().filter(|change| change.path.starts_with(server.root())) {
+            let Some(content) = change.new_content.as_ref().and_then(|bytes| String::from_utf8(bytes.clone()).ok()) else { continue };
+            let mut dropped = 0;
+            let rewritten: Vec<String> = content
+                .split_inclusive('\n')
+                .map(|line| {
+                    let is_import = line.trim_start().starts_with("import ") || line.contains(" from '") || line.contains(" from \"");
+                    let hits = crate::lsp::rename_coverage::word_positions(line, &alias);
+                    if is_import && !hits.is_empty() {
+                        dropped += hits.len();
+                        line.replace(&alias, new_name)
+                    } else {
+                        line.to_owned()
+                    }
+                })
+                .collect();
+            if dropped > 0 {
+                change.new_content = Some(rewritten.concat().into_bytes());
+                across.import_aliases_dropped += dropped;
+            }
+        }
+        if across.import_aliases_dropped > 0 {
+            across.report.push(format!(
+                "  made {} of the renamed declaration plain (`{alias}` → `{new_name}`): the root owning the declaration renames it, so the alias the starting server wrote would import a name it no longer exports",
+                crate::render::plural(across.import_aliases_dropped, "import alias"),
+            ));
         }
     }
     across.renamed_by_own_server.push(server.root().to_path_buf());

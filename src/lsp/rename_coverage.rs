@@ -3738,11 +3738,35 @@ pub fn complete_rename(
             local_uses_renamed.push(format!("{}:{} (the local at line {})", shown(path), use_line + 1, binding_line + 1));
         }
     }
+    // TypeScript/JavaScript, asked at an import of another module's declaration: the server
+    // renames the local binding only (`import { ReadonlyStore as DerivedStore }`), and the
+    // declaration keeps its name (trial164 M1: "Renamed `ReadonlyStore` to `DerivedStore`", the
+    // class in the library package unchanged, nothing saying so).
+    let alias = format!("{old_name} as {new_name}");
+    let local_alias_only = (path_is_typescript_or_javascript(origin) && !renames_declaration(&edits))
+        .then(|| {
+            // Whole (`Store as Box`) or, normalized to what changes, the inserted ` as Box`.
+            let inserted = format!("as {new_name}");
+            edits.iter().find_map(|(path, list)| {
+                list.iter()
+                    .find(|edit| edit.new_text == alias || edit.new_text.trim() == inserted)
+                    .map(|edit| (path.clone(), edit.range.start.line))
+            })
+        })
+        .flatten();
+    let alias_warning = local_alias_only.map(|(path, alias_line)| {
+        let declared = origin_targets.iter().min().map_or_else(String::new, |(path, target_line, _)| format!(" ({}:{})", shown(path), target_line + 1));
+        format!(
+            "WARNING: only the local binding was renamed: {}:{} now imports `{alias}`, and the imported declaration `{old_name}`{declared} keeps its name, as do its other uses; to rename the declaration everywhere, rename at the declaration",
+            shown(&path),
+            alias_line + 1
+        )
+    });
     let merged = lsp_types::WorkspaceEdit {
         changes: Some(edits.into_iter().map(|(path, list)| (path_to_lsp_uri(&path), list)).collect()),
         ..lsp_types::WorkspaceEdit::default()
     };
-    let mut warnings: Vec<String> = through_export_warning.into_iter().collect();
+    let mut warnings: Vec<String> = through_export_warning.into_iter().chain(alias_warning).collect();
     // Python: a method looked up by a name built at run time from a prefix (`getattr(self,
     // 'visit_' + node.expr_name)`, a visitor's dispatch): renaming `visit_regex` changes which
     // value reaches it, and neither the server nor a type checker sees the lookup (trial88 M1:
@@ -4226,6 +4250,13 @@ fn go_package_clause_name_at(line: &str, byte_start: usize) -> bool {
         let name_start = indent + "package".len() + (rest.len() - rest.trim_start().len());
         rest.starts_with(char::is_whitespace) && name_start == byte_start
     })
+}
+
+/// Whether `path` is a TypeScript or JavaScript source file.
+fn path_is_typescript_or_javascript(path: &Path) -> bool {
+    path.extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs"))
 }
 
 /// Whether `path` is a Go source file.

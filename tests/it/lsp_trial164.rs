@@ -104,3 +104,48 @@ fn a_library_write_names_the_errors_it_causes_in_the_consumer_package() {
         assert!(text.contains(location), "the consumer's new error at {location} is not named:\n{text}");
     }
 }
+
+/// M1: a rename asked at the consumer's import of a library class: tsserver renames the local
+/// binding only (`import { Store as Box }`), the answer read "Renamed `Store` to `Box`" and the
+/// class kept its name. Now the library's root renames the declaration (F2's cross-root rename),
+/// and the consumer's alias is made a plain import of the renamed class: both packages compile,
+/// and nothing says "local binding only".
+#[test]
+fn a_rename_at_a_consumer_import_renames_the_declaration_and_imports_it_plainly() {
+    if !servers_found("lsp_trial164::a_rename_at_a_consumer_import_renames_the_declaration_and_imports_it_plainly") {
+        return;
+    }
+    let dir = workspace();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "b/src/u.ts", "line": 1, "symbol": "Store", "new_name": "Box"}));
+    assert!(text.contains("made 1 import alias of the renamed declaration plain (`Store as Box` → `Box`)"), "{text}");
+    assert!(!text.contains("only the local binding was renamed"), "{text}");
+    let consumer = std::fs::read_to_string(dir.path().join("b/src/u.ts")).unwrap();
+    assert!(consumer.starts_with("import { f, Box } from 'a';") && consumer.contains("bump(store: Box)"), "{consumer}");
+    assert!(std::fs::read_to_string(dir.path().join("a/src/index.ts")).unwrap().contains("export class Box {"));
+    // Ground truth: both packages compile.
+    assert_eq!(support::tsc_errors(&dir.path().join("a")), Vec::<String>::new());
+    assert_eq!(support::tsc_errors(&dir.path().join("b")), Vec::<String>::new(), "{text}");
+}
+
+/// M1 in one project: asked at an import of another file's class, tsserver renames the local
+/// binding only; the answer says so, with where the declaration is, and the project compiles.
+#[test]
+fn a_rename_at_an_import_that_makes_a_local_alias_says_the_declaration_keeps_its_name() {
+    if !servers_found("lsp_trial164::a_rename_at_an_import_that_makes_a_local_alias_says_the_declaration_keeps_its_name") {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"x\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", TSCONFIG),
+        ("src/a.ts", "export class Store {\n  n = 1;\n}\n"),
+        ("src/b.ts", "import { Store } from './a';\nexport const s: Store = new Store();\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/b.ts", "line": 1, "symbol": "Store", "new_name": "Box"}));
+    assert!(
+        text.contains("WARNING: only the local binding was renamed: src/b.ts:1 now imports `Store as Box`, and the imported declaration `Store` (src/a.ts:1) keeps its name"),
+        "{text}"
+    );
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "{text}");
+}
