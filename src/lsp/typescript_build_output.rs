@@ -253,6 +253,53 @@ impl DeclarationBuildOutput {
     }
 }
 
+/// The build-output classification of any file of a workspace, for the tools that walk files
+/// without a language server (`ast_grep`, `ast_edit`): each file's TypeScript root is found as
+/// typescript-language-server's would be (the nearest package.json, tsconfig.json or
+/// jsconfig.json, `servers::find_root`) and classified by that root's [`DeclarationBuildOutput`]
+/// (one per root, kept): a declaration file by [`DeclarationBuildOutput::reason`], a JavaScript
+/// file by [`DeclarationBuildOutput::javascript_reason`] (trial164 M2: `ast_edit` rewrote
+/// `packages/*/dist/*.d.ts` with no note while `lsp_rename` calls them build output).
+pub(crate) struct WorkspaceBuildOutput {
+    workspace_root: PathBuf,
+    reader: Option<WorkspaceReader>,
+    definition: Option<crate::lsp::ServerDefinition>,
+    by_root: HashMap<PathBuf, DeclarationBuildOutput>,
+}
+
+impl WorkspaceBuildOutput {
+    /// The classifier of `workspace_root`'s files. Never fails: a workspace that cannot be
+    /// opened has no build output.
+    pub(crate) fn new(workspace_root: &Path) -> WorkspaceBuildOutput {
+        WorkspaceBuildOutput {
+            workspace_root: workspace_root.to_path_buf(),
+            reader: WorkspaceReader::open(workspace_root).ok(),
+            definition: crate::lsp::builtin_servers().into_iter().find(|definition| definition.id == "typescript-language-server"),
+            by_root: HashMap::new(),
+        }
+    }
+
+    /// Why `path` (absolute, inside the workspace) is build output; `None` for a file that is
+    /// neither a declaration file nor JavaScript, lies in no TypeScript root, or that nothing
+    /// marks as built.
+    pub(crate) fn reason(&mut self, path: &Path) -> Option<BuildOutputReason> {
+        let name = path.file_name().and_then(|name| name.to_str())?;
+        let declaration = is_declaration_file_name(name);
+        if !declaration && !is_javascript_file_name(name) {
+            return None;
+        }
+        let reader = self.reader.as_ref()?;
+        let root = crate::lsp::servers::find_root(self.definition.as_ref()?, &self.workspace_root, path).root?;
+        let workspace_root = &self.workspace_root;
+        let classifier = self.by_root.entry(root.clone()).or_insert_with(|| DeclarationBuildOutput::new(workspace_root, &root));
+        if declaration {
+            classifier.reason(reader, path)
+        } else {
+            classifier.javascript_reason(reader, path)
+        }
+    }
+}
+
 /// The typings targets of `root`'s package.json: (`types` / `typings` / `exports`, the target as
 /// written). An `exports` string counts under a `types` condition or when it names a declaration
 /// file; conditions nest to any depth.
@@ -352,6 +399,28 @@ mod tests {
         assert_eq!(reason("types/index.d.ts"), None);
         assert_eq!(reason("global.d.ts"), None);
         assert_eq!(reason("src/a.ts"), None);
+    }
+
+    #[test]
+    fn a_workspace_file_is_classified_by_the_root_it_lies_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(
+            &root,
+            &[
+                ("package.json", r#"{"private": true}"#),
+                ("packages/store/package.json", r#"{"types": "./src/index.ts", "module": "./dist/index.js"}"#),
+                ("packages/store/src/index.ts", "export type A = Array<string>;\n"),
+                ("packages/store/dist/store.d.ts", "type A = Array<any>;\n//# sourceMappingURL=store.d.ts.map"),
+                ("packages/store/dist/store.js", "export {};\n//# sourceMappingURL=store.js.map"),
+                ("packages/store/src/env.d.ts", "declare const x: number;\n"),
+            ],
+        );
+        let mut classifier = WorkspaceBuildOutput::new(&root);
+        assert_eq!(classifier.reason(&root.join("packages/store/dist/store.d.ts")), Some(BuildOutputReason::OwnMap));
+        assert_eq!(classifier.reason(&root.join("packages/store/dist/store.js")), Some(BuildOutputReason::SourceMap));
+        assert_eq!(classifier.reason(&root.join("packages/store/src/env.d.ts")), None);
+        assert_eq!(classifier.reason(&root.join("packages/store/src/index.ts")), None);
     }
 
     #[test]

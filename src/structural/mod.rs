@@ -13,6 +13,8 @@
 //!   and counted).
 //! - `syntax_tree`: the `syntax_tree` dump (cst, ast, pattern).
 //! - `reparse`: rewritten files parsed again; new ERROR/MISSING nodes refuse the edit.
+//! - `precedence`: each captured node substituted into the rewrite is still one node in the
+//!   rewritten file (trial164 M2: `Array<$T>` → `$T[]` made `Effect | undefined[]`).
 //! - `tools`: `ast_grep` and `ast_edit` and their result text; `ast_edit` stages through the
 //!   run's shared store ([`crate::staged`]), whose `resolve` writes or drops the change.
 //!
@@ -25,6 +27,7 @@ pub(crate) mod evaluate;
 pub(crate) mod literals;
 pub(crate) mod missed;
 mod output;
+pub(crate) mod precedence;
 pub(crate) mod python_syntax;
 pub(crate) mod query;
 pub(crate) mod reparse;

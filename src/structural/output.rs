@@ -52,6 +52,11 @@ pub(crate) struct AstGrepSearch {
     /// Occurrences of the pattern's literal word inside code the parser leaves unparsed (Rust
     /// macro arguments, C/C++ `#define` bodies), which no pattern can match; null when none.
     pub unparsed_occurrences: Option<UnparsedOccurrencesOutput>,
+    /// Matches (of `total_matches`) in build output: TypeScript declaration and JavaScript files
+    /// a build wrote, which `ast_edit` leaves out unless `include_build_output` (trial164 M2).
+    pub matches_in_build_output: usize,
+    /// The build-output files with matches, relative to the workspace root (at most 20).
+    pub build_output_files: Vec<String>,
     /// What the walk visited, parsed and skipped.
     pub stats: WalkStats,
 }
@@ -312,6 +317,14 @@ pub(crate) struct AstEditOutput {
     /// Python: which interpreter of the project compiled the rewritten files and what it found,
     /// or why it did not (null for other languages and when nothing was staged).
     pub python_check: Option<String>,
+    /// Substituted captures no longer one node in the rewritten code (staged only with
+    /// `allow_precedence_changes`; trial164 M2).
+    pub precedence_changes: usize,
+    /// Build-output files with matches (relative to the workspace root): left out of the edit,
+    /// or rewritten with `include_build_output` (see `build_output_included`).
+    pub build_output_files: Vec<String>,
+    /// Whether `build_output_files` are part of the edit.
+    pub build_output_included: bool,
     /// What the walk visited, parsed and skipped.
     pub stats: WalkStats,
 }

@@ -47,24 +47,24 @@ pub fn parse_problems(original: &ParsedFile) -> Vec<Problem> {
     problems(&original.root())
 }
 
-/// The parse problems of `new_content` (`original_source` with `edits` applied, sorted by
-/// position) that the original did not have (`before`, from [`parse_problems`]). The original's
-/// tree is not needed, so the caller drops it before this parses the new content.
+/// The rewritten text parsed again with `language`'s grammar (the original's tree is not
+/// needed, so the caller drops it first): what [`new_parse_problems`] and the structure check
+/// (`precedence::changed_groupings`) read.
 ///
 /// # Errors
 /// The parser's message when tree-sitter fails on the new content.
-pub fn new_parse_problems(
-    before: &[Problem],
-    original_source: &str,
-    new_content: &str,
-    edits: &[AppliedEdit],
-    language: SupportLang,
-) -> Result<Vec<NewParseProblem>, String> {
-    let reparsed = AstGrep::<StrDoc<SupportLang>>::try_new(new_content, language)?;
+pub fn reparse(new_content: &str, language: SupportLang) -> Result<ParsedFile, String> {
+    AstGrep::<StrDoc<SupportLang>>::try_new(new_content, language)
+}
+
+/// The parse problems of `reparsed` (`original_source` with `edits` applied, sorted by
+/// position, parsed again by [`reparse`]) that the original did not have (`before`, from
+/// [`parse_problems`]).
+pub fn new_parse_problems(before: &[Problem], original_source: &str, reparsed: &ParsedFile, edits: &[AppliedEdit]) -> Vec<NewParseProblem> {
+    let new_content = reparsed.source();
     let after = problems(&reparsed.root());
-    drop(reparsed);
     if after.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let mut found = Vec::new();
     for problem in after {
@@ -116,7 +116,7 @@ pub fn new_parse_problems(
         };
         found.push(NewParseProblem { line, what, replacement });
     }
-    Ok(found)
+    found
 }
 
 /// Top-level ERROR nodes (not inside another ERROR) and MISSING nodes, in order.
@@ -196,7 +196,7 @@ mod tests {
         let position = original.find("build(a)").unwrap();
         let edits = vec![AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() }];
         let new_content = original.replace("build(a)", "");
-        let problems = new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Python).unwrap();
+        let problems = new_parse_problems(&parse_problems(&parsed), original, &parse(&new_content, SupportLang::Python), &edits);
         assert!(!problems.is_empty());
         // The parser notices the dangling `msg =` where the next statement starts.
         assert!(matches!(problems[0].line, 2 | 3), "{problems:?}");
@@ -221,7 +221,7 @@ mod tests {
             edits.push(AppliedEdit { position, deleted_length: end - position, inserted });
         }
         new_content.push_str(&original[copied..]);
-        let problems = new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Python).unwrap();
+        let problems = new_parse_problems(&parse_problems(&parsed), original, &parse(&new_content, SupportLang::Python), &edits);
         assert!(!problems.is_empty());
         assert_eq!(problems[0].line, 8, "{problems:?}");
         assert!(problems[0].what.contains("the parser's error node spans lines 2–17"), "{problems:?}");
@@ -237,7 +237,7 @@ mod tests {
             .map(|(position, _)| AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() })
             .collect();
         let new_content = original.replace("build(a)", "").replace("build(b)", "");
-        let problems = new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Python).unwrap();
+        let problems = new_parse_problems(&parse_problems(&parsed), original, &parse(&new_content, SupportLang::Python), &edits);
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert_eq!(problems[0].replacement.as_ref().map(|r| r.0), Some(2), "{problems:?}");
         assert_eq!(problems[1].replacement.as_ref().map(|r| r.1.as_str()), Some("build(b)"), "{problems:?}");
@@ -250,7 +250,7 @@ mod tests {
         let position = original.find("foo(1)").unwrap();
         let edits = vec![AppliedEdit { position, deleted_length: 6, inserted: "bar(1, 2)".to_owned() }];
         let new_content = original.replace("foo(1)", "bar(1, 2)");
-        assert_eq!(new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Rust).unwrap(), Vec::new());
+        assert_eq!(new_parse_problems(&parse_problems(&parsed), original, &parse(&new_content, SupportLang::Rust), &edits), Vec::new());
     }
 
     #[test]

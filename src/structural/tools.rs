@@ -28,9 +28,10 @@ use crate::structural::missed::MissedParts;
 use crate::structural::output::{
     AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
 };
+use crate::structural::precedence::{ChangedGrouping, Substitution, SubstitutionPlan};
 use crate::structural::python_syntax::{self, PythonSyntaxCheck, RewrittenPython};
 use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
-use crate::structural::reparse::{new_parse_problems, parse_problems, AppliedEdit, NewParseProblem};
+use crate::structural::reparse::{new_parse_problems, parse_problems, reparse, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
 use crate::structural::search::{walk_and_match, walk_and_match_owned, ParsedFile, WalkLimits, WalkStats};
 use crate::structural::syntax_tree::{dump_syntax_tree, SyntaxTreeFormat};
@@ -216,7 +217,8 @@ Examples:\n\
 - {{\"rule\": {{\"kind\": \"function_definition\", \"not\": {{\"has\": {{\"field\": \"return_type\", \"kind\": \"type\"}}}}}}, \"language\": \"python\"}}: functions without a return annotation\n\
 - {{\"syntax_tree\": \"ast\", \"code\": \"x: List[int] = []\", \"language\": \"python\"}}\n\
 Returns `path:line` (1-based), the matched code and the bindings, sorted by path and position; at most \
-`max_results` (default 50), saying \"showing N of M matches in K files\" when capped. Hidden, .gitignored and vendored \
+`max_results` (default 50), saying \"showing N of M matches in K files\" when capped; matches in build output (TypeScript \
+declaration and JavaScript files a build wrote) are counted and named. Hidden, .gitignored and vendored \
 (node_modules, virtual environments, target/) paths are skipped and counted; `no_ignore: true` searches them. Notes: Rust macro \
 arguments (`assert!(…)`, `vec![…]`) are token trees, not code, to the parser, so they do not match. Language ids: {}.",
             supported_language_ids().join(", ")
@@ -240,7 +242,10 @@ fn ast_edit_descriptor() -> ToolDescriptor {
 does and substitutes the metavariables into `rewrite`. Every metavariable of the rewrite must be bound by every match (an unbound one is an error, \
 never an empty string). Every rewritten file is parsed again: a rewrite that introduces a syntax error is refused for the whole edit, naming each \
 broken file and line and the replacement, unless `allow_parse_errors` is true; Python files are also compiled by the project's own interpreter \
-(its version may not accept newer syntax the parser does). Nothing is written: the answer is a proposal with an edit_id and a \
+(its version may not accept newer syntax the parser does). A captured node substituted into the rewrite must stay one node there: \
+`Array<$T>` → `$T[]` with `$T` = `A | B` gives `A | B[]` (precedence changed the meaning), which is refused with the parenthesized \
+rewrite to use (`($T)[]`) unless `allow_precedence_changes` is true. Build output (TypeScript declaration and JavaScript files a build \
+wrote, e.g. a package's dist/*.d.ts with source maps) is left out and named unless `include_build_output` is true. Nothing is written: the answer is a proposal with an edit_id and a \
 unified-diff preview; call `resolve` with that edit_id and action \"accept\" to write all files at once (refused if any file changed since \
 staging), or \"discard\". Where matches nest or overlap, the outermost is rewritten and the result says how many inner ones were skipped (run \
 again after accepting to rewrite them). The rewrite replaces the matched code only: a `;` after the match is kept, so do not end the rewrite \
@@ -357,6 +362,18 @@ struct AstEditArgs {
     /// is refused, naming each broken file and line).
     #[serde(default)]
     allow_parse_errors: bool,
+    /// Stage the edit even when a captured node substituted into `rewrite` is no longer one
+    /// node in the rewritten code, so its meaning changed by operator precedence (`Array<$T>` →
+    /// `$T[]` with `$T` = `A | B` gives `A | B[]`); default false: such an edit is refused,
+    /// naming each place and the parenthesized rewrite (`($T)[]`).
+    #[serde(default)]
+    allow_precedence_changes: bool,
+    /// Also rewrite build output: TypeScript declaration and JavaScript files that a build wrote
+    /// (a source map of their own, a package's typings or tsconfig `outDir` directory, beside
+    /// mapped declarations), which the next build overwrites from the sources. Default false:
+    /// they are left out and named.
+    #[serde(default)]
+    include_build_output: bool,
     /// Also search hidden files, paths ignored by .gitignore/.ignore, and vendored directories
     /// (node_modules, Python virtual environments, directories with CACHEDIR.TAG such as
     /// cargo's target/). The result always says how many were skipped.
@@ -514,6 +531,11 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let not_kept: usize = files.iter().map(|file| file.matches_not_kept).sum();
     check_walk_finished(ctx, &stats, total, false)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    let build_output = build_output_of(
+        root,
+        query.language(),
+        files.iter().map(|file| (file.path.as_path(), file.matches.len() + file.matches_not_kept)).filter(|(_, count)| *count > 0),
+    );
     let files_with_matches = files.iter().filter(|f| !f.matches.is_empty()).count();
     let lang = query.language_id();
     // Files whose matches were all past the per-file cap still count as files with matches.
@@ -593,6 +615,9 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let _ = write!(text, "\n{deadline}");
     }
     let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
+    if let Some(note) = build_output.search_note(root, total) {
+        let _ = write!(text, "\n{note}");
+    }
     if let Some(note) = missed_note(&missed, query) {
         let _ = write!(text, "\nnote: {note}");
     }
@@ -618,6 +643,8 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         warnings: query.warnings().to_vec(),
         missed_candidates: MissedCandidates::of(&missed),
         unparsed_occurrences: crate::structural::output::UnparsedOccurrencesOutput::of(&missed, query.language()),
+        matches_in_build_output: build_output.matches(),
+        build_output_files: build_output.displayed(root),
         stats: stats.clone(),
     })));
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
@@ -1096,6 +1123,16 @@ fn glued_metavariable_hint(query: &Query) -> Option<String> {
     None
 }
 
+/// The rewrite of an `ast_edit` call as each file's rewrite reads it: ast-grep's template, the
+/// structure check's plan of its single-node metavariables (`precedence`; `None` when it has
+/// none) and the metavariables it uses, sorted.
+#[derive(Clone, Copy)]
+struct RewriteTemplate<'a> {
+    template: &'a TemplateFix,
+    plan: Option<&'a SubstitutionPlan>,
+    used: &'a [String],
+}
+
 /// One file's rewrite, computed in a walker thread.
 struct FileRewrite {
     path: PathBuf,
@@ -1117,6 +1154,9 @@ struct FileRewrite {
     /// Replacements that put a multi-line match on fewer lines (the template's layout, not the
     /// match's): (1-based line of the match, its line count, the replacement's line count).
     collapsed: Vec<(usize, usize, usize)>,
+    /// Substitutions whose captured node is no longer one node in the rewritten file
+    /// (`precedence`; checked only when the rewrite parses without new problems).
+    changed_groupings: Vec<ChangedGrouping>,
 }
 
 /// The formatter a language's projects conventionally run, as the command to run on changed
@@ -1171,11 +1211,23 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let query = &setup.query;
     let (template, used) = validate_template(&args.rewrite, query)?;
     let language = query.language();
+    let transforms: &[String] = match query {
+        Query::Rule(rule) => &rule.transform_variables,
+        Query::Pattern(_) => &[],
+    };
+    let plan = SubstitutionPlan::new(&args.rewrite, language, transforms);
     let probe = query.missed_parts_probe(config.max_missed_candidates);
     let budget = match_budget(ctx, config);
     let (mut rewrites, mut stats) =
         walk_and_match_owned(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
-            rewrite_file(path, parsed, query, probe.as_ref(), &template, &used, &budget)
+            rewrite_file(
+                path,
+                parsed,
+                query,
+                probe.as_ref(),
+                &RewriteTemplate { template: &template, plan: plan.as_ref(), used: &used },
+                &budget,
+            )
         });
     record_cut_files(&mut stats, root, rewrites.iter().filter_map(|r| Some((r.path.as_path(), r.cut?))));
     check_walk_finished(ctx, &stats, rewrites.len(), true)?;
@@ -1186,6 +1238,14 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let mut found = std::mem::take(&mut rewrite.missed);
         found.set_path(&display_path(root, &rewrite.path));
         missed.merge(found);
+    }
+
+    // Build output (a package's dist/ typings and JavaScript) is left out unless asked for: the
+    // next build overwrites it from the sources (trial164 M2).
+    let build_output =
+        build_output_of(root, language, rewrites.iter().filter(|r| r.replacements > 0).map(|r| (r.path.as_path(), r.replacements)));
+    if !args.include_build_output && !build_output.files.is_empty() {
+        rewrites.retain(|r| !build_output.files.iter().any(|(path, _, _)| *path == r.path));
     }
 
     // Refusals first: an unbound metavariable, then rewrites that break the parse.
@@ -1233,6 +1293,29 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             })).collect::<Vec<_>>()})));
     }
     drop(broken);
+    let changed_groupings: Vec<(&FileRewrite, &ChangedGrouping)> =
+        rewrites.iter().flat_map(|r| r.changed_groupings.iter().map(move |changed| (r, changed))).collect();
+    let precedence_report =
+        (!changed_groupings.is_empty()).then(|| describe_changed_groupings(root, &changed_groupings, plan.as_ref(), &args.rewrite));
+    if let (Some(report), false) = (&precedence_report, args.allow_precedence_changes) {
+        let build_output_note = build_output.note(root, args.include_build_output).map(|note| format!("\n{note}")).unwrap_or_default();
+        return Err(ToolError::invalid(format!("{}; nothing was staged:\n{}{build_output_note}", report.summary, report.places))
+            .with_hint(format!(
+                "parenthesize the capture in the rewrite: call ast_edit again with rewrite `{}` (parentheses a formatter such as prettier may drop where they are redundant), or pass allow_precedence_changes: true to stage it anyway",
+                report.fixed_rewrite
+            ))
+            .with_details(json!({"changed_groupings": changed_groupings.iter().map(|(r, changed)| json!({
+                "path": display_path(root, &r.path),
+                "line": changed.substitution.line,
+                "metavariable": format!("${}", changed.substitution.name),
+                "captured": changed.substitution.captured,
+                "kind": changed.substitution.kind,
+                "became": changed.became_text,
+                "became_kind": changed.became_kind,
+            })).collect::<Vec<_>>(), "fixed_rewrite": report.fixed_rewrite})));
+    }
+    let precedence_count = changed_groupings.len();
+    drop(changed_groupings);
 
     // Python: tree-sitter's grammar accepts the newest syntax; the project's own interpreter
     // compiles each rewritten file too (trial158 F1: `f"{g(x, k="r")}"` under Python 3.11).
@@ -1284,13 +1367,17 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             let _ = write!(text, "\nwarning: {warning}");
         }
         let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
+        if let Some(note) = build_output.note(root, args.include_build_output) {
+            let _ = write!(text, "\n{note}");
+        }
         if let Some(note) = missed_note(&missed, query) {
             let _ = write!(text, "\nnote: {note}");
         }
         if let Some(cut) = describe_cut_files(&stats, "such a file is not rewritten at all (a partial rewrite is never staged)") {
             let _ = write!(text, "\n{cut}");
         }
-        if replacements == 0 && stats.files_match_cut == 0 {
+        // Every match in build output left out: the note above says where they are.
+        if replacements == 0 && stats.files_match_cut == 0 && (args.include_build_output || build_output.files.is_empty()) {
             let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
         }
         let structured = to_structured(&AstEditOutput {
@@ -1305,12 +1392,25 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             warnings: query.warnings().to_vec(),
             files_with_new_parse_errors: 0,
             python_check: None,
+            precedence_changes: 0,
+            build_output_files: build_output.displayed(root),
+            build_output_included: args.include_build_output,
             stats: stats.clone(),
         });
         return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
     }
 
-    let mut warnings: Vec<String> = query.warnings().iter().map(|w| format!("warning: {w}")).collect();
+    let mut warnings: Vec<String> = Vec::new();
+    if let Some(report) = &precedence_report {
+        warnings.push(format!(
+            "WARNING: allow_precedence_changes: {}:\n{}\nthe rewrite that keeps the meaning: `{}`",
+            report.summary, report.places, report.fixed_rewrite
+        ));
+    }
+    warnings.extend(query.warnings().iter().map(|w| format!("warning: {w}")));
+    if let Some(note) = build_output.note(root, args.include_build_output) {
+        warnings.push(note);
+    }
     if nested_skipped > 0 {
         warnings.push(format!(
             "{nested_skipped} nested {} inside other matches {} skipped (the outermost match wins); run ast_edit again after accepting to rewrite them",
@@ -1406,6 +1506,20 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     if let Some(check) = &python_check {
         let _ = write!(text, " (tree-sitter); {}", check.summary());
     }
+    if plan.is_some() {
+        let _ = write!(
+            text,
+            "; {}",
+            if precedence_count == 0 {
+                "each captured node substituted into the rewrite is still one node there (no meaning changed by precedence)".to_owned()
+            } else {
+                format!(
+                    "{precedence_count} substituted {} no longer one node (allowed, see the WARNING above)",
+                    one_or_many(precedence_count, "capture is", "captures are")
+                )
+            }
+        );
+    }
     let _ = write!(text, "\n{}", preview.text);
     let structured = to_structured(&AstEditOutput {
         edit_id: Some(edit_id),
@@ -1419,6 +1533,9 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         warnings,
         files_with_new_parse_errors: broken_files + python_broken,
         python_check: python_check.as_ref().map(PythonSyntaxCheck::summary),
+        precedence_changes: precedence_count,
+        build_output_files: build_output.displayed(root),
+        build_output_included: args.include_build_output,
         stats: stats.clone(),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
@@ -1434,10 +1551,10 @@ fn rewrite_file(
     parsed: ParsedFile,
     query: &Query,
     probe: Option<&crate::structural::missed::MissedPartsProbe>,
-    template: &TemplateFix,
-    used: &[String],
+    rewrite: &RewriteTemplate<'_>,
     budget: &MatchBudget,
 ) -> Option<FileRewrite> {
+    let RewriteTemplate { template, plan, used } = *rewrite;
     let scan = scan_file(&parsed, query, probe, budget, usize::MAX);
     let (found, missed) = (scan.matches, scan.missed);
     if found.is_empty() || scan.cut.is_some() {
@@ -1457,11 +1574,14 @@ fn rewrite_file(
             missed,
             cut: scan.cut,
             collapsed: Vec::new(),
+            changed_groupings: Vec::new(),
         });
     }
     let total = found.len();
     let source = parsed.source();
     let mut edits: Vec<AppliedEdit> = Vec::new();
+    // Per edit (same order): the substitutions the structure check reads.
+    let mut substitutions: Vec<(usize, Vec<Substitution>)> = Vec::new();
     let mut unbound = Vec::new();
     let mut last_end = 0;
     let mut replaced = 0;
@@ -1478,6 +1598,9 @@ fn rewrite_file(
             continue;
         }
         let edit = matched.make_edit(query, template);
+        if let Some(plan) = plan {
+            substitutions.push((edit.position, plan.substitutions(matched, source)));
+        }
         edits.push(AppliedEdit {
             position: edit.position,
             deleted_length: edit.deleted_length,
@@ -1485,6 +1608,7 @@ fn rewrite_file(
         });
     }
     edits.sort_by_key(|e| e.position);
+    substitutions.sort_by_key(|(position, _)| *position);
     // A multi-line match whose replacement has fewer lines (a one-line `{ $$$B }` template).
     // Lines are counted once through the file (the edits are sorted and do not overlap).
     let mut collapsed: Vec<(usize, usize, usize)> = Vec::new();
@@ -1508,17 +1632,32 @@ fn rewrite_file(
     // The matches (their bindings hold nodes of the tree) and the tree go before the reparse.
     drop(found);
     drop(parsed);
-    let (parse_problems, reparse_failure) = if unbound.is_empty() && new_content != original.as_bytes() {
-        match std::str::from_utf8(&new_content) {
-            Ok(new_text) => match new_parse_problems(&problems_before, &original, new_text, &edits, query.language()) {
-                Ok(problems) => (problems, None),
-                Err(err) => (Vec::new(), Some(err)),
-            },
-            Err(_) => (Vec::new(), Some("the rewritten file is not valid UTF-8".to_owned())),
+    let (mut parse_problems, mut reparse_failure, mut changed_groupings) = (Vec::new(), None, Vec::new());
+    if unbound.is_empty() && new_content != original.as_bytes() {
+        match std::str::from_utf8(&new_content)
+            .map_err(|_| "the rewritten file is not valid UTF-8".to_owned())
+            .and_then(|new_text| reparse(new_text, query.language()))
+        {
+            Ok(reparsed) => {
+                parse_problems = new_parse_problems(&problems_before, &original, &reparsed, &edits);
+                if parse_problems.is_empty() && substitutions.iter().any(|(_, list)| !list.is_empty()) {
+                    // Where each replacement starts in the rewritten file.
+                    let mut delta: isize = 0;
+                    let placed: Vec<(usize, Vec<Substitution>)> = edits
+                        .iter()
+                        .zip(substitutions)
+                        .map(|(edit, (_, list))| {
+                            let start = (edit.position as isize + delta) as usize;
+                            delta += edit.inserted.len() as isize - edit.deleted_length as isize;
+                            (start, list)
+                        })
+                        .collect();
+                    changed_groupings = crate::structural::precedence::changed_groupings(&reparsed, &placed);
+                }
+            }
+            Err(err) => reparse_failure = Some(err),
         }
-    } else {
-        (Vec::new(), None)
-    };
+    }
     Some(FileRewrite {
         path: path.to_path_buf(),
         original: original.into_bytes(),
@@ -1531,7 +1670,162 @@ fn rewrite_file(
         missed,
         cut: None,
         collapsed,
+        changed_groupings,
     })
+}
+
+/// The matches of a search or rewrite that lie in build output (see
+/// `lsp::typescript_build_output`): TypeScript declaration and JavaScript files a build wrote,
+/// which the next build overwrites from the sources (trial164 M2: `Array<$T>` → `$T[]` rewrote
+/// `packages/*/dist/*.d.ts`, 6 of 14 replacements, with no note).
+struct BuildOutputMatches {
+    /// (path, matches in it, why it is build output as said), sorted by path.
+    files: Vec<(PathBuf, usize, String)>,
+}
+
+impl BuildOutputMatches {
+    /// The files, relative to the workspace root (at most 20).
+    fn displayed(&self, root: &Path) -> Vec<String> {
+        self.files.iter().take(20).map(|(path, _, _)| display_path(root, path)).collect()
+    }
+
+    /// How many matches lie in build output.
+    fn matches(&self) -> usize {
+        self.files.iter().map(|(_, count, _)| count).sum()
+    }
+
+    /// Up to 5 files, `path (why)`, and how many more.
+    fn named(&self, root: &Path) -> String {
+        let mut named: Vec<String> =
+            self.files.iter().take(5).map(|(path, _, why)| format!("{} ({why})", display_path(root, path))).collect();
+        if self.files.len() > 5 {
+            named.push(format!("and {} more", self.files.len() - 5));
+        }
+        named.join(", ")
+    }
+
+    /// `ast_grep`'s note: how many of the `total` matches lie in build output and where; `None`
+    /// when none does.
+    fn search_note(&self, root: &Path, total: usize) -> Option<String> {
+        if self.files.is_empty() {
+            return None;
+        }
+        let (matches, files) = (self.matches(), self.files.len());
+        Some(format!(
+            "note: {matches} of the {total} {} in build output, {files} {} written by a build, which overwrites them from the sources: {}; ast_edit leaves them out unless include_build_output: true",
+            one_or_many(total, "match is", "matches are"),
+            one_or_many(files, "file", "files"),
+            self.named(root)
+        ))
+    }
+
+    /// `ast_edit`'s note: the files left out and how to include them (`included`: the note that
+    /// they were rewritten); `None` when no match lies in build output.
+    fn note(&self, root: &Path, included: bool) -> Option<String> {
+        if self.files.is_empty() {
+            return None;
+        }
+        let (matches, files) = (self.matches(), self.files.len());
+        Some(if included {
+            format!(
+                "note: include_build_output: {matches} {} in {files} build-output {} (written by a build, which overwrites them from the sources): {}",
+                one_or_many(matches, "replacement is", "replacements are"),
+                one_or_many(files, "file", "files"),
+                self.named(root)
+            )
+        } else {
+            format!(
+                "note: left out {matches} {} in {files} build-output {} (written by a build, which overwrites them from the sources): {}; rebuild after accepting, or pass include_build_output: true to rewrite them too",
+                one_or_many(matches, "match", "matches"),
+                one_or_many(files, "file", "files"),
+                self.named(root)
+            )
+        })
+    }
+}
+
+/// Which of `files` (path, matches) are build output, for the TypeScript and JavaScript
+/// grammars (no other language has it); classified by the lsp tools' own rules
+/// (`typescript_build_output::WorkspaceBuildOutput`).
+fn build_output_of<'a>(root: &Path, language: SupportLang, files: impl Iterator<Item = (&'a Path, usize)>) -> BuildOutputMatches {
+    let mut found = Vec::new();
+    if matches!(language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+        let mut classifier: Option<crate::lsp::typescript_build_output::WorkspaceBuildOutput> = None;
+        for (path, count) in files {
+            let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+            if !crate::lsp::typescript_build_output::is_declaration_file_name(name)
+                && !crate::lsp::typescript_build_output::is_javascript_file_name(name)
+            {
+                continue;
+            }
+            let classifier = classifier.get_or_insert_with(|| crate::lsp::typescript_build_output::WorkspaceBuildOutput::new(root));
+            if let Some(reason) = classifier.reason(path) {
+                found.push((path.to_path_buf(), count, reason.describe(&|path| display_path(root, path))));
+            }
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    BuildOutputMatches { files: found }
+}
+
+/// The refusal (or, with `allow_precedence_changes`, the WARNING) of an `ast_edit` whose
+/// substituted captures are no longer one node (`precedence`).
+struct PrecedenceReport {
+    /// `the rewrite would change what the code means in N places …`.
+    summary: String,
+    /// One line per place (at most 20): `path:line: $T = `…` (kind) becomes part of `…` (kind)`.
+    places: String,
+    /// The rewrite with the offending metavariables parenthesized.
+    fixed_rewrite: String,
+}
+
+fn describe_changed_groupings(
+    root: &Path,
+    changed: &[(&FileRewrite, &ChangedGrouping)],
+    plan: Option<&SubstitutionPlan>,
+    rewrite: &str,
+) -> PrecedenceReport {
+    let files = {
+        let mut paths: Vec<&Path> = changed.iter().map(|(r, _)| r.path.as_path()).collect();
+        paths.dedup();
+        paths.len()
+    };
+    let names = {
+        let mut names: Vec<String> = changed.iter().map(|(_, c)| format!("${}", c.substitution.name)).collect();
+        names.sort();
+        names.dedup();
+        names.join(", ")
+    };
+    let summary = format!(
+        "the rewrite would change what the code means in {} {} ({files} {}): the code {names} captured is no longer one node where the rewrite puts it — the grammar's operator precedence joins it with the rewrite's own text, and the result still parses",
+        changed.len(),
+        one_or_many(changed.len(), "place", "places"),
+        one_or_many(files, "file", "files"),
+    );
+    let mut places = String::new();
+    for (rewrite, grouping) in changed.iter().take(20) {
+        let substitution = &grouping.substitution;
+        let _ = writeln!(
+            places,
+            "  {}:{}: ${} = `{}` ({}) becomes part of `{}` ({})",
+            display_path(root, &rewrite.path),
+            substitution.line,
+            substitution.name,
+            cut_code(&substitution.captured, 2, 120),
+            substitution.kind,
+            cut_code(&grouping.became_text, 2, 160),
+            grouping.became_kind
+        );
+    }
+    if changed.len() > 20 {
+        let _ = writeln!(places, "  showing 20 of {} places", changed.len());
+    }
+    let fixed: Vec<ChangedGrouping> = changed.iter().map(|(_, c)| (*c).clone()).collect();
+    PrecedenceReport {
+        summary,
+        places: places.trim_end().to_owned(),
+        fixed_rewrite: plan.map_or_else(|| rewrite.to_owned(), |plan| plan.parenthesized(&fixed)),
+    }
 }
 
 /// Each broken file with its new parse problems and the replacement held responsible.

@@ -188,6 +188,7 @@ mod run_drop;
 mod serve;
 mod structural;
 mod structural_limits;
+mod structural_precedence;
 mod structural_rollback;
 mod trust;
 mod vibe;
