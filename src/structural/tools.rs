@@ -1811,9 +1811,9 @@ fn describe_changed_groupings(
             display_path(root, &rewrite.path),
             substitution.line,
             substitution.name,
-            cut_code(&substitution.captured, 2, 120),
+            cut_code(&one_line(&substitution.captured), 1, 120),
             substitution.kind,
-            cut_code(&grouping.became_text, 2, 160),
+            cut_code(&one_line(&grouping.became_text), 1, 160),
             grouping.became_kind
         );
     }
@@ -1912,6 +1912,11 @@ fn cut_code(code: &str, max_lines: usize, max_chars: usize) -> String {
         out.push_str(&cut_marker(&detail));
     }
     out
+}
+
+/// `code` on one line: each run of whitespace (line breaks included) as one space.
+fn one_line(code: &str) -> String {
+    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn indent_continuation(text: &str, indent: &str) -> String {
