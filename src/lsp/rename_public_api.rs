@@ -264,13 +264,54 @@ fn root_glob_reexport_of_module(workspace_root: &Path, lib_root: &Path, path: &P
     let glob = format!("{}::*;", segments.join("::"));
     let root_text = crate::files::read_workspace_file_to_string(workspace_root, lib_root).ok()?;
     let root_lines: Vec<&str> = root_text.lines().collect();
-    (0..root_lines.len()).filter_map(|line| rust_pub_use_statement(&root_lines, line)).find_map(|(start, end)| {
+    let direct = (0..root_lines.len()).filter_map(|line| rust_pub_use_statement(&root_lines, line)).find_map(|(start, end)| {
         let statement: String = root_lines[start..=end].join(" ");
         let body: String = statement.trim_start().trim_start_matches("pub use ").split_whitespace().collect();
         let body = body.trim_start_matches("::");
         let body = body.strip_prefix("crate::").or_else(|| body.strip_prefix("self::")).unwrap_or(body);
         (body == glob).then(|| (start + 1, statement.split_whitespace().collect::<Vec<_>>().join(" ")))
-    })
+    });
+    direct.or_else(|| root_glob_chain_to(workspace_root, lib_root, path))
+}
+
+/// The library root's first `pub use …::*;` of a chain of file-level `pub` glob re-exports that
+/// reaches the module file `path` (`pub use windows::*;` in lib.rs, `pub use non_utf8::*;` in
+/// windows/mod.rs, … down to `path`; trial163 M3: typed-path's items were said as "the module of
+/// …/component.rs::WindowsPrefix (if that module is public)", public as `typed_path::WindowsPrefix`):
+/// (its 1-based line, its text). At most 64 module files read; `None` when no chain reaches it.
+fn root_glob_chain_to(workspace_root: &Path, lib_root: &Path, path: &Path) -> Option<(usize, String)> {
+    let crate_name = rust_library_crate(workspace_root, lib_root).map(|(_, name, _)| name)?;
+    let read_globs = |file: &Path| -> Vec<crate::lsp::rust_reexport_paths::GlobImport> {
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, file) else { return Vec::new() };
+        let lines: Vec<&str> = text.lines().collect();
+        // No name is looked for: every file-level glob counts (`\0` names nothing).
+        let imports = crate::lsp::rust_reexport_paths::RustFileImports::read(file, &lines, "\0", &crate_name, lib_root);
+        imports
+            .file_level_globs(&lines, "\0")
+            .into_iter()
+            // A `pub` glob: its statement (from the `use` line at or above the `*`) is `pub use`.
+            .filter(|glob| rust_pub_use_statement(&lines, glob.line0).is_some())
+            .cloned()
+            .collect()
+    };
+    let root_text = crate::files::read_workspace_file_to_string(workspace_root, lib_root).ok()?;
+    let root_lines: Vec<&str> = root_text.lines().collect();
+    for first in read_globs(lib_root) {
+        let mut queue = std::collections::VecDeque::from([first.module_file.clone()]);
+        let mut seen: Vec<std::path::PathBuf> = Vec::new();
+        while let Some(file) = queue.pop_front() {
+            if seen.len() >= 64 || seen.contains(&file) {
+                continue;
+            }
+            if file == path {
+                let (start, end) = rust_pub_use_statement(&root_lines, first.line0)?;
+                return Some((start + 1, root_lines[start..=end].join(" ").split_whitespace().collect::<Vec<_>>().join(" ")));
+            }
+            seen.push(file.clone());
+            queue.extend(read_globs(&file).into_iter().map(|glob| glob.module_file));
+        }
+    }
+    None
 }
 
 /// Whether a `pub use` statement of the file `lines` re-exports `name` from its inline module
@@ -570,7 +611,9 @@ fn rust_notes(
             let body = before.trim_start().trim_start_matches("pub use ").trim_start();
             let prefix_end = body.find('{').or_else(|| crate::lsp::rename_coverage::word_positions(body, old_name).first().copied());
             let prefix: String = prefix_end.map_or("", |end| &body[..end]).split_whitespace().collect();
-            let owner = module.clone().unwrap_or_else(|| format!("the module of {shown}"));
+            // Through the root's glob re-exports, the crate root (trial163 M3).
+            let public_module = module.clone().or_else(|| in_root_glob(&context).then(|| crate_name.clone()));
+            let owner = public_module.clone().unwrap_or_else(|| format!("the module of {shown}"));
             // Renamed only as exported (`pub use dep::Old as New;`: the item keeps its name, as
             // another crate's item does), the old export is kept by the old line itself; `pub
             // use dep::New as Old;` names an item that does not exist (trial155 F2, E0432).
@@ -583,7 +626,7 @@ fn rust_notes(
                 "note: public API changed: {shown}:{} re-exports `{old_name}` (`{}`), so this rename replaces `{owner}::{old_name}` with `{owner}::{new_name}`{} — crates that depend on `{crate_name}` and use the old name break; to keep it, {keep}",
                 start + 1,
                 crate::render::cut_chars(&before.split_whitespace().collect::<Vec<_>>().join(" "), 120),
-                if module.is_none() { " (if that module is public)" } else { "" },
+                if public_module.is_none() { " (if that module is public)" } else { "" },
             ));
             continue;
         }
@@ -1022,6 +1065,31 @@ mod tests {
         assert_eq!(go_method_receiver_type("func (o *Options) filter() {").as_deref(), Some("*Options"));
         assert_eq!(go_method_receiver_type("func (*Cache[K, V]) Len() int {").as_deref(), Some("*Cache"));
         assert_eq!(go_method_receiver("func Put(k int) {"), None);
+    }
+
+    /// Trial163 M3: a module reached from the root through a chain of `pub` globs is public at
+    /// the crate root; a `pub(crate)` glob on the way is no public path.
+    #[test]
+    fn a_chain_of_pub_globs_from_the_root_reaches_a_private_module() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let files = [
+            ("Cargo.toml", "[package]\nname = \"typed-path\"\nversion = \"0.1.0\"\n"),
+            ("src/lib.rs", "mod windows;\nmod hidden;\npub use windows::*;\npub(crate) use hidden::*;\n"),
+            ("src/windows/mod.rs", "mod non_utf8;\npub use non_utf8::*;\n"),
+            ("src/windows/non_utf8.rs", "mod component;\npub use component::*;\n"),
+            ("src/windows/non_utf8/component.rs", "pub use prefix::WindowsPrefix;\n"),
+            ("src/hidden.rs", "mod deep;\npub use deep::*;\n"),
+            ("src/hidden/deep.rs", "pub struct Deep;\n"),
+        ];
+        for (file, text) in files {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), text).unwrap();
+        }
+        let lib = root.join("src/lib.rs");
+        let reached = root_glob_reexport_of_module(&root, &lib, &root.join("src/windows/non_utf8/component.rs"));
+        assert_eq!(reached, Some((3, "pub use windows::*;".to_owned())));
+        assert_eq!(root_glob_reexport_of_module(&root, &lib, &root.join("src/hidden/deep.rs")), None, "through a pub(crate) glob");
     }
 
     #[test]
