@@ -962,6 +962,23 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             Ok(Some(_)) => (),
             Err(failure) => {
                 let error = failure.to_tool_error(server.id(), "textDocument/prepareRename");
+                // rust-analyzer renames no `use … as alias` (trial163 M6: its bare error, and the
+                // alias's 2 occurrences left to find): the occurrences in this file are said.
+                if error.message.contains("Renaming aliases is currently unsupported") {
+                    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
+                    let lines: Vec<String> = text
+                        .lines()
+                        .enumerate()
+                        .filter(|(_, line)| !crate::lsp::rename_coverage::word_positions(line, &resolved.cursor_identifier).is_empty())
+                        .map(|(index, _)| (index + 1).to_string())
+                        .collect();
+                    return Err(ToolError { message: error.message, ..error }.with_hint(format!(
+                        "`{}` here is an alias a `use … as` binds, which rust-analyzer does not rename: edit it by hand — its whole-word occurrences in {display} are on line{} {} (a use binds it in its own module only; a `pub use … as` alias is also a public name: `lsp` references at the alias lists its uses elsewhere), then check the file",
+                        resolved.cursor_identifier,
+                        if lines.len() == 1 { "" } else { "s" },
+                        lines.join(", ")
+                    )));
+                }
                 // Code rust-analyzer does not analyze (a `#[cfg]` that is off, a macro
                 // template): "No references found at position" with no word why (trial52 M7).
                 return Err(match crate::lsp::tool::rust_no_analysis_reason_at(supervisor, server, &path, resolved.line) {

@@ -47,3 +47,24 @@ fn uses_behind_an_off_cfg_that_resolve_through_a_renamed_use_are_renamed() {
     let (ok, stderr) = check_with_cfg(dir.path());
     assert!(ok, "the build with the cfg on compiles after the rename:\n{stderr}\n{text}");
 }
+
+/// Trial163 M6: rust-analyzer refuses to rename a `use … as alias` ("Renaming aliases is
+/// currently unsupported") with no way forward; the error now names the alias's lines in the file.
+#[test]
+fn a_refused_alias_rename_names_the_lines_to_edit_by_hand() {
+    let test = "lsp_trial163::a_refused_alias_rename_names_the_lines_to_edit_by_hand";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"aliases\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "use std::collections::HashMap as Map;\n\npub fn make() -> Map<u8, u8> {\n    Map::new()\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result =
+        run.call(runbound::Caller::Main, "lsp_rename", json!({"file": "src/lib.rs", "line": 1, "symbol": "Map", "new_name": "Table"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("Renaming aliases is currently unsupported"), "{text}");
+    assert!(text.contains("its whole-word occurrences in src/lib.rs are on lines 1, 3, 4"), "{text}");
+}
