@@ -82,20 +82,32 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&
             continue;
         }
         let importers = crate::lsp::dependents::python_importers(workspace_root, workspace_root, path, REEXPORTING_IMPORTERS_READ);
+        let mut stubbed: Vec<(String, String)> = Vec::new();
         for importer in importers.files.iter().filter(|importer| !importers.found_through_another_file.contains(importer)) {
             for stub in stubs_of(&reader, workspace_root, importer) {
-                if written.contains(&stub) {
-                    continue;
-                }
-                let (stub_shown, importer_shown, source_shown) = (display(&stub), display(importer), display(path));
-                let note = format!(
-                    "`{stub_shown}` stubs `{importer_shown}`, which imports from the written `{source_shown}`: code that uses those names through `{importer_shown}` is type-checked against the stub, not against this change — a signature or name changed in `{source_shown}` is invisible to the checker there (\"no new errors\" says nothing about those uses; the stub may bind the names elsewhere); next step: check `{stub_shown}`'s declarations of the changed names, and run the code that calls them through `{importer_shown}` (its tests)"
-                );
-                if !notes.contains(&note) {
-                    notes.push(note);
+                let pair = (display(&stub), display(importer));
+                if !written.contains(&stub) && !stubbed.contains(&pair) {
+                    stubbed.push(pair);
                 }
             }
         }
+        if stubbed.is_empty() {
+            continue;
+        }
+        // One note for all of them (attrs' `_make.py` has 8 such importers).
+        const NAMED: usize = 6;
+        let source_shown = display(path);
+        let pairs: Vec<String> = stubbed.iter().take(NAMED).map(|(stub, importer)| format!("`{stub}` stubs `{importer}`")).collect();
+        let more = if stubbed.len() > NAMED { format!(" and {} more", stubbed.len() - NAMED) } else { String::new() };
+        notes.push(format!(
+            "{} that {} from the written `{source_shown}` {} a stub of {} own ({}{more}): code that uses those names through {} is type-checked against the stub, not against this change — a signature or name changed in `{source_shown}` is invisible to the checker there (\"no new errors\" says nothing about those uses; a stub may bind the names elsewhere); next step: check the stubs' declarations of the changed names, and run the code that calls them (its tests)",
+            crate::render::plural(stubbed.len(), "module"),
+            crate::render::one_or_many(stubbed.len(), "imports", "import"),
+            crate::render::one_or_many(stubbed.len(), "has", "have"),
+            crate::render::one_or_many(stubbed.len(), "its", "their"),
+            pairs.join(", "),
+            crate::render::one_or_many(stubbed.len(), "it", "them"),
+        ));
     }
     notes
 }
@@ -294,7 +306,7 @@ mod tests {
         let notes = stub_notes(&root, &[root.join("pkg/_impl.py")], shown);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
-            notes[0].starts_with("`pkg/__init__.pyi` stubs `pkg/__init__.py`, which imports from the written `pkg/_impl.py`: code that uses those names through `pkg/__init__.py` is type-checked against the stub"),
+            notes[0].starts_with("1 module that imports from the written `pkg/_impl.py` has a stub of its own (`pkg/__init__.pyi` stubs `pkg/__init__.py`): code that uses those names through it is type-checked against the stub"),
             "{notes:?}"
         );
         // Written with the stub: no note; a module nothing re-exports: none.

@@ -219,7 +219,7 @@ fn an_edit_of_a_module_a_stubbed_package_reexports_names_the_stub() {
     assert!(!edited.is_error, "{text}");
     assert!(text.contains("no new errors"), "pyright sees no error through the stub:\n{text}");
     assert!(
-        text.contains("note: `caches/__init__.pyi` stubs `caches/__init__.py`, which imports from the written `caches/_impl.py`: code that uses those names through `caches/__init__.py` is type-checked against the stub"),
+        text.contains("note: 1 module that imports from the written `caches/_impl.py` has a stub of its own (`caches/__init__.pyi` stubs `caches/__init__.py`): code that uses those names through it is type-checked against the stub"),
         "{text}"
     );
     // Ground truth: the call through the package now fails at run time.
