@@ -1162,8 +1162,9 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         roots_deadline,
     );
     let plan = across.plan.unwrap_or(plan);
-    if across.import_aliases_dropped > 0 {
-        // The alias is a plain import of the renamed declaration now: no local binding only.
+    if across.import_aliases_dropped > 0 || across.owner_renamed_declaration {
+        // The root owning the declaration renamed it (and the aliases were made plain imports):
+        // no local binding only.
         coverage.warnings.retain(|warning| !warning.starts_with("WARNING: only the local binding was renamed"));
     }
     coverage.report.extend(across.report);

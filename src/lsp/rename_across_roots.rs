@@ -66,6 +66,8 @@ pub struct AcrossRoots {
     /// Import aliases (`import { Old as New }`) the starting server wrote, made plain imports of
     /// the renamed declaration (`import { New }`) because the root owning it renamed it too.
     pub import_aliases_dropped: usize,
+    /// The root owning the definition (another than the starting one) renamed the declaration.
+    pub owner_renamed_declaration: bool,
 }
 
 /// Why a root's part of the rename is missing (see [`rename_in_root`]).
@@ -273,15 +275,31 @@ pub fn rename_in_owning_and_dependent_roots(
             .iter()
             .any(|part| !path.starts_with(server.root()) && part.plan.files.iter().any(|file| file.path == *path && file.edit_count > 0))
     });
+    across.owner_renamed_declaration = owner_renamed_declaration;
     if owner_renamed_declaration && server.id() == "typescript-language-server" {
         let alias = format!("{old_name} as {new_name}");
         for change in merged.changes.iter_mut().filter(|change| change.path.starts_with(server.root())) {
             let Some(content) = change.new_content.as_ref().and_then(|bytes| String::from_utf8(bytes.clone()).ok()) else { continue };
             let mut dropped = 0;
+            // Inside an import statement, over lines too (prettier puts one name per line:
+            // `import {\n  Store as Box,\n} from 'a';`; review48 H2).
+            let mut in_import = false;
             let rewritten: Vec<String> = content
                 .split_inclusive('\n')
                 .map(|line| {
-                    let is_import = line.trim_start().starts_with("import ") || line.contains(" from '") || line.contains(" from \"");
+                    let trimmed = line.trim_start();
+                    if trimmed.starts_with("import ") || trimmed.starts_with("import{") {
+                        in_import = true;
+                    }
+                    let is_import = in_import;
+                    if in_import
+                        && (line.contains(" from ")
+                            || line.contains("from '")
+                            || line.contains("from \"")
+                            || line.trim_end().ends_with(';'))
+                    {
+                        in_import = false;
+                    }
                     let hits = crate::lsp::rename_coverage::word_positions(line, &alias);
                     if is_import && !hits.is_empty() {
                         dropped += hits.len();

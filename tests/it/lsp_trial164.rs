@@ -116,9 +116,17 @@ fn a_rename_at_a_consumer_import_renames_the_declaration_and_imports_it_plainly(
         return;
     }
     let dir = workspace();
+    // A second consumer file importing over lines, one name per line (review48 H2).
+    std::fs::write(
+        dir.path().join("b/src/w.ts"),
+        "import {\n  f,\n  Store,\n} from 'a';\nexport const made: Store = new Store();\nexport const one = f();\n",
+    )
+    .unwrap();
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "b/src/u.ts", "line": 1, "symbol": "Store", "new_name": "Box"}));
-    assert!(text.contains("made 1 import alias of the renamed declaration plain (`Store as Box` → `Box`)"), "{text}");
+    assert!(text.contains("import alias") && text.contains("of the renamed declaration plain (`Store as Box` → `Box`)"), "{text}");
+    let other = std::fs::read_to_string(dir.path().join("b/src/w.ts")).unwrap();
+    assert!(other.contains("  Box,\n} from 'a';") && other.contains("made: Box = new Box()"), "{other}");
     assert!(!text.contains("only the local binding was renamed"), "{text}");
     let consumer = std::fs::read_to_string(dir.path().join("b/src/u.ts")).unwrap();
     assert!(consumer.starts_with("import { f, Box } from 'a';") && consumer.contains("bump(store: Box)"), "{consumer}");
