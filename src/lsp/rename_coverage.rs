@@ -4542,15 +4542,25 @@ fn rust_renamed_use_in_scope(
     let lines: Vec<&str> = text.lines().collect();
     // A binding of the name (`let OLD`, a closure's `|OLD: u8|`, a parameter `OLD: T`, a pattern
     // `OLD @ …`) is another symbol from there on: nothing after it is said to resolve through a
-    // `use`.
+    // `use`. (`(OLD` is no binding: `assert_eq!(OLD::Disk, …)`, review48 H4.)
     let binds_name = |line: &str, up_to: usize| {
         word_positions(line, old_name).into_iter().filter(|at| *at <= up_to).any(|at| {
             let before = line[..at].trim_end();
             let after = line[at + old_name.len()..].trim_start();
-            ["let", "mut", "ref", "|", "("].iter().any(|binding| before.ends_with(binding))
+            ["let", "mut", "ref", "|"].iter().any(|binding| before.ends_with(binding))
                 || (after.starts_with(':') && !after.starts_with("::"))
                 || after.starts_with('@')
         })
+    };
+    // An item or another `use` of the name in the block shadows the renamed `use` in all of it.
+    let declares_name = |line: &str| {
+        let code = rust_code_only(line);
+        let trimmed = code.trim_start();
+        let item = trimmed.strip_prefix("pub(crate) ").or_else(|| trimmed.strip_prefix("pub ")).unwrap_or(trimmed);
+        let declared = ["struct ", "enum ", "type ", "trait ", "fn ", "const ", "static ", "mod ", "union "].iter().any(|keyword| {
+            item.strip_prefix(keyword).is_some_and(|rest| rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next() == Some(old_name))
+        });
+        declared || (item.starts_with("use ") && !word_positions(&code, old_name).is_empty())
     };
     file_edits
         .iter()
@@ -4575,29 +4585,86 @@ fn rust_renamed_use_in_scope(
             !between.iter().any(|line| binds_name(line, line.len())) && !binds_name(&hit.line_text, hit.byte_start)
         })
         .filter(|use_line| {
-            // Never leaves the `use`'s block on the way to the occurrence.
-            let mut depth: i64 = 0;
-            let mut text_between: Vec<&str> =
-                lines.get(*use_line as usize + 1..hit.line as usize).map(<[&str]>::to_vec).unwrap_or_default();
-            text_between.push(hit.line_text.get(..hit.byte_start).unwrap_or(""));
-            for line in text_between {
-                let code = line.split("//").next().unwrap_or(line);
-                for character in code.chars() {
+            // From the `use` on: the occurrence must sit in the `use`'s block (or a block inside
+            // it that is no `mod`: a module does not inherit its parent's imports), and nothing in
+            // that block may declare or import the name again. Strings, chars and comments are
+            // left out of the count.
+            let mut openers: Vec<bool> = Vec::new();
+            let mut reached = false;
+            for (index, line) in lines.iter().enumerate().skip(*use_line as usize + 1) {
+                let at_hit = index == hit.line as usize;
+                let code = rust_code_only(if at_hit { hit.line_text.get(..hit.byte_start).unwrap_or("") } else { line });
+                if openers.is_empty() && declares_name(line) {
+                    return false;
+                }
+                let mut statement_start = 0;
+                for (at, character) in code.char_indices() {
                     match character {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth < 0 {
-                                return false;
-                            }
+                        '{' => {
+                            let head = code[statement_start..at].trim();
+                            let opens_mod = head.split_whitespace().any(|word| word == "mod");
+                            openers.push(opens_mod);
+                            statement_start = at + 1;
                         }
+                        '}' => {
+                            if openers.pop().is_none() {
+                                // The `use`'s block closed: past the occurrence it is done.
+                                return reached;
+                            }
+                            statement_start = at + 1;
+                        }
+                        ';' => statement_start = at + 1,
                         _ => {}
                     }
                 }
+                if at_hit {
+                    if openers.iter().any(|opens_mod| *opens_mod) {
+                        return false;
+                    }
+                    reached = true;
+                }
             }
-            true
+            reached
         })
         .max()
+}
+
+/// A Rust line's code: with its `//` comment, string literals and char literals blanked (their
+/// braces are no blocks). Raw strings and strings over lines are not told apart.
+fn rust_code_only(line: &str) -> String {
+    let mut code = String::with_capacity(line.len());
+    let mut characters = line.chars().peekable();
+    while let Some(character) = characters.next() {
+        match character {
+            '/' if characters.peek() == Some(&'/') => break,
+            '"' => {
+                code.push(' ');
+                while let Some(inner) = characters.next() {
+                    if inner == '\\' {
+                        characters.next();
+                    } else if inner == '"' {
+                        break;
+                    }
+                }
+            }
+            // A char literal (`'{'`, `'\\''`), not a lifetime (`'a`): closed within 3 characters.
+            '\'' => {
+                let rest: String = characters.clone().take(4).collect();
+                let closes = rest.chars().nth(1) == Some('\'') || (rest.starts_with('\\') && rest.chars().nth(2) == Some('\''));
+                if closes {
+                    let skip = if rest.starts_with('\\') { 3 } else { 2 };
+                    for _ in 0..skip {
+                        characters.next();
+                    }
+                    code.push(' ');
+                } else {
+                    code.push(character);
+                }
+            }
+            _ => code.push(character),
+        }
+    }
+    code
 }
 
 /// The definition targets a rename can reach: those in the workspace when there is one. A Rust
@@ -6369,6 +6436,32 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Trial163 F1 and review48 H4: which cfg-off occurrences resolve through a renamed `use`.
+    #[test]
+    fn an_occurrence_resolves_through_a_renamed_use_only_in_its_block_unshadowed() {
+        // The renamed `use` is on line `use_line` (0-based), `Foo` → `Bar`; the occurrence is the
+        // last `Foo` of the last line that has one.
+        let resolves = |text: &str, use_line: u32| -> Option<u32> {
+            let lines: Vec<&str> = text.lines().collect();
+            let last = lines.iter().rposition(|line| line.contains("Foo")).unwrap();
+            let byte_start = lines[last].rfind("Foo").unwrap();
+            let column = lines[use_line as usize].rfind("Foo").unwrap() as u32;
+            let edit = super::text_edit(use_line, column, column + 3, "Bar");
+            let hit = super::WordHit { path: "/w/src/lib.rs".into(), line: last as u32, byte_start, line_text: lines[last].to_owned() };
+            super::rust_renamed_use_in_scope(text, &[edit], &hit, "Foo", "Bar", super::PositionEncoding::Utf8)
+        };
+        let trial = "fn t() {\n    use crate::w::Foo;\n    fn get(p: Foo) -> Foo { p }\n    assert_eq!(get(x()), Foo::Disk(b'C'));\n}\n";
+        assert_eq!(resolves(trial, 1), Some(1));
+        assert_eq!(resolves("fn t() {\n    use crate::w::Foo;\n    assert_eq!(Foo::Disk, x());\n}\n", 1), Some(1), "`(Foo` is no binding");
+        let nested_mod = "use crate::a::Foo;\n#[cfg(windows)]\nmod imp {\n    use crate::b::Foo;\n    fn f() { Foo::new(); }\n}\n";
+        assert_eq!(resolves(nested_mod, 0), None, "a module does not inherit the parent's imports");
+        let local_item = "fn g() {\n    use crate::a::Foo;\n    #[cfg(windows)]\n    {\n        let _ = Foo;\n    }\n    struct Foo;\n}\n";
+        assert_eq!(resolves(local_item, 1), None, "a local item of the name shadows it in the block");
+        let char_brace = "fn g(c: char) {\n    {\n        use crate::a::Foo;\n        if c == '{' {}\n    }\n    let _ = Foo::Disk;\n}\n";
+        assert_eq!(resolves(char_brace, 2), None, "the `use`'s block closed; the `{{` in a char literal is no block");
+        assert_eq!(resolves("fn g() {\n    use crate::a::Foo;\n    let Foo = 1;\n    let _ = Foo;\n}\n", 1), None, "a binding");
+    }
+
     #[test]
     fn a_qualified_comment_mention_of_another_owner_is_no_mention_of_the_documented_declaration() {
         let hit = |line: &str, word: &str| super::WordHit {
