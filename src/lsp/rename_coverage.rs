@@ -1656,9 +1656,37 @@ pub fn complete_rename(
                 let text = file_texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
                 crate::lsp::rename_doc_links::go_doc_link_names_symbol(symbol, &hit.path, text, &hit.line_text, hit.byte_start, old_name)
             } else {
+                // rust-analyzer resolves intra-doc links: a link is renamed only when its
+                // definition there is the renamed symbol (review48 H1: `parse.rs`'s own `Error`
+                // behind a bare ``[`Error`]`` was renamed with `error::Error`).
                 path_is_rust(&hit.path)
                     && rust_edited_files.iter().any(|file| same_file(file, &hit.path))
                     && crate::lsp::rename_doc_links::rust_intra_doc_link_names(&hit.line_text, hit.byte_start, old_name)
+                    && Instant::now() < deadline
+                    && {
+                        let targets = definition_targets(server, &hit.path, hit.line, columns(hit).0, deadline);
+                        let resolves = !targets.is_disjoint(&origin_targets) || targets.iter().any(|target| renamed_by(&edits, target));
+                        // `[Name::member]`: rust-analyzer resolves the link to the member, so the
+                        // name is taken for the renamed one when code of the same module that
+                        // the edit renames uses it (the file's `use` of it, a call through it).
+                        resolves
+                            || (hit.line_text[hit.byte_start + old_name.len()..].starts_with("::") && {
+                                let text = file_texts
+                                    .entry(hit.path.clone())
+                                    .or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
+                                let lines: Vec<&str> = text.lines().collect();
+                                let imports =
+                                    crate::lsp::rust_reexport_paths::RustFileImports::read(&hit.path, &lines, old_name, "", Path::new(""));
+                                let module = imports.module_of_line(hit.line as usize);
+                                grep.hits.iter().any(|other| {
+                                    same_file(&other.path, &hit.path)
+                                        && other.line != hit.line
+                                        && !other.line_text.trim_start().starts_with("//")
+                                        && is_covered(&edits, other)
+                                        && imports.module_of_line(other.line as usize) == module
+                                })
+                            })
+                    }
             };
             if is_link {
                 links.push(hit.clone());

@@ -35,7 +35,9 @@ pub(crate) fn doc_link_body(line: &str, byte_start: usize, name_len: usize) -> O
         return None;
     }
     let rest = &after[close + 1..];
-    if rest.starts_with(':') || rest.starts_with('(') {
+    // A link target definition (`[Name]: …`), a Markdown link's text (`[text](url)`) or a
+    // reference link's text (`[text][label]`): no link by its own text (review48 M3).
+    if rest.starts_with(':') || rest.starts_with('(') || rest.starts_with('[') {
         return None;
     }
     Some((&before[open + 1..], &after[..close]))
@@ -238,6 +240,7 @@ mod tests {
         assert_eq!(doc_link_body(line, next, 4), Some(("Graphemes.", "")));
         assert_eq!(doc_link_body("// [Graphemes]: https://x", 4, 9), None, "a link target definition");
         assert_eq!(doc_link_body("/// [the Graphemes](Graphemes)", 9, 9), None, "a Markdown link's text");
+        assert_eq!(doc_link_body("/// [Graphemes][label]", 5, 9), None, "a reference link's text");
         assert_eq!(doc_link_body("// Graphemes is plain", 3, 9), None);
         assert_eq!(doc_link_body("// a] Graphemes [b", 6, 9), None);
     }

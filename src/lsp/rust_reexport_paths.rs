@@ -226,6 +226,12 @@ impl RustFileImports {
         }
     }
 
+    /// The module (0 for the file's own, else 1 + the 0-based line of the inline `mod name {`
+    /// around it) that 0-based line `line0` starts in; `None` past the lines read.
+    pub(crate) fn module_of_line(&self, line0: usize) -> Option<usize> {
+        self.line_modules.get(line0).copied()
+    }
+
     /// The glob imports that bring the name to the bare occurrence at byte `byte_start` of
     /// 0-based line `line0` of `lines`: those of its module, unless that module imports the
     /// name by a `use` of its own. Empty for an occurrence written with a path or in a `use`

@@ -51,7 +51,10 @@ fn a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them() {
             "src/lib.rs",
             "//! Paths; see [`WindowsEncoding`] and [WindowsEncoding::label].\n\nmod other;\n\n/// The Windows encoding.\npub struct WindowsEncoding;\n\nimpl WindowsEncoding {\n    /// Its label, as [`WindowsEncoding`] names it.\n    pub fn label() -> &'static str {\n        \"windows\"\n    }\n}\n\n/// Uses [`struct@WindowsEncoding`]; the WindowsEncoding text stays prose.\npub fn encode() -> &'static str {\n    WindowsEncoding::label()\n}\n",
         ),
-        ("src/other.rs", "use crate::WindowsEncoding;\n\n/// Like [`WindowsEncoding::label`].\npub fn label() -> &'static str {\n    WindowsEncoding::label()\n}\n"),
+        (
+            "src/other.rs",
+            "use crate::WindowsEncoding;\n\n/// Like [`WindowsEncoding::label`].\npub fn label() -> &'static str {\n    WindowsEncoding::label()\n}\n\npub mod inner {\n    /// Its own, not the crate's: [`WindowsEncoding`] (review48 H1).\n    pub struct WindowsEncoding;\n}\n",
+        ),
     ]);
     let doc = |dir: &std::path::Path| {
         let out =
@@ -69,6 +72,9 @@ fn a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them() {
     assert!(text.starts_with("Renamed `WindowsEncoding` to `WinEncoding`"), "{text}");
     let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(lib.contains("the WindowsEncoding text stays prose"), "{lib}");
+    let other = std::fs::read_to_string(dir.path().join("src/other.rs")).unwrap();
+    assert!(other.contains("Like [`WinEncoding::label`]."), "{other}");
+    assert!(other.contains("Its own, not the crate's: [`WindowsEncoding`]"), "another item's link of the same name stays:\n{other}");
     let (ok, stderr) = doc(dir.path());
     assert!(ok, "rustdoc resolves every link after the rename:\n{stderr}\n{text}");
 }
