@@ -150,6 +150,13 @@ pub fn object_class(
     let self_class = (members.len() == 1 && hover_first_line.contains(&format!("Self@{}", members[0])))
         .then(|| enclosing_class_named(reader, path, line, members[0]))
         .flatten();
+    // A mixin's `self` is an instance of each class that combines it: when some class of the
+    // workspace derives both from it and from the renamed class, `self` may be the renamed
+    // class's instance (review48 H3: `DescribeMixin.describe`'s `getattr(self, "name")` read
+    // `Renamed.name` on `Thing(DescribeMixin, Renamed)`).
+    if self_class.is_some() && combined_with_renamed(reader, workspace_root, members[0], &renamed.name) != Some(false) {
+        return ObjectClass::Unknown;
+    }
     let mut starts: Vec<(PathBuf, u32)> = match self_class {
         Some(start) => vec![start],
         None => {
@@ -184,6 +191,52 @@ pub fn object_class(
         }
     }
     ObjectClass::Other(members.iter().map(|member| bare(member)).collect::<Vec<_>>().join(" | "))
+}
+
+/// Whether some Python class beneath `workspace_root` derives (directly or through other
+/// classes, told by name) both from the class named `mixin` and from the class named `renamed` or
+/// a class deriving from it. Classes are read by the syntax tree, bases compared by their last
+/// dotted part; at most 3000 `.py` files. `None` when the files could not all be read.
+fn combined_with_renamed(reader: &WorkspaceReader, workspace_root: &Path, mixin: &str, renamed: &str) -> Option<bool> {
+    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root).ok()?;
+    // class name → the last dotted part of each base.
+    let mut bases_of: Vec<(String, Vec<String>)> = Vec::new();
+    let mut files = 0usize;
+    for entry in walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter().flatten() {
+        if !entry.is_file() || entry.path().extension().is_none_or(|extension| extension != "py") {
+            continue;
+        }
+        files += 1;
+        if files > 3000 {
+            return None;
+        }
+        let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+        let Some(source) = crate::lsp::syntax::ParsedSource::parse(entry.path(), &text) else { continue };
+        for class in source.python_classes() {
+            let bases = class
+                .bases
+                .iter()
+                .map(|base| base.text.split('[').next().unwrap_or("").rsplit('.').next().unwrap_or("").trim().to_owned())
+                .collect();
+            bases_of.push((class.name, bases));
+        }
+    }
+    let descendants = |root: &str| -> HashSet<String> {
+        let mut found: HashSet<String> = HashSet::from([root.to_owned()]);
+        loop {
+            let before = found.len();
+            for (name, bases) in &bases_of {
+                if bases.iter().any(|base| found.contains(base)) {
+                    found.insert(name.clone());
+                }
+            }
+            if found.len() == before {
+                return found;
+            }
+        }
+    };
+    let (of_mixin, of_renamed) = (descendants(mixin), descendants(renamed));
+    Some(of_mixin.iter().any(|name| name != mixin && of_renamed.contains(name)))
 }
 
 /// The class named `name` whose body holds 0-based `line` of the Python file `path` (canonical),

@@ -1156,15 +1156,19 @@ impl ParsedSource {
     /// `base` among its bases, compared with each base's last dotted part (`abc.Base` and `Base`
     /// both name `Base`). Empty for other grammars.
     pub fn python_classes_with_base(&self, base: &str) -> Vec<PythonClassFacts> {
+        let mut found = self.python_classes();
+        found.retain(|class| class.bases.iter().any(|listed| listed.text.rsplit('.').next() == Some(base)));
+        found
+    }
+
+    /// For a Python file: every class statement, at any depth, in source order. Empty for other
+    /// grammars.
+    pub fn python_classes(&self) -> Vec<PythonClassFacts> {
         let mut found = Vec::new();
         let mut stack = vec![self.root.root().get_inner_node()];
         while let Some(node) = stack.pop() {
             if node.kind() == "class_definition" {
-                if let Some(class) = self.python_class_facts(node) {
-                    if class.bases.iter().any(|listed| listed.text.rsplit('.').next() == Some(base)) {
-                        found.push(class);
-                    }
-                }
+                found.extend(self.python_class_facts(node));
             }
             let mut cursor = node.walk();
             let children: Vec<tree_sitter::Node<'_>> = node.named_children(&mut cursor).collect();

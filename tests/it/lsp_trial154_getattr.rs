@@ -182,3 +182,35 @@ fn a_getattr_on_self_of_another_class_or_a_union_of_other_classes_is_rightly_lef
     }
     assert_eq!(support::python_prints(dir.path(), program), "(None, True, 'sh', 'sh')");
 }
+
+/// Review48 H3: a mixin's `getattr(self, "name")` reads the renamed member on the classes that
+/// combine the mixin with the renamed class (`Thing(DescribeMixin, Renamed)`): it stays in the
+/// WARNING, not "rightly left".
+#[test]
+fn a_getattr_on_self_of_a_mixin_combined_with_the_renamed_class_stays_in_the_warning() {
+    let test = "lsp_trial154_getattr::a_getattr_on_self_of_a_mixin_combined_with_the_renamed_class_stays_in_the_warning";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/shell.py", "class Renamed:\n    name = \"sh\"\n"),
+        (
+            "pkg/mixin.py",
+            "from pkg.shell import Renamed\n\n\nclass DescribeMixin:\n    def describe(self):\n        return getattr(self, \"name\", \"?\")\n\n\nclass Thing(DescribeMixin, Renamed):\n    pass\n",
+        ),
+    ]);
+    let program = "import pkg.mixin\nprint(pkg.mixin.Thing().describe())";
+    assert_eq!(support::python_prints(dir.path(), program), "sh");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/shell.py", "line": 2, "symbol": "name", "new_name": "label", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("    pkg/mixin.py:6: return getattr(self, \"name\", \"?\")   (attribute name string)"), "{text}");
+    assert!(!text.contains("whose object is another class's"), "{text}");
+}
