@@ -6140,12 +6140,6 @@ impl LineMap {
         self.identifiers_replaced.get(&line).map_or(&[], Vec::as_slice)
     }
 
-    /// Whether the map knows which lines the write wrote (an empty map, the identity, does not:
-    /// the old text was unknown).
-    pub fn knows_written_lines(&self) -> bool {
-        !self.old_to_new.is_empty()
-    }
-
     /// Whether 1-based `line` after the write is one the write wrote (no line before it survived
     /// unchanged there); `false` for every line of an empty map (the identity).
     pub fn written_new_line(&self, line: u32) -> bool {
@@ -7290,9 +7284,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         ));
                     }
                     if diff.new.is_empty() && file.role != CheckedRole::Republished {
-                        // Line-level ignores count on the lines the write wrote (all of them
-                        // when the old text is unknown).
-                        let written_line = |line: u32| !line_map.knows_written_lines() || line_map.written_new_line(line);
+                        // Every line-level ignore of a written file counts: one on a line the
+                        // write did not change still hides an error the write causes there (a
+                        // call left as it was, its callee changed; review48 M4).
+                        let written_line = |_: u32| true;
                         blind_spot_notes.extend(crate::lsp::pyright_blind_spots::checks_turned_off_note(
                             supervisor.workspace_root(),
                             &file.path,

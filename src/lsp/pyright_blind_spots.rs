@@ -117,9 +117,9 @@ const REEXPORTING_IMPORTERS_READ: usize = 500;
 
 /// For a checked Python file with no new errors: what may hide errors in it, or `None` when
 /// nothing does. `written_line` is `Some` when this write changed the file: then the line-level
-/// ignore comments on the lines it says the write wrote (1-based) are named too — one far from
-/// the change hides nothing the write introduced (recheck47: two `# type: ignore` lines of
-/// click's core.py were named on every write of it). `display` is how the file is shown.
+/// ignore comments on the lines it selects (1-based) are named too. The write check selects
+/// every line: an ignore on a line the write left still hides an error the write causes there
+/// (review48 M4). `display` is how the file is shown.
 pub fn checks_turned_off_note(
     workspace_root: &Path,
     path: &Path,

@@ -210,6 +210,21 @@ pub(crate) fn changed_groupings(rewritten: &ParsedFile, substitutions: &[(usize,
             if holder.child_count() == 0 {
                 continue;
             }
+            // Inside a macro call's tokens (Rust `format!("{}", $X)`, `vec![$X]`): the grammar
+            // sees loose tokens there, and the grouping is decided when the macro expands — not
+            // checked (review48 M1: every such rewrite was refused).
+            let mut up = Some(holder);
+            let mut in_macro_tokens = false;
+            while let Some(node) = up {
+                if matches!(node.kind(), "token_tree" | "macro_invocation") {
+                    in_macro_tokens = true;
+                    break;
+                }
+                up = node.parent();
+            }
+            if in_macro_tokens {
+                continue;
+            }
             changed.push(ChangedGrouping {
                 substitution: substitution.clone(),
                 new_line: text[..start].matches('\n').count() + 1,
@@ -303,6 +318,18 @@ mod tests {
         assert_eq!(new, "fn f() { let y = a + b * 2; }\n");
         assert_eq!(changed.len(), 1, "{changed:#?}");
         let (_, changed) = rewrite("fn f() { let y = double(a + b); }\n", "double($A)", "($A) * 2", SupportLang::Rust, None);
+        assert_eq!(changed, Vec::new());
+    }
+
+    /// Review48 M1: a capture put into a macro call's tokens is not checked (the grammar sees
+    /// loose tokens; the macro decides the grouping).
+    #[test]
+    fn a_capture_inside_a_rust_macro_call_is_not_refused() {
+        let (new, changed) = rewrite("fn f() { show(a + b); wrap(c.d()); }\n", "show($X)", "println!(\"{}\", $X)", SupportLang::Rust, None);
+        assert_eq!(new, "fn f() { println!(\"{}\", a + b); wrap(c.d()); }\n");
+        assert_eq!(changed, Vec::new());
+        let (new, changed) = rewrite("fn f() { wrap(c.d()); }\n", "wrap($X)", "vec![$X]", SupportLang::Rust, None);
+        assert_eq!(new, "fn f() { vec![c.d()]; }\n");
         assert_eq!(changed, Vec::new());
     }
 
