@@ -3024,6 +3024,12 @@ pub fn complete_rename(
         let mut is_local: HashMap<Target, bool> = HashMap::new();
         elsewhere.retain(|(hit, target)| {
             let Some(target) = target else { return true };
+            // A JavaScript/TypeScript destructuring (`const { foo } = obj`) binds a local that
+            // reads a property of the same name — maybe the renamed one, on an untyped object:
+            // kept listed (review48 M2).
+            if path_is_typescript_or_javascript(&hit.path) && destructures_at(&hit.line_text, hit.byte_start) {
+                return true;
+            }
             let local = *is_local.entry(target.clone()).or_insert_with(|| {
                 let (path, target_line, target_character) = target;
                 let text = texts.entry(path.clone()).or_insert_with(|| reader.read_to_string(path).ok());
@@ -3039,10 +3045,13 @@ pub fn complete_rename(
     }
     if !local_bindings_elsewhere.is_empty() {
         let files: std::collections::BTreeSet<&Path> = local_bindings_elsewhere.iter().map(|hit| hit.path.as_path()).collect();
+        let named: Vec<String> = files.iter().take(5).map(|path| shown(path)).collect();
         report.push(format!(
-            "  left unrenamed, rightly: {} in {} whose definition {} resolves to a local variable or parameter named `{old_name}` (another symbol with its own binding, not listed)",
+            "  left unrenamed, rightly: {} in {} ({}{}) whose definition {} resolves to a local variable or parameter named `{old_name}` (another symbol with its own binding, not listed)",
             crate::render::plural(local_bindings_elsewhere.len(), "occurrence"),
             crate::render::plural(files.len(), "file"),
+            named.join(", "),
+            if files.len() > named.len() { format!(" and {} more", files.len() - named.len()) } else { String::new() },
             server.id(),
         ));
     }
@@ -4278,6 +4287,20 @@ fn go_package_clause_name_at(line: &str, byte_start: usize) -> bool {
         let name_start = indent + "package".len() + (rest.len() - rest.trim_start().len());
         rest.starts_with(char::is_whitespace) && name_start == byte_start
     })
+}
+
+/// Whether the identifier at `byte_start` of a JavaScript/TypeScript line sits in a destructuring
+/// pattern: inside a `{` or `[` opened on the line before it and not closed, with the pattern
+/// assigned or iterated after it (`const { foo } = obj`, `for (const { foo } of list)`).
+fn destructures_at(line: &str, byte_start: usize) -> bool {
+    let (Some(before), Some(after)) = (line.get(..byte_start), line.get(byte_start..)) else { return false };
+    let opened = before.matches(['{', '[']).count() > before.matches(['}', ']']).count();
+    let declared = ["const ", "let ", "var "].iter().any(|keyword| before.contains(keyword));
+    let assigned = after.find(['}', ']']).is_some_and(|close| {
+        let rest = after[close + 1..].trim_start();
+        (rest.starts_with('=') && !rest.starts_with("==")) || rest.starts_with("of ") || rest.starts_with(':')
+    });
+    opened && declared && assigned
 }
 
 /// Whether `path` is a TypeScript or JavaScript source file.
@@ -6464,6 +6487,17 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn destructuring_patterns_are_told_from_plain_locals() {
+        let at = |line: &str| super::destructures_at(line, line.find("foo").unwrap());
+        assert!(at("const { foo } = obj;"));
+        assert!(at("for (const { bar, foo } of list) {"));
+        assert!(at("let [foo] = pair;"));
+        assert!(!at("const foo = obj.foo;"));
+        assert!(!at("if (x) { foo(); }"));
+        assert!(!at("function f({ foo }: Options) {"), "a parameter's pattern is typed by its annotation");
+    }
+
     /// Trial163 F1 and review48 H4: which cfg-off occurrences resolve through a renamed `use`.
     #[test]
     fn an_occurrence_resolves_through_a_renamed_use_only_in_its_block_unshadowed() {

@@ -29,7 +29,7 @@ fn locals_named_like_the_renamed_type_are_counted_not_listed_to_check() {
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "cases.go", "line": 3, "symbol": "testCase", "new_name": "breakCase"}));
     assert!(text.starts_with("Renamed `testCase` to `breakCase`"), "{text}");
     assert!(
-        text.contains("left unrenamed, rightly: 4 occurrences in 1 file whose definition gopls resolves to a local variable or parameter named `testCase` (another symbol with its own binding, not listed)"),
+        text.contains("left unrenamed, rightly: 4 occurrences in 1 file (run.go) whose definition gopls resolves to a local variable or parameter named `testCase` (another symbol with its own binding, not listed)"),
         "{text}"
     );
     assert!(!text.contains("check them"), "nothing is left to check:\n{text}");
