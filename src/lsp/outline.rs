@@ -331,6 +331,13 @@ fn flatten(
                 kind = readable_kind_on_line(node.kind, &node.name, &header, extension);
             }
         }
+        // A `def` nested in a function (a closure `def wrap(cls)`) is no method (recheck48).
+        if kind == "method"
+            && matches!(extension, "py" | "pyi")
+            && parent_kind.is_some_and(|parent| matches!(parent, "function" | "method"))
+        {
+            kind = "function";
+        }
         if kind == "class" && matches!(extension, "py" | "pyi") && derives_from_python_enum(lines, node.name_start.0, entries) {
             kind = "enum";
         }
@@ -678,10 +685,24 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
         "struct" if has_word("union") => "union",
         // pyright's call hierarchy items and workspace symbols give a method the kind of a
         // function; its first parameter (`self`, `cls`) says what it is.
-        "function" if matches!(extension, "py" | "pyi") && python_first_parameter_is_self_or_cls(after_name) && !at_column_0 => "method",
+        // A `def` nested in a function (a closure `def wrap(cls)`, recheck48) is no method either.
+        "function"
+            if matches!(extension, "py" | "pyi")
+                && python_first_parameter_is_self_or_cls(after_name)
+                && !at_column_0
+                && !parent_kind.is_some_and(|parent| matches!(parent, "function" | "method")) =>
+        {
+            "method"
+        }
         // A `def` at column 0 is a module-level function whatever its first parameter's name
         // (trial162 M4: attrs' `def has(cls)` was listed as a method).
-        "method" if matches!(extension, "py" | "pyi") && at_column_0 && has_word("def") => "function",
+        "method"
+            if matches!(extension, "py" | "pyi")
+                && has_word("def")
+                && (at_column_0 || parent_kind.is_some_and(|parent| matches!(parent, "function" | "method"))) =>
+        {
+            "function"
+        }
         // gopls gives a method (`func (f *FlagSet) VarPF(…)`) the kind of a function in call
         // hierarchy items (trial29 M7: "incoming calls of function VarPF").
         "function" if extension == "go" && prefix.trim_start().starts_with("func (") => "method",
