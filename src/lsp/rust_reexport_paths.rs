@@ -268,6 +268,12 @@ impl RustFileImports {
 fn declares_item_at_file_level(lines: &[&str], name: &str) -> bool {
     const KEYWORDS: [&str; 9] = ["struct", "enum", "union", "trait", "type", "fn", "const", "static", "mod"];
     lines.iter().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| {
+        // Attributes on the same line (`#[derive(Debug)] pub struct Name;`, review48 M5) first.
+        let mut line: &str = line;
+        while let Some(rest) = line.strip_prefix("#[") {
+            let Some(close) = rest.find(']') else { break };
+            line = rest[close + 1..].trim_start();
+        }
         let mut words = without_visibility(line).split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty());
         let mut previous_keyword = false;
         for word in words.by_ref().take(6) {
@@ -579,6 +585,7 @@ mod tests {
         assert!(globs("mod inner;\npub use inner::*;\npub struct Value;").is_empty(), "a declared item shadows it");
         assert!(globs("mod inner;\npub use inner::*;\npub(crate) const fn Value() {}").is_empty());
         assert!(globs("mod inner;\npub use inner::*;\nstatic mut Value: u8 = 0;").is_empty());
+        assert!(globs("mod inner;\npub use inner::*;\n#[derive(Debug)] pub struct Value;").is_empty(), "an attribute before the item");
         assert_eq!(globs("mod inner;\npub use inner::*;\nimpl X {\n    fn Value() {}\n}"), inner, "a method is no module item");
         assert_eq!(globs("mod inner;\npub use inner::*;\nfn f(_: Value) {}"), inner, "a use is no declaration");
     }
