@@ -254,7 +254,11 @@ pub fn dependent_roots_scan(workspace_root: &Path, definition: &ServerDefinition
         // The dependent is the root that serves the manifest (a member crate's cargo workspace,
         // not the member's own directory: the server runs there).
         let dependent = root_of(definition, &canonical_workspace, &manifest_path);
-        if depends && dependent != canonical_root && !found.roots.contains(&dependent) {
+        // For TypeScript a root that contains the owning root (a monorepo's root `package.json`
+        // listing its workspace packages in `devDependencies`) is no separate consumer project:
+        // asking its server would load the whole monorepo for each query (review48 M6).
+        let contains_owner = manifest == "package.json" && canonical_root.starts_with(&dependent);
+        if depends && dependent != canonical_root && !contains_owner && !found.roots.contains(&dependent) {
             found.roots.push(dependent);
         }
     }
@@ -1123,6 +1127,28 @@ mod tests {
         assert!(!scan.found.scan_incomplete);
         assert!(dependent_roots_scan(&root, &server("gopls"), &root.join("app")).found.roots.is_empty());
         assert!(dependent_roots_scan(&root, &server("pyright"), &root.join("lib")).found.roots.is_empty());
+    }
+
+    /// Trial164 F1 and review48 M6: a consumer package linked through `node_modules` is a
+    /// dependent root; the monorepo's root `package.json` that lists the package is not.
+    #[test]
+    fn a_linked_consumer_package_is_a_dependent_root_and_the_monorepo_root_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |relative: &str, text: &str| {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("package.json", "{\"private\": true, \"workspaces\": [\"a\", \"b\"], \"devDependencies\": {\"a\": \"*\"}}\n");
+        write("a/package.json", "{\"name\": \"a\", \"version\": \"1.0.0\"}\n");
+        write("a/tsconfig.json", "{}\n");
+        write("b/package.json", "{\"name\": \"b\", \"dependencies\": {\"a\": \"*\"}}\n");
+        write("b/tsconfig.json", "{}\n");
+        std::fs::create_dir_all(dir.path().join("node_modules")).unwrap();
+        std::os::unix::fs::symlink("../a", dir.path().join("node_modules/a")).unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let scan = dependent_roots_scan(&root, &server("typescript-language-server"), &root.join("a"));
+        assert_eq!(scan.found.roots, vec![root.join("b")]);
     }
 
     #[test]
