@@ -1661,16 +1661,33 @@ pub fn complete_rename(
                 // behind a bare ``[`Error`]`` was renamed with `error::Error`).
                 path_is_rust(&hit.path)
                     && rust_edited_files.iter().any(|file| same_file(file, &hit.path))
-                    && crate::lsp::rename_doc_links::rust_intra_doc_link_names(&hit.line_text, hit.byte_start, old_name)
+                    && (crate::lsp::rename_doc_links::rust_intra_doc_link_names(&hit.line_text, hit.byte_start, old_name)
+                        || crate::lsp::rename_doc_links::rust_link_definition_names(&hit.line_text, hit.byte_start, old_name))
                     && Instant::now() < deadline
                     && {
                         let targets = definition_targets(server, &hit.path, hit.line, columns(hit).0, deadline);
                         let resolves = !targets.is_disjoint(&origin_targets) || targets.iter().any(|target| renamed_by(&edits, target));
+                        // A link reference definition's target (`[label]: Owner::name`), which
+                        // rust-analyzer does not resolve: the renamed member's own owner names it.
+                        let owner_path = crate::lsp::rename_doc_links::rust_link_definition_names(&hit.line_text, hit.byte_start, old_name)
+                            && origin_targets.iter().min().is_some_and(|(path, target_line, _)| {
+                                let owner = reader
+                                    .read_to_string(path)
+                                    .ok()
+                                    .and_then(|text| crate::lsp::rename_doc_links::rust_enclosing_impl_type(&text, *target_line));
+                                owner.is_some_and(|owner| hit.line_text[..hit.byte_start].trim_end().ends_with(&format!("{owner}::")))
+                            });
+                        let resolves = resolves || owner_path;
+                        // The same for a link definition's target that starts with the name
+                        // (`[label]: Name`, `[label]: Name::x`).
+                        let starts_definition_target =
+                            crate::lsp::rename_doc_links::rust_link_definition_names(&hit.line_text, hit.byte_start, old_name)
+                                && hit.line_text[..hit.byte_start].trim_end().trim_end_matches('`').ends_with("]:");
                         // `[Name::member]`: rust-analyzer resolves the link to the member, so the
                         // name is taken for the renamed one when code of the same module that
                         // the edit renames uses it (the file's `use` of it, a call through it).
                         resolves
-                            || (hit.line_text[hit.byte_start + old_name.len()..].starts_with("::") && {
+                            || ((hit.line_text[hit.byte_start + old_name.len()..].starts_with("::") || starts_definition_target) && {
                                 let text = file_texts
                                     .entry(hit.path.clone())
                                     .or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());

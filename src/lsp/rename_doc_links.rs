@@ -224,6 +224,67 @@ pub(crate) fn rust_intra_doc_link_names(line: &str, byte_start: usize, name: &st
     before_ok && after_ok
 }
 
+/// Whether the occurrence of `name` at `byte_start` of `line` (a `///` or `//!` doc comment line)
+/// is in the target of a Markdown link reference definition, `[label]: path`, as a path segment
+/// (`/// [normalizing]: TypedPath::normalize`; recheck48: left, and `cargo doc` reported the link
+/// unresolved): rustdoc resolves that path as an intra-doc link.
+pub(crate) fn rust_link_definition_names(line: &str, byte_start: usize, name: &str) -> bool {
+    let trimmed = line.trim_start();
+    let Some(body) = trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!")) else { return false };
+    let body = body.trim_start();
+    let offset = line.len() - body.len();
+    let Some(rest) = body.strip_prefix('[') else { return false };
+    let Some(close) = rest.find("]:") else { return false };
+    let target_start = offset + 1 + close + 2;
+    if byte_start < target_start {
+        return false;
+    }
+    let target = line[target_start..].trim();
+    let target = target.trim_matches('`');
+    // A path of identifiers (`TypedPath::normalize`, `crate::a::Name`, `Name()`): not a URL.
+    !target.contains('/')
+        && !target.contains(' ')
+        && target.split("::").any(|segment| segment.trim_end_matches("()").trim_end_matches('!') == name)
+        && target.split("::").all(|segment| is_identifier(segment.trim_end_matches("()").trim_end_matches('!')))
+}
+
+/// The type of the `impl` block (or the trait of the `trait` block) around 0-based `line0` of the
+/// Rust file `text`, by the nearest `impl …`/`trait …` line above at a smaller indentation:
+/// `impl<'a> TypedPath<'a> {` → `TypedPath`, `impl Encoding for Utf8 {` → `Utf8`. `None` for an
+/// item at the file's level.
+pub(crate) fn rust_enclosing_impl_type(text: &str, line0: u32) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let own_indent = lines.get(line0 as usize)?.len() - lines.get(line0 as usize)?.trim_start().len();
+    lines[..line0 as usize].iter().rev().find_map(|line| {
+        let indent = line.len() - line.trim_start().len();
+        let trimmed = line.trim_start();
+        if indent >= own_indent || trimmed.is_empty() {
+            return None;
+        }
+        let header = trimmed.strip_prefix("pub ").unwrap_or(trimmed);
+        let header = header.strip_prefix("unsafe ").unwrap_or(header);
+        let rest = header.strip_prefix("impl").or_else(|| header.strip_prefix("trait "))?;
+        // Skip the impl's own generics (`impl<'a, T: X<Y>>`).
+        let mut rest = rest.trim_start();
+        if rest.starts_with('<') {
+            let mut depth = 0usize;
+            let close = rest.char_indices().find(|(_, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })?;
+            rest = rest[close.0 + 1..].trim_start();
+        }
+        // `Trait for Type`: the type.
+        let rest = rest.split_once(" for ").map_or(rest, |(_, after)| after.trim_start());
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        Some(name).filter(|name| !name.is_empty())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,5 +355,15 @@ mod tests {
         assert!(!check("/// See [`Self::parse`].", "parse"));
         assert!(!check("// Uses [`WindowsEncoding`].", "WindowsEncoding"), "no doc comment");
         assert!(!check("/// Uses `WindowsEncoding`.", "WindowsEncoding"));
+        let source =
+            "impl<'a> TypedPath<'a> {\n    pub fn normalize(&self) {}\n}\nimpl Encoding for Utf8 {\n    fn label() {}\n}\nfn free() {}\n";
+        assert_eq!(rust_enclosing_impl_type(source, 1).as_deref(), Some("TypedPath"));
+        assert_eq!(rust_enclosing_impl_type(source, 4).as_deref(), Some("Utf8"));
+        assert_eq!(rust_enclosing_impl_type(source, 6), None);
+        let definition = |line: &str, name: &str| rust_link_definition_names(line, line.rfind(name).unwrap(), name);
+        assert!(definition("/// [normalizing]: TypedPath::normalize", "TypedPath"));
+        assert!(definition("/// [normalizing]: `crate::TypedPath::normalize`", "normalize"));
+        assert!(!definition("/// [TypedPath]: https://docs.rs/x/TypedPath", "TypedPath"), "a URL");
+        assert!(!definition("/// See [TypedPath]: it works", "TypedPath"), "no definition line");
     }
 }

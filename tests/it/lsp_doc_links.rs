@@ -49,7 +49,7 @@ fn a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them() {
         ("Cargo.toml", "[package]\nname = \"links\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
         (
             "src/lib.rs",
-            "//! Paths; see [`WindowsEncoding`] and [WindowsEncoding::label].\n\nmod other;\n\n/// The Windows encoding.\npub struct WindowsEncoding;\n\nimpl WindowsEncoding {\n    /// Its label, as [`WindowsEncoding`] names it.\n    pub fn label() -> &'static str {\n        \"windows\"\n    }\n}\n\n/// Uses [`struct@WindowsEncoding`]; the WindowsEncoding text stays prose.\npub fn encode() -> &'static str {\n    WindowsEncoding::label()\n}\n",
+            "//! Paths; see [`WindowsEncoding`] and [WindowsEncoding::label], [the encoding][enc].\n//!\n//! [enc]: WindowsEncoding\n\nmod other;\n\n/// The Windows encoding.\npub struct WindowsEncoding;\n\nimpl WindowsEncoding {\n    /// Its label, as [`WindowsEncoding`] names it.\n    pub fn label() -> &'static str {\n        \"windows\"\n    }\n}\n\n/// Uses [`struct@WindowsEncoding`]; the WindowsEncoding text stays prose.\npub fn encode() -> &'static str {\n    WindowsEncoding::label()\n}\n",
         ),
         (
             "src/other.rs",
@@ -67,7 +67,7 @@ fn a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them() {
     let text = support::call_ok(
         &run,
         "lsp_rename",
-        json!({"file": "src/lib.rs", "line": 6, "symbol": "WindowsEncoding", "new_name": "WinEncoding"}),
+        json!({"file": "src/lib.rs", "line": 8, "symbol": "WindowsEncoding", "new_name": "WinEncoding"}),
     );
     assert!(text.starts_with("Renamed `WindowsEncoding` to `WinEncoding`"), "{text}");
     let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
