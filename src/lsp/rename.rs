@@ -95,60 +95,7 @@ pub struct PlannedFile {
     pub new_file_mode: Option<u32>,
 }
 
-/// What a planned or staged change does to one file. Counts and the grouping of moved files
-/// read this, never the wording (review47 L3); [`std::fmt::Display`] gives the wording:
-/// `modified`, `created`, `deleted`, `renamed from <path>`, `moved to <path>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlannedOperation {
-    /// An existing file whose text changes.
-    Modified,
-    /// A file the change creates.
-    Created,
-    /// A file the change deletes.
-    Deleted,
-    /// The target of a rename: the file `from` (absolute) becomes this one; `display` is `from`
-    /// as answers show it.
-    RenamedFrom {
-        /// The renamed file's old path (absolute).
-        from: PathBuf,
-        /// `from` as answers show it (workspace-relative).
-        display: String,
-    },
-    /// The source of a rename: this file becomes `to` (absolute), where its edits are counted.
-    MovedTo {
-        /// The renamed file's new path (absolute).
-        to: PathBuf,
-        /// `to` as answers show it (workspace-relative).
-        display: String,
-    },
-}
-
-impl PlannedOperation {
-    /// Whether this is the source of a rename (the same file as its target, counted there).
-    pub fn is_moved_to(&self) -> bool {
-        matches!(self, PlannedOperation::MovedTo { .. })
-    }
-
-    /// The old path (absolute) of a rename's target; `None` for any other operation.
-    pub fn renamed_from(&self) -> Option<&Path> {
-        match self {
-            PlannedOperation::RenamedFrom { from, .. } => Some(from),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for PlannedOperation {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PlannedOperation::Modified => formatter.write_str("modified"),
-            PlannedOperation::Created => formatter.write_str("created"),
-            PlannedOperation::Deleted => formatter.write_str("deleted"),
-            PlannedOperation::RenamedFrom { display, .. } => write!(formatter, "renamed from {display}"),
-            PlannedOperation::MovedTo { display, .. } => write!(formatter, "moved to {display}"),
-        }
-    }
-}
+pub use crate::staged::PlannedOperation;
 
 /// A directory a `WorkspaceEdit` renames (gopls renaming a package whose directory bears its
 /// name: `RenameFile` of `simplelru/` to `basiclru/`), planned as a rename of every file beneath

@@ -86,6 +86,61 @@ impl Default for StagedConfig {
 /// lock held, so it may call back into the store.
 pub(crate) type ClosedHook = Box<dyn FnOnce(&str, &str) + Send>;
 
+/// What a planned or staged change does to one file. Counts and the grouping of moved files
+/// read this, never the wording (review47 L3); [`std::fmt::Display`] gives the wording:
+/// `modified`, `created`, `deleted`, `renamed from <path>`, `moved to <path>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlannedOperation {
+    /// An existing file whose text changes.
+    Modified,
+    /// A file the change creates.
+    Created,
+    /// A file the change deletes.
+    Deleted,
+    /// The target of a rename: the file `from` (absolute) becomes this one; `display` is `from`
+    /// as answers show it.
+    RenamedFrom {
+        /// The renamed file's old path (absolute).
+        from: PathBuf,
+        /// `from` as answers show it (workspace-relative).
+        display: String,
+    },
+    /// The source of a rename: this file becomes `to` (absolute), where its edits are counted.
+    MovedTo {
+        /// The renamed file's new path (absolute).
+        to: PathBuf,
+        /// `to` as answers show it (workspace-relative).
+        display: String,
+    },
+}
+
+impl PlannedOperation {
+    /// Whether this is the source of a rename (the same file as its target, counted there).
+    pub fn is_moved_to(&self) -> bool {
+        matches!(self, PlannedOperation::MovedTo { .. })
+    }
+
+    /// The old path (absolute) of a rename's target; `None` for any other operation.
+    pub fn renamed_from(&self) -> Option<&Path> {
+        match self {
+            PlannedOperation::RenamedFrom { from, .. } => Some(from),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for PlannedOperation {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlannedOperation::Modified => formatter.write_str("modified"),
+            PlannedOperation::Created => formatter.write_str("created"),
+            PlannedOperation::Deleted => formatter.write_str("deleted"),
+            PlannedOperation::RenamedFrom { display, .. } => write!(formatter, "renamed from {display}"),
+            PlannedOperation::MovedTo { display, .. } => write!(formatter, "moved to {display}"),
+        }
+    }
+}
+
 /// One file of a staged change.
 #[derive(Debug, Clone)]
 pub(crate) struct StagedFile {
@@ -102,7 +157,7 @@ pub(crate) struct StagedFile {
     pub changes: usize,
     /// What happens to the file: modified, created, deleted, the target or the source of a
     /// rename (said as `renamed from <path>`, `moved to <path>`).
-    pub operation: crate::lsp::rename::PlannedOperation,
+    pub operation: PlannedOperation,
     /// The permission bits the file gets when the change creates it (a renamed file keeps its
     /// source's); `None`: the default mode, or the file exists.
     pub new_file_mode: Option<u32>,
@@ -179,7 +234,7 @@ impl StagedChange {
             })
             .collect();
         names.extend(self.files.iter().filter(|file| !beneath_moved(file)).map(|file| {
-            if file.operation == crate::lsp::rename::PlannedOperation::Modified {
+            if file.operation == PlannedOperation::Modified {
                 file.display.clone()
             } else {
                 format!("{} ({})", file.display, file.operation)
@@ -572,11 +627,7 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize, max_bytes: 
                 continue;
             }
             if !header_written {
-                let operation = if file.operation == crate::lsp::rename::PlannedOperation::Modified {
-                    String::new()
-                } else {
-                    format!(" ({})", file.operation)
-                };
+                let operation = if file.operation == PlannedOperation::Modified { String::new() } else { format!(" ({})", file.operation) };
                 let _ = write!(text, "--- {old_name}\n+++ {new_name}{operation}\n");
                 header_written = true;
             }
@@ -917,8 +968,8 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
 
 #[cfg(test)]
 mod tests {
+    use super::PlannedOperation;
     use super::*;
-    use crate::lsp::rename::PlannedOperation;
 
     /// Issue 13 §5: a preview is capped in bytes as well as hunks; a one-line rewrite of a big
     /// file is cut inside its hunk, and the cut says how many bytes were left out and how to see

@@ -1461,7 +1461,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             original: Some(r.original),
             new_content: Some(r.new_content),
             changes: r.replacements,
-            operation: crate::lsp::rename::PlannedOperation::Modified,
+            operation: crate::staged::PlannedOperation::Modified,
             new_file_mode: None,
         })
         .collect();

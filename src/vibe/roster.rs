@@ -1277,9 +1277,9 @@ impl WorkerChangedFile {
     /// The file as the run's staged-change store takes it (changes = lines added + removed).
     fn staged_file(&self) -> crate::staged::StagedFile {
         let operation = match (&self.original, &self.new_content) {
-            (None, _) => crate::lsp::rename::PlannedOperation::Created,
-            (_, None) => crate::lsp::rename::PlannedOperation::Deleted,
-            _ => crate::lsp::rename::PlannedOperation::Modified,
+            (None, _) => crate::staged::PlannedOperation::Created,
+            (_, None) => crate::staged::PlannedOperation::Deleted,
+            _ => crate::staged::PlannedOperation::Modified,
         };
         crate::staged::StagedFile {
             path: self.path.clone(),
