@@ -5383,11 +5383,11 @@ fn no_published_set(server: &LanguageServer, what: &str, version: i32, start: In
     if let Some(how) = server.exit_description() {
         return format!("{} crashed: {how}", server.id());
     }
-    // Waited for no time at all: the write's shared wait ran out on the files before this one
+    // Waited for no time at all: the write's shared wait ran out before this file's turn
     // (trial165 M3: 7 of 8 files said "within 0 ms", which read as if the server got no time).
     if start.elapsed() < Duration::from_millis(50) {
         return format!(
-            "{} had published no diagnostics for {what} (version {version}) by this file's turn, and the write's time for waiting (shared by the files it checks) had already run out on the files before it (server {})",
+            "{} had published no diagnostics for {what} (version {version}) by this file's turn, and the write's time for waiting (shared by the files it checks and the states taken before the write) had already run out (server {})",
             server.id(),
             server.readiness().describe()
         );

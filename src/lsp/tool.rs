@@ -1749,9 +1749,9 @@ fn render_locations(
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
-/// Whether the file at `path` is generated, as its first lines say: Go's `// Code generated …
-/// DO NOT EDIT.` (before the package clause) or an `@generated` marker in the first 10 lines
-/// (read beneath `workspace_root`; a file that does not read is not).
+/// Whether the file at `path` is generated, as its first 10 lines say: Go's `// Code generated …
+/// DO NOT EDIT.` line or an `@generated` marker (read beneath `workspace_root`; a file that does
+/// not read is not).
 fn generated_file(workspace_root: &Path, path: &Path) -> bool {
     let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return false };
     text.lines().take(10).any(|line| {
