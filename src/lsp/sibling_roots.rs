@@ -201,7 +201,9 @@ fn root_of(definition: &ServerDefinition, workspace_root: &Path, manifest: &Path
 
 /// The other project roots of `definition`'s language beneath `workspace_root` whose manifest
 /// names `root` as a local dependency: a `go.mod` `replace … => <dir>` (one line or a block), a
-/// `Cargo.toml` `path = "<dir>"` (any table: dependencies, dev-dependencies, patches). Relative
+/// `Cargo.toml` `path = "<dir>"` (any table: dependencies, dev-dependencies, patches), a
+/// `package.json` dependency linked through `node_modules` or named `file:`/`link:`
+/// ([`package_json_dependency_dirs`]; a root containing `root` is none, review48 M6). Relative
 /// directories are resolved against the manifest's directory and compared canonically. Empty for
 /// servers with no such manifests ([`manifest_name`]). Scans every time it is called (with the stamps of the manifests it read, see
 /// [`DependentRootsScan`]): a run asks [`LspSupervisor::dependent_roots`], which keeps the scan while its manifests are unchanged.
