@@ -4245,6 +4245,15 @@ fn add_python_subclasses(names: &mut Vec<String>, texts: &[String]) {
     }
 }
 
+/// The top-level Python names whose definitions a check's write changed (see
+/// `CheckScope::Dependents::changed_names`); empty when unknown.
+fn python_changed_names(check: &ServerCheck) -> &[String] {
+    match &check.scope {
+        CheckScope::Dependents { changed_names, .. } => changed_names,
+        _ => &[],
+    }
+}
+
 /// [`changed_python_names`] over every written Python file whose old text the server still
 /// holds (before the sync) and whose new text is on disk; `None` when any is unknown (a file
 /// not open, a module-level change, a file that is not Python).
@@ -6831,7 +6840,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // What the checker cannot see (Python): a stub beside a written `.py`, rules turned off
         // by the configuration or, below, by a pragma in a file with no new errors.
         let mut blind_spot_notes: Vec<String> =
-            crate::lsp::pyright_blind_spots::stub_notes(supervisor.workspace_root(), &check.written, |path| supervisor.display_path(path));
+            crate::lsp::pyright_blind_spots::stub_notes(supervisor.workspace_root(), &check.written, python_changed_names(check), |path| {
+                supervisor.display_path(path)
+            });
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
         let mut files_with_new: usize = 0;

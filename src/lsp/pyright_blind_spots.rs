@@ -58,8 +58,11 @@ pub fn stubs_of(reader: &WorkspaceReader, workspace_root: &Path, path: &Path) ->
 
 /// One note per written `.py` file with a stub that the same write did not change, e.g.
 /// `` `src/pkg/__init__.pyi` stubs `src/pkg/__init__.py`: files that import it are type-checked
-/// against the stub, which this write did not change …``. `display` shows a path.
-pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&Path) -> String) -> Vec<String> {
+/// against the stub, which this write did not change …``; and one note naming the modules that
+/// import from a written module and have stubs of their own — those that name one of
+/// `changed_names` (the top-level names the write changed; empty: unknown, all of them).
+/// `display` shows a path.
+pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], changed_names: &[String], display: impl Fn(&Path) -> String) -> Vec<String> {
     let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
     let mut notes = Vec::new();
     for path in written {
@@ -84,6 +87,16 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&
         let importers = crate::lsp::dependents::python_importers(workspace_root, workspace_root, path, REEXPORTING_IMPORTERS_READ);
         let mut stubbed: Vec<(String, String)> = Vec::new();
         for importer in importers.files.iter().filter(|importer| !importers.found_through_another_file.contains(importer)) {
+            // Only a module that names one of the changed names (when they are known) passes
+            // the change on (recheck48 M2: attrs' filters.py, which imports `fields`-less names
+            // from _make.py, was named).
+            let names_a_changed_name = changed_names.is_empty()
+                || reader.read_to_string(importer).is_ok_and(|text| {
+                    changed_names.iter().any(|name| !crate::lsp::rename_coverage::word_positions(&text, name).is_empty())
+                });
+            if !names_a_changed_name {
+                continue;
+            }
             for stub in stubs_of(&reader, workspace_root, importer) {
                 let pair = (display(&stub), display(importer));
                 if !written.contains(&stub) && !stubbed.contains(&pair) {
@@ -287,7 +300,7 @@ mod tests {
         assert!(stubs_of(&reader, &root, &root.join("src/pkg/core.pyi")).is_empty());
         // Written together with its stubs: no note; written alone: one note per stub.
         let written = [root.join("src/pkg/core.py"), root.join("src/pkg/core.pyi")];
-        let notes = stub_notes(&root, &written, |path| path.strip_prefix(&root).unwrap().display().to_string());
+        let notes = stub_notes(&root, &written, &[], |path| path.strip_prefix(&root).unwrap().display().to_string());
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(notes[0].starts_with("`src/pkg-stubs/core.pyi` stubs `src/pkg/core.py`"), "{notes:?}");
     }
@@ -303,15 +316,16 @@ mod tests {
             ("use.py", "import pkg\npkg.f(1)\n"),
         ]);
         let shown = |path: &Path| path.strip_prefix(&root).unwrap().display().to_string();
-        let notes = stub_notes(&root, &[root.join("pkg/_impl.py")], shown);
+        let notes = stub_notes(&root, &[root.join("pkg/_impl.py")], &[], shown);
+        assert!(stub_notes(&root, &[root.join("pkg/_impl.py")], &["other".to_owned()], shown).is_empty(), "no changed name named there");
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
             notes[0].starts_with("1 module that imports from the written `pkg/_impl.py` has a stub of its own (`pkg/__init__.pyi` stubs `pkg/__init__.py`): code that uses those names through it is type-checked against the stub"),
             "{notes:?}"
         );
         // Written with the stub: no note; a module nothing re-exports: none.
-        assert!(stub_notes(&root, &[root.join("pkg/_impl.py"), root.join("pkg/__init__.pyi")], shown).is_empty());
-        assert!(stub_notes(&root, &[root.join("pkg/_other.py")], shown).is_empty());
+        assert!(stub_notes(&root, &[root.join("pkg/_impl.py"), root.join("pkg/__init__.pyi")], &[], shown).is_empty());
+        assert!(stub_notes(&root, &[root.join("pkg/_other.py")], &["f".to_owned()], shown).is_empty());
     }
 
     #[test]
