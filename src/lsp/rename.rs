@@ -1109,13 +1109,14 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         roots_deadline,
     );
     let plan = across.plan.unwrap_or(plan);
-    if across.import_aliases_dropped > 0 || across.owner_renamed_declaration {
-        // The root owning the declaration renamed it (and the aliases were made plain imports):
-        // no local binding only.
-        coverage.warnings.retain(|warning| !warning.starts_with("WARNING: only the local binding was renamed"));
-    }
+    let declaration_renamed_across = across.import_aliases_dropped > 0 || across.owner_renamed_declaration;
     coverage.report.extend(across.report);
     coverage.warnings.extend(across.warnings);
+    if declaration_renamed_across {
+        // A root renamed the declaration (and the aliases were made plain imports): no root's
+        // "local binding only" holds.
+        coverage.warnings.retain(|warning| !warning.starts_with("WARNING: only the local binding was renamed"));
+    }
     coverage.write_check_blind_spots.extend(across.write_check_blind_spots);
     // An edit into another project root of the language that its own server did not compute
     // (a root not asked): what that root's own files keep is said (trial27b F6).

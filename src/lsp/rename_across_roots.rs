@@ -276,47 +276,30 @@ pub fn rename_in_owning_and_dependent_roots(
             .any(|part| !path.starts_with(server.root()) && part.plan.files.iter().any(|file| file.path == *path && file.edit_count > 0))
     });
     across.owner_renamed_declaration = owner_renamed_declaration;
-    if owner_renamed_declaration && server.id() == "typescript-language-server" {
+    // The merged plan renames the declaration (whichever root's part did): an alias another
+    // root's server wrote in an import from the declaration's own module (`import { createSlice
+    // as makeSlice } from '../createSlice'` by a nested root's server) imports a name that
+    // module no longer exports either (trial29's nested `src/tests` root).
+    let declaration_renamed =
+        definition.as_ref().is_some_and(|(path, _, _)| merged.files.iter().any(|file| file.path == *path && file.edit_count > 0));
+    if (owner_renamed_declaration || declaration_renamed) && server.id() == "typescript-language-server" {
         let alias = format!("{old_name} as {new_name}");
-        for change in merged.changes.iter_mut().filter(|change| change.path.starts_with(server.root())) {
+        let definition_file = definition.as_ref().map(|(path, _, _)| path.clone());
+        for change in merged.changes.iter_mut() {
+            let in_starting_root = change.path.starts_with(server.root());
             let Some(content) = change.new_content.as_ref().and_then(|bytes| String::from_utf8(bytes.clone()).ok()) else { continue };
-            let mut dropped = 0;
-            // Inside an import statement, over lines too (prettier puts one name per line:
-            // `import {\n  Store as Box,\n} from 'a';`; review48 H2).
-            let mut in_import = false;
-            let rewritten: Vec<String> = content
-                .split_inclusive('\n')
-                .map(|line| {
-                    let trimmed = line.trim_start();
-                    if trimmed.starts_with("import ") || trimmed.starts_with("import{") {
-                        in_import = true;
-                    }
-                    let is_import = in_import;
-                    if in_import
-                        && (line.contains(" from ")
-                            || line.contains("from '")
-                            || line.contains("from \"")
-                            || line.trim_end().ends_with(';'))
-                    {
-                        in_import = false;
-                    }
-                    let hits = crate::lsp::rename_coverage::word_positions(line, &alias);
-                    if is_import && !hits.is_empty() {
-                        dropped += hits.len();
-                        line.replace(&alias, new_name)
-                    } else {
-                        line.to_owned()
-                    }
-                })
-                .collect();
+            let (rewritten, dropped) = plain_import_aliases(&content, &alias, new_name, |specifier| {
+                (owner_renamed_declaration && in_starting_root)
+                    || definition_file.as_deref().is_some_and(|definition| import_resolves_to(&change.path, specifier, definition))
+            });
             if dropped > 0 {
-                change.new_content = Some(rewritten.concat().into_bytes());
+                change.new_content = Some(rewritten.into_bytes());
                 across.import_aliases_dropped += dropped;
             }
         }
         if across.import_aliases_dropped > 0 {
             across.report.push(format!(
-                "  made {} of the renamed declaration plain (`{alias}` → `{new_name}`): the root owning the declaration renames it, so the alias the starting server wrote would import a name it no longer exports",
+                "  made {} of the renamed declaration plain (`{alias}` → `{new_name}`): the declaration is renamed, so the alias a server wrote would import a name its module no longer exports",
                 crate::render::plural(across.import_aliases_dropped, "import alias"),
             ));
         }
@@ -355,6 +338,63 @@ pub fn rename_in_owning_and_dependent_roots(
     }
     across.plan = Some(merged);
     across
+}
+
+/// `content` (a TypeScript/JavaScript file) with each `alias` (`Old as New`) in an import
+/// statement — over lines too (prettier's one name per line; review48 H2) — made `new_name`,
+/// where `drop(specifier)` says so for the statement's module specifier (`'../createSlice'`,
+/// `'a'`). Returns the text and how many aliases were made plain.
+fn plain_import_aliases(content: &str, alias: &str, new_name: &str, drop: impl Fn(&str) -> bool) -> (String, usize) {
+    let mut out = String::with_capacity(content.len());
+    let mut statement: Vec<&str> = Vec::new();
+    let mut dropped = 0;
+    let flush = |statement: &mut Vec<&str>, out: &mut String, dropped: &mut usize| {
+        let text = statement.concat();
+        let specifier = text
+            .rsplit_once("from")
+            .map(|(_, after)| after.trim().trim_end_matches(';').trim().trim_matches(|c| c == '\'' || c == '"').to_owned());
+        let hits = crate::lsp::rename_coverage::word_positions(&text, alias).len();
+        if hits > 0 && specifier.as_deref().is_some_and(&drop) {
+            *dropped += hits;
+            out.push_str(&text.replace(alias, new_name));
+        } else {
+            out.push_str(&text);
+        }
+        statement.clear();
+    };
+    for line in content.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if statement.is_empty() && !(trimmed.starts_with("import ") || trimmed.starts_with("import{")) {
+            out.push_str(line);
+            continue;
+        }
+        statement.push(line);
+        let ends = line.contains(" from ") || line.contains("from '") || line.contains("from \"") || line.trim_end().ends_with(';');
+        if ends {
+            flush(&mut statement, &mut out, &mut dropped);
+        }
+    }
+    if !statement.is_empty() {
+        flush(&mut statement, &mut out, &mut dropped);
+    }
+    (out, dropped)
+}
+
+/// Whether the relative module specifier `specifier` of an import in `importer` names the file
+/// `definition` (`'../createSlice'` → `createSlice.ts`, `.tsx`, `.js`, …, or `…/index.ts`).
+fn import_resolves_to(importer: &Path, specifier: &str, definition: &Path) -> bool {
+    if !specifier.starts_with('.') {
+        return false;
+    }
+    let Some(directory) = importer.parent() else { return false };
+    let base = directory.join(specifier);
+    let normalize = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let definition = normalize(definition);
+    let stem_matches = |candidate: PathBuf| normalize(&candidate) == definition;
+    ["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"]
+        .iter()
+        .any(|extension| stem_matches(base.with_extension(extension)) || stem_matches(base.join(format!("index.{extension}"))))
+        || stem_matches(base.clone())
 }
 
 /// Asks the server of `root` to rename at the definition (`definition_path`, 0-based `line`,

@@ -3044,7 +3044,10 @@ pub fn complete_rename(
             // A JavaScript/TypeScript destructuring (`const { foo } = obj`) binds a local that
             // reads a property of the same name — maybe the renamed one, on an untyped object:
             // kept listed (review48 M2).
-            if path_is_typescript_or_javascript(&hit.path) && destructures_at(&hit.line_text, hit.byte_start) {
+            if path_is_typescript_or_javascript(&hit.path)
+                && (destructures_at(&hit.line_text, hit.byte_start)
+                    || shorthand_property_at(&hit.line_text, hit.byte_start, old_name.len()))
+            {
                 return true;
             }
             let local = *is_local.entry(target.clone()).or_insert_with(|| {
@@ -4318,6 +4321,18 @@ fn destructures_at(line: &str, byte_start: usize) -> bool {
         (rest.starts_with('=') && !rest.starts_with("==")) || rest.starts_with("of ") || rest.starts_with(':')
     });
     opened && declared && assigned
+}
+
+/// Whether the identifier at `byte_start` (`length` bytes) of a JavaScript/TypeScript line is a
+/// shorthand property of an object literal (`f({ a, scrollOffset })`): inside a `{` opened on
+/// the line, between `{`/`,` and `,`/`}` — it names a property too, not only the local it reads
+/// (trial56: the kept property's shorthand, listed to check).
+fn shorthand_property_at(line: &str, byte_start: usize, length: usize) -> bool {
+    let (Some(before), Some(after)) = (line.get(..byte_start), line.get(byte_start + length..)) else { return false };
+    let opened = before.matches('{').count() > before.matches('}').count();
+    let before = before.trim_end();
+    let after = after.trim_start();
+    opened && (before.ends_with('{') || before.ends_with(',')) && (after.starts_with(',') || after.starts_with('}'))
 }
 
 /// Whether `path` is a TypeScript or JavaScript source file.
@@ -6513,6 +6528,11 @@ mod tests {
         assert!(!at("const foo = obj.foo;"));
         assert!(!at("if (x) { foo(); }"));
         assert!(!at("function f({ foo }: Options) {"), "a parameter's pattern is typed by its annotation");
+        let shorthand = |line: &str| super::shorthand_property_at(line, line.find("foo").unwrap(), 3);
+        assert!(shorthand("return calc({ a, foo })"));
+        assert!(shorthand("g({ foo, b: 1 })"));
+        assert!(!shorthand("const x = foo;"));
+        assert!(!shorthand("if (x) { foo(); }"));
     }
 
     /// Trial163 F1 and review48 H4: which cfg-off occurrences resolve through a renamed `use`.

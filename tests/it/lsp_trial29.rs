@@ -146,7 +146,7 @@ fn one_servers_view_of_a_file_is_no_baseline_for_another_servers() {
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    assert!(tsc(dir.path(), "tsconfig.json").is_empty(), "the rename broke the project: {:?}", tsc(dir.path(), "tsconfig.json"));
+    assert!(tsc(dir.path(), "tsconfig.json").is_empty(), "the rename broke the project: {:?}\n{text}", tsc(dir.path(), "tsconfig.json"));
     let renamed = std::fs::read_to_string(dir.path().join("src/tests/createSlice.test.ts")).expect("read");
     assert!(renamed.contains("makeSlice('todos')"), "the rename did not reach the test file:\n{renamed}\n{text}");
     let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
