@@ -1837,12 +1837,25 @@ pub fn complete_rename(
                     rest.push(hit);
                     continue;
                 };
-                match through_globs.iter_mut().find(|reach| reach.file == file && reach.line0 == glob.line0) {
+                // Said at its `use` statement's first line: an import added "beside" the `*,` line
+                // of a multi-line `use {…}` would land inside its braces (recheck48).
+                let statement_line0 = (0..=glob.line0)
+                    .rev()
+                    .take(50)
+                    .find(|index| {
+                        lines.get(*index).is_some_and(|line| {
+                            let trimmed = line.trim_start();
+                            let trimmed = trimmed.strip_prefix("pub(crate) ").or_else(|| trimmed.strip_prefix("pub ")).unwrap_or(trimmed);
+                            trimmed.starts_with("use ")
+                        })
+                    })
+                    .unwrap_or(glob.line0);
+                match through_globs.iter_mut().find(|reach| reach.file == file && reach.line0 == statement_line0) {
                     Some(reach) => reach.uses += 1,
                     None => through_globs.push(GlobReach {
                         file: file.clone(),
-                        line0: glob.line0,
-                        line_text: lines.get(glob.line0).map_or(String::new(), |line| line.trim().to_owned()),
+                        line0: statement_line0,
+                        line_text: lines.get(statement_line0).map_or(String::new(), |line| line.trim().to_owned()),
                         glob_path: glob.path.clone(),
                         direct: direct.is_some(),
                         uses: 1,
@@ -6441,7 +6454,7 @@ fn qualifying_module(reader: &WorkspaceReader, hit: &WordHit) -> Option<crate::l
 struct GlobReach {
     /// The file of the glob (absolute).
     file: PathBuf,
-    /// 0-based line of the glob's `*`.
+    /// 0-based line of the glob's `use` statement (its first line).
     line0: usize,
     /// That line's text, trimmed.
     line_text: String,

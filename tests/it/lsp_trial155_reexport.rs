@@ -220,3 +220,29 @@ fn a_glob_reexport_of_a_renamed_export_passes_the_break_on_and_the_advice_compil
     let errors = cargo_check_errors(dir.path());
     assert!(!errors.contains("error"), "the advice builds:\n{errors}");
 }
+
+/// Recheck48: a multi-line glob `use reexp::{\n    *,\n};` is said at its statement's first
+/// line, where an added `use` compiles (the `*,` line is inside the braces).
+#[test]
+fn a_multi_line_glob_import_is_said_at_its_statements_first_line() {
+    let test = "lsp_trial155_reexport::a_multi_line_glob_import_is_said_at_its_statements_first_line";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let mut files: Vec<(&str, &str)> = FILES.to_vec();
+    files.push((
+        "tests/glob_it.rs",
+        "use reexp::{\n    *,\n};\n\n#[test]\nfn globbed() {\n    let map: HashMap<String, u32> = make();\n    assert_eq!(map.len(), 1);\n}\n",
+    ));
+    let dir = support::workspace_with(&files);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 1, "symbol": "HashMap", "new_name": "Map", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("1 glob import brings `HashMap` to 1 bare use through tests/glob_it.rs:1 `use reexp::{`"), "{text}");
+    assert!(text.contains("add `use reexp::Map as HashMap;` beside tests/glob_it.rs:1"), "{text}");
+}
