@@ -47,6 +47,9 @@ pub struct RenamedPythonClass {
     pub path: PathBuf,
     /// 0-based line of its name.
     pub name_line0: u32,
+    /// Every class of the workspace with the last dotted part of each base, read once per rename
+    /// when a `self` object needs it ([`combined_with_renamed`]); `None` inside: past the cap.
+    pub workspace_class_bases: std::cell::OnceCell<Option<Vec<(String, Vec<String>)>>>,
 }
 
 /// What the object of an attribute call is, as the server types it (see [`object_class`]).
@@ -86,7 +89,7 @@ pub fn renamed_python_class(
         let class =
             parsed.python_class_of_method(*line0, old_name).or_else(|| parsed.python_class_of_instance_attribute(*line0, old_name))?;
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        Some(RenamedPythonClass { name: class.name, path, name_line0: class.name_line0 })
+        Some(RenamedPythonClass { name: class.name, path, name_line0: class.name_line0, workspace_class_bases: std::cell::OnceCell::new() })
     })
 }
 
@@ -154,7 +157,7 @@ pub fn object_class(
     // workspace derives both from it and from the renamed class, `self` may be the renamed
     // class's instance (review48 H3: `DescribeMixin.describe`'s `getattr(self, "name")` read
     // `Renamed.name` on `Thing(DescribeMixin, Renamed)`).
-    if self_class.is_some() && combined_with_renamed(reader, workspace_root, members[0], &renamed.name) != Some(false) {
+    if self_class.is_some() && combined_with_renamed(reader, workspace_root, members[0], renamed) != Some(false) {
         return ObjectClass::Unknown;
     }
     let mut starts: Vec<(PathBuf, u32)> = match self_class {
@@ -194,12 +197,33 @@ pub fn object_class(
 }
 
 /// Whether some Python class beneath `workspace_root` derives (directly or through other
-/// classes, told by name) both from the class named `mixin` and from the class named `renamed` or
-/// a class deriving from it. Classes are read by the syntax tree, bases compared by their last
-/// dotted part; at most 3000 `.py` files. `None` when the files could not all be read.
-fn combined_with_renamed(reader: &WorkspaceReader, workspace_root: &Path, mixin: &str, renamed: &str) -> Option<bool> {
+/// classes, told by name) both from the class named `mixin` and from the `renamed` class or a
+/// class deriving from it. The workspace's classes are read once per rename
+/// ([`RenamedPythonClass::workspace_class_bases`]). `None` when the files could not all be read.
+fn combined_with_renamed(reader: &WorkspaceReader, workspace_root: &Path, mixin: &str, renamed: &RenamedPythonClass) -> Option<bool> {
+    let bases_of = renamed.workspace_class_bases.get_or_init(|| workspace_python_class_bases(reader, workspace_root)).as_ref()?;
+    let descendants = |root: &str| -> HashSet<String> {
+        let mut found: HashSet<String> = HashSet::from([root.to_owned()]);
+        loop {
+            let before = found.len();
+            for (name, bases) in bases_of {
+                if bases.iter().any(|base| found.contains(base)) {
+                    found.insert(name.clone());
+                }
+            }
+            if found.len() == before {
+                return found;
+            }
+        }
+    };
+    let (of_mixin, of_renamed) = (descendants(mixin), descendants(&renamed.name));
+    Some(of_mixin.iter().any(|name| name != mixin && of_renamed.contains(name)))
+}
+
+/// Every Python class beneath `workspace_root` (by the syntax tree) with the last dotted part of
+/// each base; `None` past 3000 `.py` files or when the walk cannot start.
+fn workspace_python_class_bases(reader: &WorkspaceReader, workspace_root: &Path) -> Option<Vec<(String, Vec<String>)>> {
     let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root).ok()?;
-    // class name → the last dotted part of each base.
     let mut bases_of: Vec<(String, Vec<String>)> = Vec::new();
     let mut files = 0usize;
     for entry in walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter().flatten() {
@@ -221,22 +245,7 @@ fn combined_with_renamed(reader: &WorkspaceReader, workspace_root: &Path, mixin:
             bases_of.push((class.name, bases));
         }
     }
-    let descendants = |root: &str| -> HashSet<String> {
-        let mut found: HashSet<String> = HashSet::from([root.to_owned()]);
-        loop {
-            let before = found.len();
-            for (name, bases) in &bases_of {
-                if bases.iter().any(|base| found.contains(base)) {
-                    found.insert(name.clone());
-                }
-            }
-            if found.len() == before {
-                return found;
-            }
-        }
-    };
-    let (of_mixin, of_renamed) = (descendants(mixin), descendants(renamed));
-    Some(of_mixin.iter().any(|name| name != mixin && of_renamed.contains(name)))
+    Some(bases_of)
 }
 
 /// The class named `name` whose body holds 0-based `line` of the Python file `path` (canonical),
