@@ -38,6 +38,9 @@ pub const MAX_CLASSES_CLIMBED: usize = 16;
 /// hovers, over all constants.
 pub const MAX_CONSTANT_READS_HOVERED: usize = 24;
 
+/// A Python class's name with the last dotted part of each of its bases.
+pub type ClassBases = (String, Vec<String>);
+
 /// The class whose member a Python rename renames.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenamedPythonClass {
@@ -49,7 +52,7 @@ pub struct RenamedPythonClass {
     pub name_line0: u32,
     /// Every class of the workspace with the last dotted part of each base, read once per rename
     /// when a `self` object needs it ([`combined_with_renamed`]); `None` inside: past the cap.
-    pub workspace_class_bases: std::cell::OnceCell<Option<Vec<(String, Vec<String>)>>>,
+    pub workspace_class_bases: std::cell::OnceCell<Option<Vec<ClassBases>>>,
 }
 
 /// What the object of an attribute call is, as the server types it (see [`object_class`]).
@@ -222,9 +225,9 @@ fn combined_with_renamed(reader: &WorkspaceReader, workspace_root: &Path, mixin:
 
 /// Every Python class beneath `workspace_root` (by the syntax tree) with the last dotted part of
 /// each base; `None` past 3000 `.py` files or when the walk cannot start.
-fn workspace_python_class_bases(reader: &WorkspaceReader, workspace_root: &Path) -> Option<Vec<(String, Vec<String>)>> {
+fn workspace_python_class_bases(reader: &WorkspaceReader, workspace_root: &Path) -> Option<Vec<ClassBases>> {
     let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root).ok()?;
-    let mut bases_of: Vec<(String, Vec<String>)> = Vec::new();
+    let mut bases_of: Vec<ClassBases> = Vec::new();
     let mut files = 0usize;
     for entry in walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter().flatten() {
         if !entry.is_file() || entry.path().extension().is_none_or(|extension| extension != "py") {
