@@ -1648,7 +1648,7 @@ pub fn check_write(
             let Some(old) = group.old_texts.get(path) else { continue };
             let Ok(new) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { continue };
             let changed = crate::lsp::go_unbuilt_users::changed_names(old, &new);
-            let package = new.lines().find_map(|line| line.strip_prefix("package ")).unwrap_or("").trim().to_owned();
+            let package = crate::lsp::go_imports::go_package_clause_name(&new).unwrap_or("").to_owned();
             if changed.is_empty() || path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.ends_with("_test.go")) {
                 continue;
             }
@@ -5199,9 +5199,8 @@ pub(crate) fn go_build_constraint(path: &Path, root: &Path) -> GoBuildConstraint
     // `package main` in the library's directory, the usual `go:generate go run gen_x.go` layout):
     // a vet of the directory fails ("found packages uniseg and main"), a vet of the file names it
     // alone, its constraint set aside as for a named file (trial165 M4).
-    let own_package = go_package_name(&text);
-    let other_package_beside =
-        own_package.as_deref().is_some_and(|own| go_sibling_package_names(root, path).iter().any(|other| other != own));
+    let own_package = crate::lsp::go_imports::go_package_clause_name(&text);
+    let other_package_beside = own_package.is_some_and(|own| go_sibling_package_names(root, path).iter().any(|other| other != own));
     let check_command = if ignored || other_package_beside {
         format!("go vet {}", relative(path))
     } else {
@@ -5220,11 +5219,6 @@ pub(crate) fn go_build_constraint(path: &Path, root: &Path) -> GoBuildConstraint
         command.join(" ")
     };
     GoBuildConstraint { lines: constraints, terms, ignored, named_by_file_name, check_command, older_toolchain }
-}
-
-/// The package name a Go file's `package` clause declares; `None` without one.
-fn go_package_name(text: &str) -> Option<String> {
-    text.lines().find_map(|line| line.trim().strip_prefix("package ").map(|rest| rest.split_whitespace().next().unwrap_or("").to_owned()))
 }
 
 /// The package names the other non-test `.go` files of `path`'s directory with no build
@@ -5250,9 +5244,9 @@ fn go_sibling_package_names(root: &Path, path: &Path) -> Vec<String> {
         if constrained {
             continue;
         }
-        if let Some(package) = go_package_name(&text) {
-            if !names.contains(&package) {
-                names.push(package);
+        if let Some(package) = crate::lsp::go_imports::go_package_clause_name(&text) {
+            if !names.iter().any(|name| name == package) {
+                names.push(package.to_owned());
             }
         }
     }

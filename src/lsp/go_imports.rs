@@ -19,6 +19,12 @@ use std::path::{Path, PathBuf};
 use crate::files::walk_beneath::list_directory;
 use crate::lsp::syntax::{GoFileFacts, ParsedSource};
 
+/// The package name a Go file's `package` clause declares (`package uniseg // import "…"` →
+/// `uniseg`): the first line starting with `package `; `None` without one.
+pub(crate) fn go_package_clause_name(text: &str) -> Option<&str> {
+    text.lines().find_map(|line| line.strip_prefix("package ")).and_then(|rest| rest.split_whitespace().next())
+}
+
 /// The most `.go` files read across the imported packages of one lookup; past it the packages
 /// not read are said unread.
 pub const MAX_IMPORTED_FILES_READ: usize = 600;

@@ -71,7 +71,7 @@ impl GoRenamedSymbol {
         let text = reader.read_to_string(path).ok()?;
         let lines: Vec<&str> = text.lines().collect();
         let line = *lines.get(line0 as usize)?;
-        let package_name = lines.iter().find_map(|line| line.strip_prefix("package ").map(|rest| rest.trim().to_owned()))?;
+        let package_name = crate::lsp::go_imports::go_package_clause_name(&text)?.to_owned();
         let owner = if let Some(rest) = line.strip_prefix("func (") {
             // `func (r *Owner[T]) name(`: the receiver's type.
             let (receiver, after) = rest.split_once(')')?;
@@ -192,7 +192,7 @@ pub(crate) fn go_doc_link_names_symbol(
     }
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let same_package = canonical.parent() == Some(symbol.package_dir.as_path())
-        && file_text.lines().find_map(|line| line.strip_prefix("package ").map(str::trim)) == Some(symbol.package_name.as_str());
+        && crate::lsp::go_imports::go_package_clause_name(file_text) == Some(symbol.package_name.as_str());
     let owner: Vec<&str> = symbol.owner.iter().map(String::as_str).collect();
     if same_package {
         return qualifiers == owner;
