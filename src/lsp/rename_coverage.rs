@@ -4651,12 +4651,10 @@ fn rust_renamed_use_in_scope(
     // An item or another `use` of the name in the block shadows the renamed `use` in all of it.
     let declares_name = |line: &str| {
         let code = rust_code_only(line);
-        let trimmed = code.trim_start();
-        let item = trimmed.strip_prefix("pub(crate) ").or_else(|| trimmed.strip_prefix("pub ")).unwrap_or(trimmed);
-        let declared = ["struct ", "enum ", "type ", "trait ", "fn ", "const ", "static ", "mod ", "union "].iter().any(|keyword| {
-            item.strip_prefix(keyword).is_some_and(|rest| rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next() == Some(old_name))
-        });
-        declared || (item.starts_with("use ") && !word_positions(&code, old_name).is_empty())
+        let item = code.trim_start();
+        let item = item.strip_prefix("pub(crate) ").or_else(|| item.strip_prefix("pub ")).unwrap_or(item);
+        crate::lsp::rust_reexport_paths::rust_line_declares_item(&code, old_name)
+            || (item.starts_with("use ") && !word_positions(&code, old_name).is_empty())
     };
     file_edits
         .iter()

@@ -266,30 +266,35 @@ impl RustFileImports {
 /// own module level): `struct`, `enum`, `union`, `trait`, `type`, `fn`, `const`, `static`,
 /// `mod`, after any visibility and `unsafe`/`async`/`const`/`extern "C"` qualifiers.
 fn declares_item_at_file_level(lines: &[&str], name: &str) -> bool {
+    lines.iter().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| rust_line_declares_item(line, name))
+}
+
+/// Whether the Rust `line` (trimmed at the start) declares an item `name`: `struct`, `enum`,
+/// `union`, `trait`, `type`, `fn`, `const`, `static`, `mod`, after any attributes on the same line
+/// (`#[derive(Debug)] pub struct Name;`, review48 M5), a visibility and `unsafe`/`async`/
+/// `const`/`extern "C"` qualifiers.
+pub(crate) fn rust_line_declares_item(line: &str, name: &str) -> bool {
     const KEYWORDS: [&str; 9] = ["struct", "enum", "union", "trait", "type", "fn", "const", "static", "mod"];
-    lines.iter().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| {
-        // Attributes on the same line (`#[derive(Debug)] pub struct Name;`, review48 M5) first.
-        let mut line: &str = line;
-        while let Some(rest) = line.strip_prefix("#[") {
-            let Some(close) = rest.find(']') else { break };
-            line = rest[close + 1..].trim_start();
+    let mut line = line.trim_start();
+    while let Some(rest) = line.strip_prefix("#[") {
+        let Some(close) = rest.find(']') else { break };
+        line = rest[close + 1..].trim_start();
+    }
+    let mut words = without_visibility(line).split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty());
+    let mut previous_keyword = false;
+    for word in words.by_ref().take(6) {
+        if previous_keyword && word == name {
+            return true;
         }
-        let mut words = without_visibility(line).split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty());
-        let mut previous_keyword = false;
-        for word in words.by_ref().take(6) {
-            if previous_keyword && word == name {
-                return true;
-            }
-            if previous_keyword && word == "mut" {
-                continue;
-            }
-            previous_keyword = KEYWORDS.contains(&word);
-            if !previous_keyword && !["unsafe", "async", "extern", "C"].contains(&word) {
-                return false;
-            }
+        if previous_keyword && word == "mut" {
+            continue;
         }
-        false
-    })
+        previous_keyword = KEYWORDS.contains(&word);
+        if !previous_keyword && !["unsafe", "async", "extern", "C"].contains(&word) {
+            return false;
+        }
+    }
+    false
 }
 
 /// `text` (trimmed at the start) without a leading visibility: `pub`, `pub(crate)`,
