@@ -388,7 +388,7 @@ fn flatten(
         let index = entries.len() - 1;
         let named_function = FUNCTION_LIKE.contains(&kind) && !is_anonymous_callback(&node.name);
         let object_literal = DATA_LIKE.contains(&kind)
-            && matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+            && crate::lsp::syntax::is_typescript_family_extension(extension)
             && initialized_with_object_literal(line_text, &node.name);
         flatten(
             &node.children,
@@ -735,7 +735,7 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
                     || (has_word("type") && prefix.trim_start().starts_with("type ")));
             // `type X = …`, also `export type X<\n  T\n> = …` whose `=` sits on a later line (the
             // keyword right before the name says it; `import type X` is an import).
-            let typescript_alias = matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+            let typescript_alias = crate::lsp::syntax::is_typescript_family_extension(extension)
                 && has_word("type")
                 && (after_name.trim_start_matches(|c: char| c != '=').starts_with('=')
                     || (words(prefix).last() == Some("type") && !prefix.trim_start().starts_with("import")));

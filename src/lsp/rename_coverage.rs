@@ -1040,7 +1040,7 @@ fn modules_keeping_public_name(
 /// when neither (or the file is no TypeScript/JavaScript).
 fn imports_name_from(reader: &WorkspaceReader, path: &Path, name: &str, modules: &HashSet<PathBuf>) -> Option<bool> {
     let extension = path.extension().and_then(|ext| ext.to_str())?;
-    if !matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs") {
+    if !crate::lsp::syntax::is_typescript_family_extension(extension) {
         return None;
     }
     let text = reader.read_to_string(path).ok()?;
@@ -3057,7 +3057,7 @@ pub fn complete_rename(
             // A JavaScript/TypeScript destructuring (`const { foo } = obj`) binds a local that
             // reads a property of the same name — maybe the renamed one, on an untyped object:
             // kept listed (review48 M2).
-            if path_is_typescript_or_javascript(&hit.path)
+            if crate::lsp::syntax::is_typescript_family(&hit.path)
                 && (destructures_at(&hit.line_text, hit.byte_start)
                     || shorthand_property_at(&hit.line_text, hit.byte_start, old_name.len()))
             {
@@ -3813,7 +3813,7 @@ pub fn complete_rename(
     // declaration keeps its name (trial164 M1: "Renamed `ReadonlyStore` to `DerivedStore`", the
     // class in the library package unchanged, nothing saying so).
     let alias = format!("{old_name} as {new_name}");
-    let local_alias_only = (path_is_typescript_or_javascript(origin) && !renames_declaration(&edits))
+    let local_alias_only = (crate::lsp::syntax::is_typescript_family(origin) && !renames_declaration(&edits))
         .then(|| {
             // Whole (`Store as Box`) or, normalized to what changes, the inserted ` as Box`.
             let inserted = format!("as {new_name}");
@@ -4346,13 +4346,6 @@ fn shorthand_property_at(line: &str, byte_start: usize, length: usize) -> bool {
     let before = before.trim_end();
     let after = after.trim_start();
     opened && (before.ends_with('{') || before.ends_with(',')) && (after.starts_with(',') || after.starts_with('}'))
-}
-
-/// Whether `path` is a TypeScript or JavaScript source file.
-fn path_is_typescript_or_javascript(path: &Path) -> bool {
-    path.extension()
-        .and_then(|extension| extension.to_str())
-        .is_some_and(|extension| matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs"))
 }
 
 /// Whether `path` is a Go source file.

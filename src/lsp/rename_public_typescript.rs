@@ -229,12 +229,7 @@ fn export_specifiers(path: &Path, text: &str) -> Option<Vec<ExportSpecifier>> {
 fn importers_renamed_to(workspace_root: &Path, plan: &WorkspaceEditPlan, path: &Path, old_name: &str, new_name: &str) -> Vec<String> {
     let mut found = Vec::new();
     for change in &plan.changes {
-        if change.path == path
-            || !matches!(
-                change.path.extension().and_then(|ext| ext.to_str()),
-                Some("ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
-            )
-        {
+        if change.path == path || !crate::lsp::syntax::is_typescript_family(&change.path) {
             continue;
         }
         let (crate::files::ExpectedState::Content(old_bytes), Some(new_bytes)) = (&change.expected, &change.new_content) else { continue };

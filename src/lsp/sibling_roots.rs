@@ -713,12 +713,7 @@ pub(crate) fn open_own_project_file(server: &LanguageServer, workspace_root: &Pa
         if listed >= ENTRIES_CAP || read >= 400 {
             break;
         }
-        let is_source = entry
-            .path()
-            .extension()
-            .and_then(|ext| ext.to_str())
-            .is_some_and(|ext| matches!(ext, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs"))
-            && !entry.path().to_string_lossy().ends_with(".d.ts");
+        let is_source = crate::lsp::syntax::is_typescript_family(entry.path()) && !entry.path().to_string_lossy().ends_with(".d.ts");
         if !entry.is_file() || !is_source || !server.definition().serves(entry.path()) {
             continue;
         }

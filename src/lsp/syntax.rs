@@ -17,6 +17,17 @@ use ast_grep_language::SupportLang;
 
 use crate::lsp::rename_coverage::word_positions;
 
+/// Whether `extension` (without the dot) is a TypeScript or JavaScript source file's: `ts`,
+/// `tsx`, `mts`, `cts`, `js`, `jsx`, `mjs`, `cjs`.
+pub(crate) fn is_typescript_family_extension(extension: &str) -> bool {
+    matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+}
+
+/// Whether `path` is a TypeScript or JavaScript source file ([`is_typescript_family_extension`]).
+pub(crate) fn is_typescript_family(path: &std::path::Path) -> bool {
+    path.extension().and_then(|extension| extension.to_str()).is_some_and(is_typescript_family_extension)
+}
+
 /// What the syntax tree says about one declared name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DeclarationFacts {

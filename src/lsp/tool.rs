@@ -4381,7 +4381,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         }
     }
     let mut not_listed = Vec::new();
-    let typescript_family = matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs");
+    let typescript_family = crate::lsp::syntax::is_typescript_family_extension(extension);
     if view.locals_hidden + view.imports_hidden + view.callbacks_hidden > 0 {
         let mut parts = Vec::new();
         if view.locals_hidden > 0 {
