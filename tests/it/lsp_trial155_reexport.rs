@@ -36,6 +36,15 @@ const FILES: [(&str, &str); 6] = [
     ),
 ];
 
+/// Replaces the first `from` in the fixture file `path` with `to` (the advice followed by hand);
+/// `from` must be there.
+fn replace_once(dir: &std::path::Path, path: &str, from: &str, to: &str) {
+    let file = dir.join(path);
+    let before = std::fs::read_to_string(&file).unwrap();
+    assert!(before.contains(from), "{path}: {before}");
+    std::fs::write(&file, before.replacen(from, to, 1)).unwrap();
+}
+
 fn cargo_check_errors(dir: &std::path::Path) -> String {
     let checked = support::cargo_by_hand(dir, &["check", "--all-targets", "--offline", "--message-format=short"], &[]);
     String::from_utf8_lossy(&checked.stderr).into_owned()
@@ -131,12 +140,7 @@ fn a_glob_import_through_a_renamed_export_is_counted_and_the_advice_changes_only
     let edit_id =
         result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    let edit = |path: &str, from: &str, to: &str| {
-        let file = dir.path().join(path);
-        let before = std::fs::read_to_string(&file).unwrap();
-        assert!(before.contains(from), "{path}: {before}");
-        std::fs::write(&file, before.replacen(from, to, 1)).unwrap();
-    };
+    let edit = |path: &str, from: &str, to: &str| replace_once(dir.path(), path, from, to);
     edit("src/inner/mod.rs", "    HashMap,\n", "    Map as HashMap,\n");
     edit("src/table.rs", "HashMap}", "Map as HashMap}");
     edit("tests/use_it.rs", "use reexp::HashMap;", "use reexp::Map as HashMap;");
@@ -202,12 +206,7 @@ fn a_glob_reexport_of_a_renamed_export_passes_the_break_on_and_the_advice_compil
     let edit_id =
         result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    let edit = |path: &str, from: &str, to: &str| {
-        let file = dir.path().join(path);
-        let before = std::fs::read_to_string(&file).unwrap();
-        assert!(before.contains(from), "{path}: {before}");
-        std::fs::write(&file, before.replacen(from, to, 1)).unwrap();
-    };
+    let edit = |path: &str, from: &str, to: &str| replace_once(dir.path(), path, from, to);
     let errors = cargo_check_errors(dir.path());
     assert!(errors.contains("src/lib.rs:4:"), "the library's bare use breaks:\n{errors}");
     edit("src/lib.rs", "pub use inner::*;\n", "pub use inner::*;\nuse inner::Map as HashMap;\n");
