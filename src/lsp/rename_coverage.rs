@@ -1731,11 +1731,15 @@ pub fn complete_rename(
     // through it (`use super::Trait` below a `use crate::Trait`), module after module.
     // A module whose own file-level glob brings the export (`pub use inner::*;` in lib.rs) is
     // an export of it too: a path through it (`mycrate::Trait` in a test crate) breaks as a path
-    // through the export's own module does, and is mended the same way (review47 M1).
+    // through the export's own module does, and is mended the same way (review47 M1). A module
+    // that imports the name through the export — by a `use`, or by globs from such a module —
+    // passes the break on to the paths through it (`use super::Trait` below a `use
+    // crate::Trait`), module after module; those resolve again once that import keeps the name.
+    let follow_globs = export_name_only && path_is_rust(origin);
     let mut export_modules: Vec<PathBuf> = vec![origin.to_path_buf()];
-    if export_name_only && path_is_rust(origin) {
-        loop {
-            let importing = importing_through_export(&through_export);
+    loop {
+        let mut importing = importing_through_export(&through_export);
+        if follow_globs {
             let mut modules: Vec<PathBuf> = binding_kept_qualified.iter().map(|(_, module)| module.file.clone()).collect();
             modules.sort();
             modules.dedup();
@@ -1745,44 +1749,24 @@ pub fn complete_rename(
                 }
                 match glob_chain_reach(&reader, &module, &export_modules, &importing, old_name) {
                     Some(GlobChainReach::Export) => export_modules.push(module),
-                    Some(GlobChainReach::Importing) => {}
+                    Some(GlobChainReach::Importing) => importing.push(module),
                     None => {}
                 }
             }
-            let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
-                .into_iter()
-                .partition(|(_, module)| export_modules.iter().any(|file| same_file(file, &module.file)));
-            binding_kept_qualified = rest;
-            if reached.is_empty() {
-                break;
+        }
+        let mut reached: Vec<(WordHit, bool, bool)> = Vec::new();
+        binding_kept_qualified.retain(|(hit, module)| {
+            let direct = export_modules.iter().any(|file| same_file(file, &module.file));
+            if direct || importing.iter().any(|file| same_file(file, &module.file)) {
+                reached.push((hit.clone(), module.in_use_statement, direct));
+                return false;
             }
-            through_export.extend(reached.into_iter().map(|(hit, module)| (hit, module.in_use_statement, true)));
-        }
-    }
-    loop {
-        let mut importing = importing_through_export(&through_export);
-        // A module whose globs take the name from an importing module passes its break on too.
-        if export_name_only && path_is_rust(origin) {
-            let mut modules: Vec<PathBuf> = binding_kept_qualified.iter().map(|(_, module)| module.file.clone()).collect();
-            modules.sort();
-            modules.dedup();
-            let through_globs: Vec<PathBuf> = modules
-                .into_iter()
-                .filter(|module| {
-                    !importing.iter().any(|file| same_file(file, module))
-                        && glob_chain_reach(&reader, module, &export_modules, &importing, old_name) == Some(GlobChainReach::Importing)
-                })
-                .collect();
-            importing.extend(through_globs);
-        }
-        let (reached, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut binding_kept_qualified)
-            .into_iter()
-            .partition(|(_, module)| importing.iter().any(|file| same_file(file, &module.file)));
-        binding_kept_qualified = rest;
+            true
+        });
         if reached.is_empty() {
             break;
         }
-        through_export.extend(reached.into_iter().map(|(hit, module)| (hit, module.in_use_statement, false)));
+        through_export.extend(reached);
     }
     binding_kept.extend(binding_kept_qualified.into_iter().map(|(hit, _)| hit));
     // A bare use in a module whose glob import reaches the export (`use indexmap::*;` then
