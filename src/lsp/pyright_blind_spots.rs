@@ -65,6 +65,7 @@ pub fn stubs_of(reader: &WorkspaceReader, workspace_root: &Path, path: &Path) ->
 pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], changed_names: &[String], display: impl Fn(&Path) -> String) -> Vec<String> {
     let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
     let mut notes = Vec::new();
+    let has_stubs = std::cell::OnceCell::new();
     for path in written {
         for stub in stubs_of(&reader, workspace_root, path) {
             if written.contains(&stub) {
@@ -81,7 +82,11 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], changed_names: &[S
         // module (trial162 F1: attrs 25.4.0's `attrs/__init__.py` re-exports
         // `attr._next_gen.asdict`, its `__init__.pyi` binds `asdict` from `attr`; a new required
         // parameter gave "no new errors" and a failing test).
-        if path.extension().is_none_or(|extension| extension != "py") {
+        // The importers are read only when some stub exists to hide them: the scan reads every
+        // Python file, and the write check has just run its own.
+        if path.extension().is_none_or(|extension| extension != "py")
+            || !*has_stubs.get_or_init(|| workspace_has_stub_files(&reader, workspace_root))
+        {
             continue;
         }
         let importers = crate::lsp::dependents::python_importers(workspace_root, workspace_root, path, REEXPORTING_IMPORTERS_READ);
@@ -123,6 +128,23 @@ pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], changed_names: &[S
         ));
     }
     notes
+}
+
+/// Whether any `.pyi` file lies beneath `workspace_root` (names only, no file read; the usual
+/// skipped directories left out; at most 20,000 entries listed, past which it answers yes).
+fn workspace_has_stub_files(reader: &WorkspaceReader, workspace_root: &Path) -> bool {
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root) else { return true };
+    for (listed, entry) in
+        walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter().flatten().enumerate()
+    {
+        if listed >= 20_000 {
+            return true;
+        }
+        if entry.is_file() && entry.path().extension().is_some_and(|extension| extension == "pyi") {
+            return true;
+        }
+    }
+    false
 }
 
 /// The most importers of a written module [`stub_notes`] reads for stubs of their own.
