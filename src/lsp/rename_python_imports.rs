@@ -107,7 +107,7 @@ pub fn imports_renamed_name_from(path: &Path, text: &str, name: &str, definition
 /// and `pkg/recipes/__init__.py`) that `module` (as written after `from`) may name in a file at
 /// `path`: a relative module from the file's package; an absolute one from each ancestor
 /// directory of the file (the file's import root is not known without the interpreter).
-fn module_candidates(path: &Path, module: &str) -> Vec<PathBuf> {
+pub(crate) fn module_candidates(path: &Path, module: &str) -> Vec<PathBuf> {
     let dots = module.chars().take_while(|c| *c == '.').count();
     let rest = &module[dots..];
     let segments: Vec<&str> = rest.split('.').filter(|segment| !segment.is_empty()).collect();

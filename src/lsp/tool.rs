@@ -767,6 +767,31 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             |path| supervisor.display_path(path),
         ));
     }
+    // Python: a package whose stub binds the name to another declaration than the package does
+    // at run time (trial162 F2: attrs' `attrs/__init__.pyi` binds `asdict` from `attr`, its
+    // `__init__.py` from `attr._next_gen`): pyright answers by the stub.
+    if server.id().contains("pyright") && matches!(op, "definition" | "references" | "hover") {
+        let answer_files: Vec<PathBuf> = match &answer {
+            NavigationAnswer::References(found) => {
+                found.iter().flatten().filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri)).collect()
+            }
+            NavigationAnswer::Locations(found) => {
+                location_ranges(found.clone()).into_iter().filter_map(|(uri, _)| crate::lsp::uri::uri_to_path(&uri)).collect()
+            }
+            _ => Vec::new(),
+        };
+        let answer_files: Vec<PathBuf> =
+            answer_files.iter().map(|file| std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())).collect();
+        notes.extend(crate::lsp::python_stub_bindings::stub_binding_note(
+            supervisor.workspace_root(),
+            server.root(),
+            &std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
+            (op != "references").then_some(resolved.line as usize),
+            &answer_files,
+            &resolved.cursor_identifier,
+            |path| supervisor.display_path(path),
+        ));
+    }
     // TypeScript: strings that name the property as a key in a type (`Pick<T, 'k'>`,
     // `T['k']`, `obj['k']`) are no references to tsserver (trial34 F1: `queryKeyHashFn` in
     // `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was left out of "2 references", and a rename

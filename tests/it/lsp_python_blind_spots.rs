@@ -281,3 +281,70 @@ fn a_clean_result_for_a_file_with_checks_turned_off_names_the_pragma() {
     assert!(text.contains("this write introduced 1 new error"), "{text}");
     assert!(!text.contains("checks are turned off in part"), "{text}");
 }
+
+/// attrs 25.4.0 (trial162 F2): `attrs/__init__.py` binds `asdict` from `attr._next_gen`, its stub
+/// from `attr` (whose own stub declares it for `attr._funcs`). References at the run-time
+/// declaration listed none of the `attrs.asdict(…)` callers; references and definition at the
+/// stub's declaration counted them as its own. Both answers now say so and name the uses; a
+/// package whose stub agrees with it gets no such warning.
+#[test]
+fn references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package_runs() {
+    let test = "references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package_runs";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        PYPROJECT,
+        ("caches/__init__.py", "from caches._impl import make\nfrom caches._tools import tidy\n"),
+        ("caches/__init__.pyi", "from caches._other import make as make\nfrom caches._tools import tidy as tidy\n"),
+        ("caches/_impl.py", "def make(size: int) -> list[int]:\n    return [0] * size\n"),
+        ("caches/_other.py", "def make(size: int) -> list[int]:\n    return [1] * size\n"),
+        ("caches/_tools.py", "def tidy() -> int:\n    return 2\n"),
+        ("app.py", "import caches\n\nprint(caches.make(3))\nprint(caches.tidy())\nfrom caches import _other\nprint(_other.make(1))\n"),
+        ("user.py", "from caches import make\n\n\ndef twice() -> list[int]:\n    return make(2) + make(1)\n"),
+    ]);
+    // Ground truth: both callers run `_impl.make`.
+    assert_eq!(python_prints(dir.path(), "import app"), "[0, 0, 0]\n2\n[1]");
+    assert_eq!(python_prints(dir.path(), "import user; print(user.twice())"), "[0, 0, 0]");
+    let run = support::lsp_run_allowing_writes(dir.path());
+
+    // At the run-time declaration: pyright lists no caller; the warning names them.
+    let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "caches/_impl.py", "line": 1, "symbol": "make"}));
+    let text = references.joined_text();
+    assert!(!references.is_error, "{text}");
+    assert!(!text.contains("app.py ("), "pyright resolves `caches.make` by the stub, so it lists no caller here:\n{text}");
+    assert!(
+        text.contains("WARNING: `caches.make` is this `make` at run time (`caches/__init__.py` binds it from `caches/_impl.py`), but the stub `caches/__init__.pyi` binds `make` to the one in `caches/_other.py`"),
+        "{text}"
+    );
+    assert!(text.contains("3 lines by text: app.py:3, user.py:1, user.py:5"), "{text}");
+
+    // At the stub's declaration: the callers are listed as its own, and the warning says what runs.
+    let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "caches/_other.py", "line": 1, "symbol": "make"}));
+    let text = references.joined_text();
+    assert!(!references.is_error, "{text}");
+    assert!(text.contains("app.py (2):\n  3: print(caches.make(3))"), "pyright counts the caller as a use of `_other.make`:\n{text}");
+    assert!(
+        text.contains("at run time `caches/__init__.py` binds `make` from `caches/_impl.py` — those uses (3 lines by text: app.py:3, user.py:1, user.py:5) run the `make` of `caches/_impl.py`, not this one"),
+        "{text}"
+    );
+
+    // A definition asked at a caller lands on the stub's side, and says so.
+    let definition = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 3, "symbol": "make"}));
+    let text = definition.joined_text();
+    assert!(!definition.is_error, "{text}");
+    assert!(text.contains("WARNING: pyright resolves uses through `caches`"), "{text}");
+    // Asked at a use that is no use through the package, it is right and says nothing more.
+    let definition = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 6, "symbol": "make"}));
+    let text = definition.joined_text();
+    assert!(!definition.is_error, "{text}");
+    assert!(text.contains("caches/_other.py:1"), "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+
+    // A name the stub binds as the package does: no warning.
+    let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "caches/_tools.py", "line": 1, "symbol": "tidy"}));
+    let text = references.joined_text();
+    assert!(!references.is_error, "{text}");
+    assert!(text.contains("app.py (1):\n  4: print(caches.tidy())"), "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+}
