@@ -137,6 +137,46 @@ fn finish(mut found: Vec<PathBuf>, cap: usize, scan_incomplete: bool, found_thro
 
 /// The name other modules use for `path`: the file stem, or the package directory's name for an
 /// `__init__.py`.
+/// The dotted import name of the module file `path` (`src/attrs/__init__.py` → `attrs`,
+/// `src/attr/_funcs.py` → `attr._funcs`): its stem, under every enclosing directory that holds
+/// an `__init__.py` or `__init__.pyi`.
+pub(crate) fn python_dotted_module_name(reader: &WorkspaceReader, path: &Path) -> Option<String> {
+    let mut segments: Vec<String> = Vec::new();
+    let stem = path.file_stem()?.to_str()?;
+    if stem != "__init__" {
+        segments.push(stem.to_owned());
+    }
+    let mut directory = path.parent()?;
+    loop {
+        let is_package = ["__init__.py", "__init__.pyi"].iter().any(|init| reader.open_file(&directory.join(init)).is_ok());
+        if !is_package {
+            break;
+        }
+        segments.push(directory.file_name()?.to_str()?.to_owned());
+        directory = directory.parent()?;
+    }
+    segments.reverse();
+    (!segments.is_empty()).then(|| segments.join("."))
+}
+
+/// Whether Python `text` (the file at `importer`) imports `name` by name from the module file
+/// `module` (`.py` or `.pyi`): `from .mod import name` resolved from the importer's package, `from
+/// pkg.mod import name` from one of its ancestor directories or by `module`'s dotted name
+/// ([`python_dotted_module_name`]: a `src/` layout's tests import `attr._make` from beside `src`).
+pub(crate) fn python_imports_name_from(reader: &WorkspaceReader, importer: &Path, text: &str, name: &str, module: &Path) -> bool {
+    if crate::lsp::rename_python_imports::imports_renamed_name_from(importer, text, name, &[module.to_path_buf()]).is_some() {
+        return true;
+    }
+    let Some(dotted) = python_dotted_module_name(reader, module) else { return false };
+    python_import_statements(text).iter().any(|statement| {
+        let statement = statement.replace(['(', ')'], " ");
+        statement.trim_start().strip_prefix("from ").and_then(|rest| rest.trim_start().strip_prefix(dotted.as_str())).is_some_and(|rest| {
+            rest.strip_prefix(" import ")
+                .is_some_and(|imported| imported.split(',').any(|item| item.split_whitespace().next() == Some(name)))
+        })
+    })
+}
+
 fn python_module_name(path: &Path) -> Option<String> {
     let stem = path.file_stem()?.to_str()?;
     if stem == "__init__" {
@@ -652,6 +692,43 @@ mod tests {
         assert_eq!(through, [Path::new("app.py")]);
         let capped = python_importers(&root, &root, &root.join("pkg/util.py"), 2);
         assert_eq!((capped.files.len(), capped.total_found), (2, 6));
+    }
+
+    #[test]
+    fn a_name_imported_from_a_module_is_told_relatively_absolutely_and_in_a_src_layout() {
+        // attrs 25.4.0 (trial162 M1): `src/attr/_funcs.py` has `from ._make import … fields`, and
+        // tests beside `src/` import `attr._make` by its dotted name.
+        let dir = tree(&[
+            ("src/attr/__init__.py", ""),
+            ("src/attr/_make.py", "def fields(cls): ...
+"),
+            ("src/attr/_funcs.py", "from ._make import NOTHING, fields
+"),
+            ("tests/test_a.py", "from attr._make import (
+    Attribute,
+    fields,
+)
+"),
+            ("tests/test_b.py", "from attr._make import fields_dict
+import attr
+attr.fields(C)
+"),
+            ("tests/test_c.py", "from attr._makefile import fields
+"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let module = root.join("src/attr/_make.py");
+        assert_eq!(python_dotted_module_name(&reader, &module).as_deref(), Some("attr._make"));
+        let imports = |file: &str| {
+            let path = root.join(file);
+            let text = std::fs::read_to_string(&path).unwrap();
+            python_imports_name_from(&reader, &path, &text, "fields", &module)
+        };
+        assert!(imports("src/attr/_funcs.py"));
+        assert!(imports("tests/test_a.py"));
+        assert!(!imports("tests/test_b.py"), "another name from the module, and `fields` through the package");
+        assert!(!imports("tests/test_c.py"), "another module");
     }
 
     #[test]

@@ -3810,13 +3810,21 @@ fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mu
 /// `BaseConverter`) had the 15 s budget spent on `src/cattr/*` shims and `bench/` files that name
 /// only the class, while `cols.py`, `disambiguators.py` and `strategies/*`, which call the method
 /// and broke, went unchecked.
-fn rank_by_rare_changed_names(users: &mut [(PathBuf, Vec<bool>)]) {
+///
+/// The first `direct` names (those the changed lines themselves declare, before the names
+/// derived from them — subclasses, definitions using them) rank first: a file using one of them
+/// comes before every file using derived names only (trial162 M1: a one-line signature change
+/// of attrs' `_make.fields` derived 37 more names — `evolve`, `_ClassBuilder`, `attrs` …; the
+/// budget went to files naming those, and `_funcs.py`, which imports and calls `fields` and
+/// broke, was not checked).
+fn rank_by_rare_changed_names(users: &mut [(PathBuf, Vec<bool>)], direct: usize) {
     let names = users.first().map_or(0, |(_, used)| used.len());
     let users_of: Vec<usize> = (0..names).map(|at| users.iter().filter(|(_, used)| used[at]).count()).collect();
     let score = |used: &[bool]| -> f64 {
         used.iter().zip(&users_of).filter(|(used, _)| **used).map(|(_, count)| 1.0 / (*count).max(1) as f64).sum()
     };
-    users.sort_by(|a, b| score(&b.1).total_cmp(&score(&a.1)));
+    let uses_direct = |used: &[bool]| used.iter().take(direct).any(|used| *used);
+    users.sort_by(|a, b| uses_direct(&b.1).cmp(&uses_direct(&a.1)).then_with(|| score(&b.1).total_cmp(&score(&a.1))));
 }
 
 /// The names whose definitions a write of a Python module changed: for every changed line (of
@@ -4131,6 +4139,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     let mut changed_names = changed_names_of_written(server, written);
     let mut use_no_changed_name: Vec<PathBuf> = Vec::new();
     if let Some(names) = changed_names.as_mut() {
+        let direct = names.len();
         let Ok(reader) = crate::files::WorkspaceReader::open(supervisor.workspace_root()) else {
             return (dependents, CheckScope::Unavailable("the workspace could not be read".to_owned()));
         };
@@ -4150,19 +4159,29 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         }
         // Each user with the changed names it uses (none known when it could not be read).
         let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
+        // The users that import a directly changed name by name from a written module: they
+        // call or subclass it (trial162 M1: `_funcs.py`'s `from ._make import … fields`).
+        let mut import_a_direct_name: HashSet<PathBuf> = HashSet::new();
         for path in all_found {
             let Ok(text) = reader.read_to_string(&path) else {
                 users.push((path, vec![false; names.len()]));
                 continue;
             };
             let used: Vec<bool> = names.iter().map(|name| crate::lsp::position::contains_word(&text, name)).collect();
+            if names.iter().zip(&used).take(direct).any(|(name, used)| {
+                *used && written.iter().any(|module| crate::lsp::dependents::python_imports_name_from(&reader, &path, &text, name, module))
+            }) {
+                import_a_direct_name.insert(path.clone());
+            }
             if text.contains("import *") || used.contains(&true) {
                 users.push((path, used));
             } else {
                 use_no_changed_name.push(path);
             }
         }
-        rank_by_rare_changed_names(&mut users);
+        rank_by_rare_changed_names(&mut users, direct);
+        // Stable: the ranking holds within each group.
+        users.sort_by_key(|(path, _)| !import_a_direct_name.contains(path));
         all_found = users.into_iter().map(|(path, _)| path).collect();
     }
     let beyond_cap = all_found.split_off(cap.min(all_found.len()));
@@ -5680,7 +5699,7 @@ fn rank_typescript_importers(
             others.push(path);
         }
     }
-    rank_by_rare_changed_names(&mut users);
+    rank_by_rare_changed_names(&mut users, names.len());
     users.into_iter().map(|(path, _)| path).chain(barrels).chain(others).chain(farther).collect()
 }
 
@@ -8588,6 +8607,28 @@ mod tests {
         let mut names = vec!["_cache".to_owned()];
         add_python_definitions_using(&mut names, text);
         assert_eq!(names, vec!["_cache", "lru_cache", "ttl_cache"], "transitively, and not `Other`");
+    }
+
+    #[test]
+    fn importers_using_a_directly_changed_name_rank_before_those_using_derived_names_only() {
+        // trial162 M1: `fields` changed; `evolve` and `_ClassBuilder` were derived from it. A file
+        // naming only rare derived names came first, and `_funcs.py`, calling `fields`, was left
+        // out of the budget.
+        let file = |name: &str| PathBuf::from(format!("/w/{name}.py"));
+        let mut users = vec![
+            (file("rare_derived"), vec![false, true, false]),
+            (file("two_derived"), vec![false, true, true]),
+            (file("funcs"), vec![true, false, false]),
+            (file("common"), vec![true, true, true]),
+        ];
+        // Among all 4, `fields` is used by 2 files, the derived names by 3 and 2.
+        rank_by_rare_changed_names(&mut users, 1);
+        let order: Vec<&Path> = users.iter().map(|(path, _)| path.as_path()).collect();
+        assert_eq!(order, vec![file("common"), file("funcs"), file("two_derived"), file("rare_derived")]);
+        // Without direct names, rarity alone decides (cattrs' order).
+        rank_by_rare_changed_names(&mut users, 0);
+        assert_eq!(users[0].0, file("common"));
+        assert_eq!(users[1].0, file("two_derived"));
     }
 
     #[test]

@@ -155,28 +155,6 @@ fn declaring_file(reader: &WorkspaceReader, file: &Path, name: &str, stubs_first
     None
 }
 
-/// The dotted import name of the module file `path` (`src/attrs/__init__.py` → `attrs`,
-/// `src/attr/_funcs.py` → `attr._funcs`): its stem, under every enclosing directory that holds
-/// an `__init__.py` or `__init__.pyi`.
-fn dotted_module_name(reader: &WorkspaceReader, path: &Path) -> Option<String> {
-    let mut segments: Vec<String> = Vec::new();
-    let stem = path.file_stem()?.to_str()?;
-    if stem != "__init__" {
-        segments.push(stem.to_owned());
-    }
-    let mut directory = path.parent()?;
-    loop {
-        let is_package = ["__init__.py", "__init__.pyi"].iter().any(|init| reader.open_file(&directory.join(init)).is_ok());
-        if !is_package {
-            break;
-        }
-        segments.push(directory.file_name()?.to_str()?.to_owned());
-        directory = directory.parent()?;
-    }
-    segments.reverse();
-    (!segments.is_empty()).then(|| segments.join("."))
-}
-
 /// The modules beneath `workspace_root` whose stub binds `name` to another declaration than the
 /// module does at run time (both followed to the `.py` file that declares it). At most
 /// [`MAX_STUBS_READ`] stubs are read; virtual environments, `node_modules` and build directories
@@ -221,7 +199,7 @@ pub fn divergent_stub_bindings(reader: &WorkspaceReader, workspace_root: &Path, 
         if stub_run_time_declaration == run_time_declaration {
             continue;
         }
-        let Some(dotted_name) = dotted_module_name(reader, &module) else { continue };
+        let Some(dotted_name) = crate::lsp::dependents::python_dotted_module_name(reader, &module) else { continue };
         found.push(DivergentStubBinding { module, stub, dotted_name, run_time_declaration, stub_declaration, stub_run_time_declaration });
     }
     found
