@@ -700,21 +700,36 @@ mod tests {
         // tests beside `src/` import `attr._make` by its dotted name.
         let dir = tree(&[
             ("src/attr/__init__.py", ""),
-            ("src/attr/_make.py", "def fields(cls): ...
-"),
-            ("src/attr/_funcs.py", "from ._make import NOTHING, fields
-"),
-            ("tests/test_a.py", "from attr._make import (
+            (
+                "src/attr/_make.py",
+                "def fields(cls): ...
+",
+            ),
+            (
+                "src/attr/_funcs.py",
+                "from ._make import NOTHING, fields
+",
+            ),
+            (
+                "tests/test_a.py",
+                "from attr._make import (
     Attribute,
     fields,
 )
-"),
-            ("tests/test_b.py", "from attr._make import fields_dict
+",
+            ),
+            (
+                "tests/test_b.py",
+                "from attr._make import fields_dict
 import attr
 attr.fields(C)
-"),
-            ("tests/test_c.py", "from attr._makefile import fields
-"),
+",
+            ),
+            (
+                "tests/test_c.py",
+                "from attr._makefile import fields
+",
+            ),
         ]);
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let reader = WorkspaceReader::open(&root).unwrap();

@@ -1638,6 +1638,23 @@ pub fn check_write(
             }
         }
         group.notes.extend(notes.into_iter().map(|note| format!("NOT checked: this write changed a declaration: {note}")));
+        // A method whose receiver kind changed, or that is gone, where the standard library
+        // checks its interface at run time (trial169 M1: `MarshalJSON` given a pointer receiver,
+        // "no new errors", `TestJSONMarshal` failed).
+        let new_texts: Vec<(PathBuf, String)> = group
+            .written
+            .iter()
+            .filter(|path| path.extension().is_some_and(|ext| ext == "go"))
+            .filter_map(|path| {
+                crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok().map(|new| (path.clone(), new))
+            })
+            .collect();
+        for (path, new) in &new_texts {
+            let Some(old) = group.old_texts.get(path) else { continue };
+            let elsewhere: Vec<&str> = new_texts.iter().filter(|(other, _)| other != path).map(|(_, text)| text.as_str()).collect();
+            let changes = crate::lsp::go_dynamic_interfaces::dynamic_interface_changes(old, new, &elsewhere);
+            group.notes.extend(crate::lsp::go_dynamic_interfaces::dynamic_interface_changes_note(&supervisor.display_path(path), &changes));
+        }
         // Files outside the build gopls checks (`// +build ignore`, another GOOS) that use what
         // the write changed: their errors cannot show (trial161 M4: google/btree's btree_mem.go
         // called `btree.New`, whose new parameter the write check called "no new errors").

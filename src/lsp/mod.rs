@@ -53,6 +53,7 @@ pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;
 pub(crate) mod go_build_twins;
+pub(crate) mod go_dynamic_interfaces;
 pub(crate) mod go_format_check;
 pub(crate) mod go_implementation_renames;
 pub(crate) mod go_imports;

@@ -32,6 +32,7 @@ mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
 mod lsp_doc_links;
 mod lsp_file_events;
+mod lsp_go_write_interfaces;
 mod lsp_gopls_multi_file_write;
 mod lsp_hierarchy;
 mod lsp_lists;
