@@ -3211,9 +3211,17 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
     // come under a plain `# path` header (go-humanize: a parameter added to a test helper broke
     // 14 calls in 8 test files, and they read as 10 go vet warnings, trial51 F1).
     let mut compile_block = false;
+    // Per record: the header of its block, the block's index, and whether the line had the
+    // `vet: ` prefix; and the blocks holding a `vet: ` line.
+    let mut origins: Vec<(String, usize, bool)> = Vec::new();
+    let mut header_now = String::new();
+    let mut block = 0usize;
+    let mut blocks_with_vet_lines: HashSet<usize> = HashSet::new();
     for line in stderr.lines() {
         if let Some(header) = line.strip_prefix("# ") {
             compile_block = is_test_variant_header(header);
+            header_now = header.to_owned();
+            block += 1;
             continue;
         }
         if line.ends_with(": too many errors") {
@@ -3232,7 +3240,8 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
         }
         // A load error (an import no module provides) is no analyzer finding: `go test` fails
         // with `[setup failed]` on it (trial73 F1: it read as a warning of the printf checks).
-        let type_error = line.starts_with("vet: ") || source != "go vet" || compile_block || is_go_load_error(line);
+        let vet_line = line.starts_with("vet: ");
+        let type_error = vet_line || source != "go vet" || compile_block || is_go_load_error(line);
         let line = line.trim_start_matches("vet: ");
         let Some(go_at) = line.find(".go:") else { continue };
         let file = &line[..go_at + 3];
@@ -3256,6 +3265,43 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
         };
         let severity = if type_error { Severity::Error } else { Severity::Warning };
         records.push(DiagnosticRecord { column, ..record(root, file, line_no, severity, None, message, source) });
+        origins.push((header_now.clone(), block, vet_line));
+        if vet_line {
+            blocks_with_vet_lines.insert(block);
+        }
+    }
+    if source == "go vet" && !blocks_with_vet_lines.is_empty() {
+        // go 1.19's vet prints a package's compile errors under its header (the compiler's
+        // words and columns, no prefix), then the header again with go/types' first error as a
+        // `vet: ` line (blang/semver v4, trial169 M3: `range.go:36:21` as a warning, `:36:23` as
+        // an error — "27 errors, 1 warning" for 27 errors). An earlier block of a header that
+        // has `vet: ` lines is the compiler's: errors; and a `vet: ` line repeating one of them
+        // at another column is that error.
+        let headers_with_vet_lines: HashSet<&str> =
+            origins.iter().filter(|(_, block, _)| blocks_with_vet_lines.contains(block)).map(|(header, _, _)| header.as_str()).collect();
+        let compiler_block = |(header, block, _): &(String, usize, bool)| {
+            !blocks_with_vet_lines.contains(block) && headers_with_vet_lines.contains(header.as_str())
+        };
+        for (record, origin) in records.iter_mut().zip(&origins) {
+            if compiler_block(origin) {
+                record.severity = Severity::Error;
+            }
+        }
+        let compiled: Vec<(PathBuf, u32, String)> = records
+            .iter()
+            .zip(&origins)
+            .filter(|(_, origin)| compiler_block(origin))
+            .map(|(record, _)| (record.path.clone(), record.line, record.message.clone()))
+            .collect();
+        let mut kept = Vec::with_capacity(records.len());
+        for (record, (_, _, vet_line)) in records.into_iter().zip(&origins) {
+            let repeats_the_compiler = *vet_line
+                && compiled.iter().any(|(path, line, message)| *path == record.path && *line == record.line && *message == record.message);
+            if !repeats_the_compiler {
+                kept.push(record);
+            }
+        }
+        records = kept;
     }
     Ok(records)
 }
@@ -3866,6 +3912,53 @@ mod tests {
         assert!(at_86[0].ends_with("(rustc; in lib `indexmap` — lib and lib test builds)"), "{shown:#?}");
         assert_eq!(shown.iter().filter(|line| line.starts_with("f:247: error[E0599]")).count(), 1, "{shown:#?}");
         assert_eq!(shown.iter().filter(|line| line.starts_with("f:247: error[E0308]")).count(), 1, "{shown:#?}");
+    }
+
+    #[test]
+    fn go_vets_compiler_block_before_its_vet_line_is_errors_counted_once() {
+        // blang/semver v4 with go 1.19 (trial169 M3): vet printed the compiler's errors (column
+        // 21, no prefix), then the header again and go/types' first one (column 23): "27 errors,
+        // 1 warning" for 27 errors.
+        let root = Path::new("/w");
+        let vet = "# github.com/blang/semver/v4
+./range.go:36:21: not enough arguments in call to v1.Compare
+	have (Version)
+	want (Version, bool)
+./range.go:39:21: not enough arguments in call to v1.Compare
+	have (Version)
+	want (Version, bool)
+./semver.go:93:20: too many errors
+# github.com/blang/semver/v4
+vet: ./range.go:36:23: not enough arguments in call to v1.Compare
+	have (Version)
+	want (Version, bool)
+";
+        let records = parse_go(vet, root, "go vet").unwrap();
+        assert_eq!(records.len(), 2, "{records:#?}");
+        assert!(records.iter().all(|record| record.severity == Severity::Error), "{records:#?}");
+        let build = "# github.com/blang/semver/v4
+./range.go:36:21: not enough arguments in call to v1.Compare
+	have (Version)
+	want (Version, bool)
+./range.go:39:21: not enough arguments in call to v1.Compare
+	have (Version)
+	want (Version, bool)
+";
+        let mut all = records;
+        all.extend(parse_go(build, root, "go build").unwrap());
+        let sorted = sorted_and_deduplicated(all);
+        assert_eq!(sorted.len(), 2, "{sorted:#?}");
+        assert!(sorted.iter().all(|record| record.severity == Severity::Error && record.source.as_deref() == Some("go vet, go build")));
+        // Analyzer findings of a package without type errors stay warnings.
+        let findings = parse_go(
+            "# example.com/x
+./a.go:4:2: fmt.Printf format %d has arg s of wrong type string
+",
+            root,
+            "go vet",
+        )
+        .unwrap();
+        assert_eq!(findings[0].severity, Severity::Warning);
     }
 
     #[test]
