@@ -2078,11 +2078,14 @@ pub fn complete_rename(
     if !doc_links_renamed.is_empty() {
         let kind = if path_is_rust(origin) { "rustdoc intra-doc link" } else { "Go doc link" };
         report.push(format!(
-            "  runbound renamed {} that {} to the renamed symbol (left, {} a broken link in {}):",
+            "  runbound renamed {} that {} to the renamed symbol (had {} been left as {}, {} a broken link in {}); as {} before the rename:",
             crate::render::plural(doc_links_renamed.len(), kind),
             crate::render::one_or_many(doc_links_renamed.len(), "resolves", "resolve"),
+            crate::render::one_or_many(doc_links_renamed.len(), "it", "they"),
+            crate::render::one_or_many(doc_links_renamed.len(), "it was", "they were"),
             crate::render::one_or_many(doc_links_renamed.len(), "it would be", "each would be"),
             if path_is_rust(origin) { "`cargo doc`" } else { "`go doc` and pkg.go.dev" },
+            crate::render::one_or_many(doc_links_renamed.len(), "it read", "they read"),
         ));
         let lines = one_per_line(doc_links_renamed.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());

@@ -30,6 +30,12 @@ fn a_go_rename_renames_the_doc_links_to_the_symbol_and_leaves_prose() {
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "seg.go", "line": 5, "symbol": "Graphemes", "new_name": "Clusters"}));
     assert!(text.starts_with("Renamed `Graphemes` to `Clusters`"), "{text}");
+    // The links gopls left are said renamed, quoted as they read before (trial169 M4: "(left, it
+    // would be a broken link …)" above the old text read as if they were left).
+    assert!(
+        text.contains("Go doc links that resolve to the renamed symbol (had they been left as they were, each would be a broken link in `go doc` and pkg.go.dev); as they read before the rename:"),
+        "{text}"
+    );
     let seg = std::fs::read_to_string(dir.path().join("seg.go")).unwrap();
     let main = std::fs::read_to_string(dir.path().join("cmd/main.go")).unwrap();
     assert!(seg.contains("Call [Clusters.Next] first.") && seg.contains("A body comment: [Clusters.Next] again"), "{seg}");
