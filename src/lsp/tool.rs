@@ -740,6 +740,12 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 found.as_deref().unwrap_or_default(),
                 &resolved.cursor_identifier,
             ));
+            notes.extend(go_doc_links_not_listed_note(
+                supervisor,
+                server,
+                found.as_deref().unwrap_or_default(),
+                &resolved.cursor_identifier,
+            ));
         }
     }
     // Go: another declaration of the name in a file a build constraint keeps out of gopls's
@@ -3577,6 +3583,58 @@ fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query
         (None, _) => note.push_str(" (grep them, or open one of those files first: pyright then analyses it)"),
     }
     Some(note)
+}
+
+/// The Go doc links (`[Name]`, `[Owner.Name]`, `[pkg.Name]`) that name the declaration among
+/// `found` (gopls' references: the declaration is the location where
+/// [`crate::lsp::rename_doc_links::GoRenamedSymbol::at`] reads one) and that the answer does not
+/// list, as a note: gopls lists no doc link, and a declaration changed or deleted after reading
+/// the answer leaves them dead (trial169 M4: `[Version.Compare]` in sort.go). `None` when there
+/// is none, or no declaration is among `found`.
+fn go_doc_links_not_listed_note(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    found: &[lsp_types::Location],
+    name: &str,
+) -> Option<String> {
+    let reader = crate::files::WorkspaceReader::open(supervisor.workspace_root()).ok()?;
+    let listed: Vec<(PathBuf, u32)> = found
+        .iter()
+        .filter_map(|location| {
+            let path = crate::lsp::uri::lsp_uri_to_path(&location.uri)?;
+            Some((std::fs::canonicalize(&path).unwrap_or(path), location.range.start.line))
+        })
+        .collect();
+    let symbol = listed.iter().find_map(|(path, line0)| crate::lsp::rename_doc_links::GoRenamedSymbol::at(&reader, path, *line0, name))?;
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
+    let mut texts: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
+    let links: Vec<String> = grep
+        .hits
+        .iter()
+        .filter(|hit| hit.line_text.trim_start().starts_with("//"))
+        .filter(|hit| {
+            let canonical = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
+            !listed.iter().any(|(path, line0)| *path == canonical && *line0 == hit.line)
+        })
+        .filter(|hit| {
+            let text = texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
+            crate::lsp::rename_doc_links::go_doc_link_names_symbol(&symbol, &hit.path, text, &hit.line_text, hit.byte_start, name)
+        })
+        .map(|hit| format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1))
+        .collect();
+    if links.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = links.iter().take(10).map(String::as_str).collect();
+    Some(format!(
+        "note: NOT in this answer: {} naming it ({} lists none; by the package's doc-link rules{}): {}{} — changing or removing the declaration leaves {} dead in `go doc` and pkg.go.dev (lsp_rename renames them)",
+        crate::render::plural(links.len(), "Go doc link"),
+        server.id(),
+        if grep.truncated { ", grep cut short" } else { "" },
+        shown.join(", "),
+        if links.len() > shown.len() { format!(" and {} more", links.len() - shown.len()) } else { String::new() },
+        crate::render::one_or_many(links.len(), "it", "them"),
+    ))
 }
 
 /// The note naming the whole-word occurrences of `word` in the Go modules under `server`'s root

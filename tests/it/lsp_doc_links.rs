@@ -28,6 +28,13 @@ fn a_go_rename_renames_the_doc_links_to_the_symbol_and_leaves_prose() {
     ]);
     assert!(support::go_offline(dir.path(), &["build", "./..."]).status.success());
     let run = support::lsp_run_allowing_writes(dir.path());
+    // References list no doc link (gopls does not); the answer names them (trial169 M4), not
+    // another type's `[Other.Next]`.
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "seg.go", "line": 8, "symbol": "Next"}));
+    assert!(
+        text.contains("note: NOT in this answer: 3 Go doc links naming it (gopls lists none; by the package's doc-link rules): cmd/main.go:7, seg.go:4, seg.go:9"),
+        "{text}"
+    );
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "seg.go", "line": 5, "symbol": "Graphemes", "new_name": "Clusters"}));
     assert!(text.starts_with("Renamed `Graphemes` to `Clusters`"), "{text}");
     // The links gopls left are said renamed, quoted as they read before (trial169 M4: "(left, it
