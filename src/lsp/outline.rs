@@ -457,6 +457,16 @@ fn is_python_enum_member(node: &Node, line_text: &str) -> bool {
     after.starts_with('=') && !after.starts_with("==") || (after.starts_with(':') && after.contains('='))
 }
 
+/// Whether `after_name` (a Go declaration line after the declared name) assigns a function
+/// literal: `= func(…) … {` — gofmt keeps a literal's `{` on its line, which a function type
+/// (`Hook = func()` in a `type ( … )` group, an alias) never has.
+fn is_go_function_literal_value(after_name: &str) -> bool {
+    after_name
+        .split_once('=')
+        .is_some_and(|(before, value)| !value.starts_with('=') && !before.contains(['(', '{']) && value.trim_start().starts_with("func"))
+        && after_name.trim_end().ends_with('{')
+}
+
 /// The readable kind of a symbol known only by its kind number, name and line (a
 /// `workspace/symbol` result): the same rules as the outline's, without a parent.
 pub fn readable_kind_on_line(kind: u64, name: &str, line_text: &str, extension: &str) -> &'static str {
@@ -714,6 +724,11 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
             // … }`) the kind of a function too: a name followed by its parameters (trial27b M10).
             if after_name.starts_with('(') {
                 "interface method"
+            } else if has_word("var") || is_go_function_literal_value(after_name) {
+                // `var compEQ comparator = func(…) {` and, inside `var ( … )`, `compNE = func(…)
+                // {`: a variable holding a function literal (trial169 M5: "incoming calls of type
+                // compEQ").
+                "variable"
             } else if after_name.starts_with('=') {
                 "type alias"
             } else {
@@ -980,6 +995,12 @@ mod tests {
             "function"
         );
         assert_eq!(readable_kind_on_line(12, "example.com/x.HandlerFunc", "type HandlerFunc func(int)", "go"), "type");
+        assert_eq!(readable_kind_on_line(12, "HandlerFunc", "\tHandlerFunc func(int)", "go"), "type");
+        assert_eq!(readable_kind_on_line(12, "Handler", "type Handler = func(int)", "go"), "type alias");
+        // trial169 M5: blang/semver's `var ( compEQ comparator = func(…) {` and `compNE = func(…) {`.
+        assert_eq!(readable_kind_on_line(12, "compEQ", "\tcompEQ comparator = func(v1 Version, v2 Version) bool {", "go"), "variable");
+        assert_eq!(readable_kind_on_line(12, "compNE", "\tcompNE = func(v1 Version, v2 Version) bool {", "go"), "variable");
+        assert_eq!(readable_kind_on_line(12, "check", "var check = func() {}", "go"), "variable");
         assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
         // Trial162 M4: a module-level `def` is a function, whatever its first parameter.
