@@ -2579,11 +2579,20 @@ pub fn complete_rename(
         // Strings right around the renamed declaration first, each said: a decorator or a call
         // next to it that names it by a string (funcy's `@once_per('n')` above `def call(n, …)`,
         // trial108 M1: the one string that mattered was past the listed 15, behind `\n` escapes).
+        // The declaration is where the server's definition leads, not where the rename was asked
+        // (trial169 M6: a printf label beside a use in another package was listed first as "next
+        // to the renamed declaration").
         let origin_canonical = std::fs::canonicalize(origin).unwrap_or_else(|_| origin.to_path_buf());
+        let declarations: Vec<(PathBuf, u32)> = if origin_targets.is_empty() {
+            vec![(origin_canonical.clone(), line)]
+        } else {
+            origin_targets.iter().map(|(path, target_line, _)| (path.clone(), *target_line)).collect()
+        };
         let near_declaration = |hit: &WordHit| {
             let hit_path = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
-            hit_path == origin_canonical && hit.line + 3 >= line && hit.line <= line + 1
+            declarations.iter().any(|(path, line)| hit_path == *path && hit.line + 3 >= *line && hit.line <= *line + 1)
         };
+        let beside_it = if path_is_python(origin) { "a decorator or a call beside it" } else { "a call beside it" };
         let mut in_text_listed: Vec<&(WordHit, OccurrenceKind)> = in_text.iter().collect();
         // The keys the warnings name lead the list, before comments (trial145 F3).
         in_text_listed.sort_by_key(|(hit, kind)| {
@@ -2601,7 +2610,7 @@ pub fn complete_rename(
             if *kind == OccurrenceKind::Text && near_declaration(hit) && !labels.contains_key(&(hit.path.clone(), hit.line)) {
                 labels.insert(
                     (hit.path.clone(), hit.line),
-                    "   (string next to the renamed declaration: a decorator or a call beside it may name it by this string — check it first)".to_owned(),
+                    format!("   (string next to the renamed declaration: {beside_it} may name it by this string — check it first)"),
                 );
             }
         }

@@ -44,6 +44,7 @@ mod lsp_pyright16;
 mod lsp_python_blind_spots;
 mod lsp_python_env;
 mod lsp_rename;
+mod lsp_rename_string_hints;
 mod lsp_test_discovery;
 mod lsp_trial100;
 mod lsp_trial101;
