@@ -3027,14 +3027,23 @@ fn go_standard_interfaces_not_listed(
             let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &file) else { continue };
             for (index, text_line) in text.lines().enumerate() {
                 let Some(receiver) = text_line.strip_prefix("func (").and_then(|rest| rest.split_once(')')) else { continue };
-                let receiver_type = receiver.0.split_whitespace().last().unwrap_or("").trim_start_matches('*');
+                let receiver_written = receiver.0.split_whitespace().last().unwrap_or("");
+                let receiver_type = receiver_written.trim_start_matches('*');
                 let receiver_type = receiver_type.split('[').next().unwrap_or(receiver_type);
                 if receiver_type != name {
                     continue;
                 }
                 let method: String = receiver.1.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 if let Some(interface) = crate::lsp::rename_coverage::go_dynamic_standard_interface(text_line, &method) {
-                    found.push((method, format!("{}:{}", supervisor.display_path(&file), index + 1), interface));
+                    // A pointer receiver's method is in `*T`'s method set only (trial169 M7:
+                    // blang/semver's `func (v *Version) Scan`: a `Version` value is no sql.Scanner).
+                    let place = format!("{}:{}", supervisor.display_path(&file), index + 1);
+                    let place = if receiver_written.starts_with('*') {
+                        format!("{place}, a pointer receiver: `*{name}` implements it, a value of type `{name}` does not")
+                    } else {
+                        place
+                    };
+                    found.push((method, place, interface));
                 }
             }
         }
@@ -3086,12 +3095,12 @@ fn go_standard_interfaces_not_listed(
         missing.into_iter().map(|(method, place, interface)| format!("`{interface}` ({method} at {place})")).collect();
     Some(if method_query {
         format!(
-            "note: NOT in this answer: `{name}` has the name and parameters of the method of {} — a standard interface the library calls dynamically, which gopls did not list (it searches the packages it has loaded); code that holds the type as that interface ({callers}) calls `{name}` with no compile-time link to it",
+            "note: NOT in this answer: `{name}` has the name and parameters of the method of {} — a standard interface the library calls dynamically, which gopls did not list here; code that holds the type as that interface ({callers}) calls `{name}` with no compile-time link to it",
             missing.join(", ")
         )
     } else {
         format!(
-            "note: NOT in this answer: standard interfaces whose methods `{name}` has — {} — which the library calls dynamically and gopls did not list (it searches the packages it has loaded); code that holds `{name}` as one of them ({callers}) calls those methods with no compile-time link to them",
+            "note: NOT in this answer: standard interfaces whose methods `{name}` has — {} — which the library calls dynamically and gopls did not list here; code that holds `{name}` as one of them ({callers}) calls those methods with no compile-time link to them",
             missing.join(", ")
         )
     })
