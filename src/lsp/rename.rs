@@ -1132,6 +1132,19 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     // A changed public name of a Python package is said near the top, in both shapes.
     let public_name_notes = crate::lsp::rename_public_names::public_name_notes(root, &plan, &resolved.cursor_identifier, &args.new_name);
+    // Packages installed in the project's venv that use the changed public name through this
+    // workspace's editable package (trial166 M1: the venv's pytest imports pluggy's marker).
+    let installed_users_warning = if public_name_notes.is_empty() || !crate::lsp::pyright_blind_spots::is_python(&path) {
+        None
+    } else {
+        let edited: Vec<&Path> = plan
+            .changes
+            .iter()
+            .filter(|change| crate::lsp::pyright_blind_spots::is_python(&change.path))
+            .map(|change| change.path.as_path())
+            .collect();
+        crate::lsp::rename_public_names::installed_users_note(root, server.root(), &edited, &resolved.cursor_identifier, &args.new_name)
+    };
     // TypeScript/JavaScript: the new name already declared in the same scope (tsc rejects it)
     // or a use that would bind to another symbol; Rust/Python: already defined in the same
     // module, impl or class (trial27b M8). Said at the top too.
@@ -1320,6 +1333,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(fixture_note.iter())
         .chain(asserted_keys_warning.iter())
         .chain(asserted_keys_note.iter())
+        .chain(installed_users_warning.iter())
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()

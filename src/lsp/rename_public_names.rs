@@ -142,6 +142,117 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
     notes
 }
 
+/// The most files of a virtual environment [`installed_users_note`] reads.
+const INSTALLED_FILES_READ: usize = 20_000;
+
+/// A WARNING when packages installed in the project's virtual environment use a public name
+/// this rename changes, through this workspace's package installed editable there (trial166
+/// M1: pluggy 1.7.0's `HookimplMarker` → `HookImplMarker` was complete and "no new errors",
+/// and the `.venv`'s pytest — the project's test runner — then failed at
+/// `from pluggy import HookimplMarker` in `_pytest/config/__init__.py`). `edited` are the
+/// rename's files (the top-level packages of those inside a package are looked for, in one walk); `server_root` the Python
+/// project root whose interpreter the servers use. Only a virtual environment inside the
+/// workspace is read (at most [`INSTALLED_FILES_READ`] files); a package with its own copy
+/// in `site-packages` (not an editable install) is left: that copy does not change. `None`
+/// when no installed file uses the name.
+pub fn installed_users_note(workspace_root: &Path, server_root: &Path, edited: &[&Path], old_name: &str, new_name: &str) -> Option<String> {
+    let reader = crate::files::WorkspaceReader::open(workspace_root).ok()?;
+    let mut tops: Vec<String> = Vec::new();
+    for file in edited {
+        let in_package = file
+            .parent()
+            .is_some_and(|directory| ["__init__.py", "__init__.pyi"].iter().any(|init| reader.open_file(&directory.join(init)).is_ok()));
+        let Some(dotted) = crate::lsp::dependents::python_dotted_module_name(&reader, file).filter(|_| in_package) else { continue };
+        let top = dotted.split('.').next().unwrap_or(&dotted).to_owned();
+        if !tops.contains(&top) {
+            tops.push(top);
+        }
+    }
+    if tops.is_empty() {
+        return None;
+    }
+    let interpreter = crate::python_env::resolve_project_interpreter(server_root, workspace_root, None, None).ok()?;
+    let venv_dir = interpreter.venv_dir().filter(|venv| venv.starts_with(workspace_root))?.to_path_buf();
+    let mut uses: Vec<String> = Vec::new();
+    let mut found_tops: Vec<String> = Vec::new();
+    let mut read = 0usize;
+    for site_packages in crate::python_env::site_packages_dirs(&venv_dir) {
+        // An installed copy of a package is what its users import: the rename does not reach them.
+        let editable_tops: Vec<&String> = tops
+            .iter()
+            .filter(|top| {
+                ![site_packages.join(top).join("__init__.py"), site_packages.join(format!("{top}.py"))]
+                    .iter()
+                    .any(|path| reader.open_file(path).is_ok())
+            })
+            .collect();
+        if editable_tops.is_empty() {
+            continue;
+        }
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), &site_packages) else { continue };
+        for entry in walk.standard_filters(false).skip_names(&["__pycache__"]).iter().flatten() {
+            if !entry.is_file() || entry.path().extension().is_none_or(|extension| extension != "py") {
+                continue;
+            }
+            read += 1;
+            if read > INSTALLED_FILES_READ {
+                break;
+            }
+            let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+            if !text.contains(old_name) {
+                continue;
+            }
+            let statements = import_statements(&text.lines().collect::<Vec<_>>());
+            let mut lines: Vec<usize> = Vec::new();
+            for top in editable_tops.iter().filter(|top| text.contains(top.as_str())) {
+                let qualified = format!("{top}.{old_name}");
+                for statement in &statements {
+                    let imports_it = statement.text.trim_start().strip_prefix("from ").is_some_and(|rest| {
+                        let module = rest.split_whitespace().next().unwrap_or("");
+                        (module == top.as_str() || module.starts_with(&format!("{top}.")))
+                            && rest
+                                .split_once(" import ")
+                                .is_some_and(|(_, names)| !crate::lsp::rename_coverage::word_positions(names, old_name).is_empty())
+                    });
+                    if imports_it {
+                        lines.push(statement.lines.start + 1);
+                    }
+                }
+                for (index, line) in text.lines().enumerate() {
+                    let code = line.split('#').next().unwrap_or("");
+                    let through_package = crate::lsp::rename_coverage::word_positions(code, old_name)
+                        .iter()
+                        .any(|&at| code[..at + old_name.len()].ends_with(qualified.as_str()));
+                    if through_package {
+                        lines.push(index + 1);
+                    }
+                }
+                if !lines.is_empty() && !found_tops.contains(top) {
+                    found_tops.push((*top).clone());
+                }
+            }
+            lines.sort_unstable();
+            lines.dedup();
+            let shown = entry.path().strip_prefix(&site_packages).unwrap_or(entry.path()).display().to_string();
+            uses.extend(lines.into_iter().map(|line| format!("{shown}:{line}")));
+        }
+    }
+    if uses.is_empty() {
+        return None;
+    }
+    const NAMED: usize = 6;
+    let named: Vec<&str> = uses.iter().take(NAMED).map(String::as_str).collect();
+    let venv_shown = crate::render::display_path(workspace_root, &venv_dir);
+    Some(format!(
+        "WARNING: packages installed in `{venv_shown}` use `{}`, and `{}` there {} this workspace's (installed editable, no copy in site-packages): {}{} — after this rename they fail at import or at the use (a test runner or plugin among them stops the project's tests from starting); keep the old name (`{old_name} = {new_name}` where it is published), or rename it there too",
+        found_tops.iter().map(|top| format!("{top}.{old_name}")).collect::<Vec<_>>().join("`, `"),
+        found_tops.join("`, `"),
+        crate::render::one_or_many(found_tops.len(), "is", "are"),
+        named.join(", "),
+        if uses.len() > named.len() { format!(" and {} more", uses.len() - named.len()) } else { String::new() },
+    ))
+}
+
 /// For a Python module's rename (`old_text` → `new_text`, which keeps the line count): a
 /// `note: public API changed: …` when the rename changes the definition of a public member —
 /// a method, a class attribute or an instance attribute (`self.name = …`), its name not starting

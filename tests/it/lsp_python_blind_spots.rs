@@ -348,3 +348,54 @@ fn references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package
     assert!(text.contains("app.py (1):\n  4: print(caches.tidy())"), "{text}");
     assert!(!text.contains("WARNING"), "{text}");
 }
+
+/// pluggy 1.7.0 (trial166 M1): renaming the public `HookimplMarker` was complete and "no new
+/// errors", and the project's `.venv` pytest — which imports `pluggy.HookimplMarker` from the
+/// workspace through an editable install — could no longer start. The rename names the
+/// installed files that use the old name; a package with its own copy in site-packages is left.
+#[test]
+fn a_rename_of_a_public_name_names_installed_packages_that_import_it_through_an_editable_install() {
+    let test = "a_rename_of_a_public_name_names_installed_packages_that_import_it_through_an_editable_install";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"marks\"\nversion = \"0.1.0\"\n"),
+        ("src/marks/__init__.py", "from marks._impl import Marker\n\n__all__ = [\"Marker\"]\n"),
+        ("src/marks/_impl.py", "class Marker:\n    def __init__(self, name: str) -> None:\n        self.name = name\n"),
+    ]);
+    let created = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip", ".venv"])
+        .current_dir(dir.path())
+        .status()
+        .expect("python3 -m venv runs");
+    assert!(created.success());
+    let venv_python = dir.path().join(".venv/bin/python");
+    let purelib = std::process::Command::new(&venv_python)
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        .output()
+        .expect("the venv's python runs");
+    let site_packages = std::path::PathBuf::from(String::from_utf8_lossy(&purelib.stdout).trim());
+    // An editable install (a .pth naming the source directory), and an installed runner that
+    // imports the package's public name.
+    std::fs::write(site_packages.join("__editable__.marks-0.1.0.pth"), format!("{}\n", dir.path().join("src").display())).unwrap();
+    std::fs::create_dir_all(site_packages.join("runner")).unwrap();
+    std::fs::write(
+        site_packages.join("runner/__init__.py"),
+        "from marks import Marker\n\nimport marks\n\nDEFAULT = marks.Marker(\"runner\")\n",
+    )
+    .unwrap();
+    let runs = |code: &str| std::process::Command::new(&venv_python).args(["-c", code]).current_dir(dir.path()).output().unwrap();
+    assert!(runs("import runner").status.success(), "the runner imports the workspace's package before the rename");
+
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "src/marks/_impl.py", "line": 1, "symbol": "Marker", "new_name": "Mark"}));
+    assert!(
+        text.contains("WARNING: packages installed in `.venv` use `marks.Marker`, and `marks` there is this workspace's (installed editable, no copy in site-packages): runner/__init__.py:1, runner/__init__.py:5"),
+        "{text}"
+    );
+    // Ground truth: the installed runner no longer imports.
+    let after = runs("import runner");
+    assert!(!after.status.success() && String::from_utf8_lossy(&after.stderr).contains("cannot import name 'Marker'"), "{after:?}");
+}
