@@ -1726,6 +1726,9 @@ pub(crate) fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally)
 /// lie (`12 in the workspace (3 files); 5 outside: site-packages 5 (2 files)`).
 pub(crate) fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
     match tally.summary() {
+        // The tally counts `noun`s, not what `extra` counts (trial168 M5: "2 callees, 3 call
+        // sites — 1 in the workspace …; 1 in dependencies" read as splitting the call sites).
+        Some(summary) if extra.contains("call site") => format!("{}{extra} — by {noun}: {summary}", plural(total, noun)),
         Some(summary) => format!("{}{extra} — {summary}", plural(total, noun)),
         None => format!("{}{extra}", plural(total, noun)),
     }
@@ -5063,6 +5066,19 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_count_line_with_call_sites_says_its_place_tally_counts_callees() {
+        // trial168 M5: "2 callees, 3 call sites — 1 in the workspace (1 file); 1 …" read as
+        // splitting the call sites.
+        let root = std::path::Path::new("/work/project");
+        let mut tally = crate::lsp::listing::PathTally::default();
+        tally.add(&crate::lsp::listing::ListedPath::new(root, std::path::Path::new("/work/project/src/a.ts")));
+        tally.add(&crate::lsp::listing::ListedPath::new(root, std::path::Path::new("/usr/lib/node_modules/typescript/lib/lib.d.ts")));
+        let line = super::counted(2, "callee", ", 3 call sites", &tally);
+        assert!(line.starts_with("2 callees, 3 call sites — by callee: 1 in the workspace (1 file); 1 outside"), "{line}");
+        let line = super::counted(2, "reference", " in 2 files", &tally);
+        assert!(line.starts_with("2 references in 2 files — 1 in the workspace (1 file); 1 outside"), "{line}");
+    }
 
     #[test]
     fn an_embedded_go_field_line_is_told_from_a_named_field() {
