@@ -1469,12 +1469,17 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let staged_because = staged_because.or_else(|| {
         (!args.preview && !coverage.keyword_arguments_left.is_empty()).then(|| {
             format!(
-                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the parameter — a `**kwargs` swallows them silently or the call raises TypeError, at run time only, and no checker reports it; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches this function (ast_edit with the rule {{\"pattern\":{{\"context\":\"f({}=$V)\",\"selector\":\"keyword_argument\"}}}}), or discard",
+                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the parameter — a `**kwargs` swallows them silently or the call raises TypeError, at run time only, and no checker reports it; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches this function (ast_edit with the rule {}{}), or discard",
                 crate::render::plural(coverage.keyword_arguments_left.len(), "keyword argument"),
                 resolved.cursor_identifier,
                 server.id(),
                 args.new_name,
-                resolved.cursor_identifier,
+                keyword_argument_rule(&resolved.cursor_identifier, &coverage.keyword_argument_callees),
+                if coverage.keyword_argument_callees.is_empty() {
+                    ", which matches every such keyword: check each match"
+                } else {
+                    ", which matches those callees' calls only"
+                },
             )
         })
     });
@@ -1860,6 +1865,23 @@ fn moved_files_named_by_path_attributes(plan: &WorkspaceEditPlan, display: &dyn 
     warnings
 }
 
+/// The `ast_edit` rule that selects the `old=` keyword arguments of calls of `callees` (as
+/// written: `hookspec`, `self.marker`), as JSON: a `keyword_argument` pattern inside the argument
+/// list of a call whose function is one of them; every `old=` keyword when `callees` is empty
+/// (trial166 M5: the rule for every `firstresult=` also matched 4 calls of the test helper `MC`,
+/// whose own parameter it is).
+fn keyword_argument_rule(old_name: &str, callees: &[String]) -> String {
+    let pattern = serde_json::json!({"context": format!("f({old_name}=$V)"), "selector": "keyword_argument"});
+    if callees.is_empty() {
+        return serde_json::json!({ "pattern": pattern }).to_string();
+    }
+    let alternatives: Vec<String> = callees.iter().map(|callee| regex_syntax::escape(callee)).collect();
+    serde_json::json!({
+        "pattern": pattern,
+        "inside": {"kind": "argument_list", "inside": {"kind": "call", "has": {"field": "function", "regex": format!("^(?:{})$", alternatives.join("|"))}}}
+    })
+    .to_string()
+}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1121,6 +1121,10 @@ pub struct RenameCoverage {
     /// the server gives no definition (`path:line`) — a call through a subclass whose
     /// `__init__` forwards `**kwargs`; they stage the rename (trial154 F1).
     pub keyword_arguments_left: Vec<String>,
+    /// The callees of the calls of [`RenameCoverage::keyword_arguments_left`], as written
+    /// (`hookspec`), each once: the advice's `ast_edit` rule is narrowed to them (trial166 M5: a
+    /// rule for every `firstresult=` also rewrote 4 calls of another function).
+    pub keyword_argument_callees: Vec<String>,
     /// Go, a renamed concrete method: the anonymous interface types that name a method of the
     /// old name (`x.(interface{ StackTrace() StackTrace })`, `path:line`), which the renamed
     /// method's type stops satisfying with no compile error; they stage the rename (trial161 M8).
@@ -1165,6 +1169,7 @@ pub fn complete_rename(
                 warnings: Vec::new(),
                 write_check_blind_spots: Vec::new(),
                 keyword_arguments_left: Vec::new(),
+                keyword_argument_callees: Vec::new(),
                 anonymous_interfaces_left: Vec::new(),
                 asserted_interfaces_left: Vec::new(),
                 symbol_scope: None,
@@ -1191,6 +1196,7 @@ pub fn complete_rename(
             warnings: Vec::new(),
             write_check_blind_spots,
             keyword_arguments_left: Vec::new(),
+            keyword_argument_callees: Vec::new(),
             anonymous_interfaces_left: Vec::new(),
             asserted_interfaces_left: Vec::new(),
             symbol_scope: None,
@@ -4184,22 +4190,28 @@ pub fn complete_rename(
     // of a class in a variable: the keyword now lands in a `**kwargs` the function takes, or
     // raises TypeError, at run time only (trial154 F1: marshmallow's `allow_none` renamed in
     // `Field.__init__`, 20 `fields.List(…, allow_none=True)` left, 32 tests failed, no error).
+    let mut keyword_argument_callees: Vec<String> = Vec::new();
     let keyword_arguments_left: Vec<String> =
         if matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { .. })) {
-            let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize)>> = HashMap::new();
+            let mut keyword_lines: HashMap<PathBuf, (String, Vec<(u32, usize)>)> = HashMap::new();
             let mut left: Vec<String> = Vec::new();
             for (hit, target) in &elsewhere {
                 if target.is_some() || !path_is_python(&hit.path) {
                     continue;
                 }
-                let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
-                    reader
-                        .read_to_string(&hit.path)
-                        .map(|text| crate::lsp::rename_pytest_fixtures::python_keyword_argument_names(&text, old_name))
-                        .unwrap_or_default()
+                let (text, keywords) = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
+                    let text = reader.read_to_string(&hit.path).unwrap_or_default();
+                    let keywords = crate::lsp::rename_pytest_fixtures::python_keyword_argument_names(&text, old_name);
+                    (text, keywords)
                 });
                 if keywords.contains(&(hit.line, hit.byte_start)) {
                     left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                    if let Some(callee) = crate::lsp::rename_pytest_fixtures::python_keyword_argument_callee(text, hit.line, hit.byte_start)
+                    {
+                        if !keyword_argument_callees.contains(&callee) {
+                            keyword_argument_callees.push(callee);
+                        }
+                    }
                 }
             }
             left
@@ -4226,6 +4238,7 @@ pub fn complete_rename(
         warnings,
         write_check_blind_spots,
         keyword_arguments_left,
+        keyword_argument_callees,
         anonymous_interfaces_left,
         asserted_interfaces_left,
         symbol_scope: local_scope,

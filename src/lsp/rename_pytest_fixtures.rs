@@ -1200,9 +1200,40 @@ pub fn python_keyword_argument_names(source: &str, name: &str) -> Vec<(u32, usiz
     found
 }
 
+/// The callee of the call whose keyword argument's name starts at 0-based (`line0`, `byte`) of
+/// Python `source`, as written (`hookspec`, `self.marker`, `MC`): the `function` of the `call`
+/// around its argument list. `None` when no keyword argument starts there, or it is no call's.
+pub fn python_keyword_argument_callee(source: &str, line0: u32, byte: usize) -> Option<String> {
+    let grep = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python).ok()?;
+    let mut stack = vec![grep.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "keyword_argument" {
+            let at = node.child_by_field_name("name").map(|key| key.start_position());
+            if at.is_some_and(|at| at.row as u32 == line0 && at.column == byte) {
+                let call = node.parent().filter(|list| list.kind() == "argument_list")?.parent().filter(|call| call.kind() == "call")?;
+                return call.child_by_field_name("function").map(|function| node_text(source, function).to_owned());
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_callee_of_a_keyword_argument_is_the_function_of_its_call() {
+        // pluggy (trial166 M5): `@hookspec(firstresult=True)` and `MC([m1], {}, firstresult=True)`.
+        let source =
+            "@hookspec(firstresult=True)\ndef h(): ...\n\nMC([m1, m2], {}, firstresult=True)\nself.mark.spec(\n    firstresult=False,\n)\n";
+        assert_eq!(python_keyword_argument_callee(source, 0, 10).as_deref(), Some("hookspec"));
+        assert_eq!(python_keyword_argument_callee(source, 3, 17).as_deref(), Some("MC"));
+        assert_eq!(python_keyword_argument_callee(source, 5, 4).as_deref(), Some("self.mark.spec"));
+        assert_eq!(python_keyword_argument_callee(source, 3, 0), None);
+    }
 
     fn parse(source: &str) -> AstGrep<StrDoc<SupportLang>> {
         AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python).unwrap()

@@ -112,10 +112,18 @@ fn a_keyword_left_on_a_call_through_forwarded_kwargs_is_a_warning_and_stages_the
         ("pkg/__init__.py", ""),
         ("pkg/fields.py", FIELDS),
         ("pkg/use.py", USE),
+        ("pkg/more.py", "from pkg.fields import other\n\n\ndef more():\n    return other(flag=3)\n"),
     ]);
     let run_use = |dir: &std::path::Path| support::python_prints(dir, "import pkg.use\nprint(pkg.use.run())");
     assert_eq!(run_use(dir.path()), "(True, True, 2)");
-    let run = support::lsp_run_allowing_writes(dir.path());
+    // With the structural tools: the advice's rule is applied below.
+    let run = runbound::Run::builder(dir.path())
+        .config(support::config_with_room())
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .with_structural()
+        .build()
+        .expect("build run");
     let result = run.call(
         runbound::Caller::Main,
         "lsp_rename",
@@ -137,6 +145,20 @@ fn a_keyword_left_on_a_call_through_forwarded_kwargs_is_a_warning_and_stages_the
         result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     assert_eq!(run_use(dir.path()), "(True, None, 2)");
+    // The advised rule matches the calls of the callee left (`G`), not every `flag=` (trial166
+    // M5: pluggy's advice also rewrote 4 calls of `MC`, whose own parameter it is): applied, the
+    // keyword reaches the parameter again and `other(flag=…)` keeps its own.
+    let rule_text = text.split("ast_edit with the rule ").nth(1).and_then(|rest| rest.split(", which matches").next()).unwrap();
+    assert!(rule_text.contains("\"regex\":\"^(?:G)$\""), "{rule_text}");
+    let rule: serde_json::Value = serde_json::from_str(rule_text).unwrap();
+    let staged = support::call_ok(&run, "ast_edit", json!({"rule": rule, "rewrite": "enabled=$V", "language": "python"}));
+    assert!(staged.starts_with("(proposed) 1 replacement in 1 file"), "{staged}");
+    assert!(staged.contains("+    return (F(enabled=True).flag, G(enabled=True).flag, other(flag=2))"), "{staged}");
+    let edit_id =
+        staged.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("{staged}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert_eq!(run_use(dir.path()), "(True, True, 2)");
+    assert!(std::fs::read_to_string(dir.path().join("pkg/more.py")).unwrap().contains("other(flag=3)"));
 }
 
 const PLUGIN: &str = "import pytest\n\n\n@pytest.fixture\ndef thing():\n    return {\"name\": \"thing\"}\n";
