@@ -2413,19 +2413,39 @@ pub fn complete_rename(
     // the interface member a class method implements): their keys name the renamed member as
     // well (trial129 F1: `Pick<RouterHistory, 'createHref'>` under a rename asked at
     // `ServerHistory.createHref` was "another property … leave it", and tsc then failed).
-    let renamed_member_owners: Vec<String> = edits
+    // Each with the canonical path of its file: a key over a type that extends one of them
+    // names the member too (trial168 F1).
+    let renamed_member_owner_declarations: Vec<(PathBuf, String)> = edits
         .iter()
         .filter(|(path, _)| path.extension().is_some_and(|extension| matches!(extension.to_str(), Some("ts" | "tsx" | "mts" | "cts"))))
         .flat_map(|(path, list)| {
             let parsed = reader.read_to_string(path).ok().and_then(|text| crate::lsp::syntax::ParsedSource::parse(path, &text));
+            let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
             list.iter()
                 .filter_map(|edit| parsed.as_ref().and_then(|parsed| parsed.typescript_member_owner_name(edit.range.start.line, old_name)))
+                .map(|owner| (canonical.clone(), owner))
                 .collect::<Vec<_>>()
         })
         .collect();
+    let renamed_member_owners: Vec<String> = renamed_member_owner_declarations.iter().map(|(_, owner)| owner.clone()).collect();
+    // The declarations a key's type may be built on to name the renamed member: the renamed
+    // member's own type and those whose member of the old name the edit renames.
+    let member_owner_declarations: Vec<(PathBuf, String)> = renamed_definition
+        .or_else(|| origin_targets.iter().min())
+        .and_then(|(path, _, _)| {
+            member_owner.as_ref().map(|owner| (std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()), owner.clone()))
+        })
+        .into_iter()
+        .chain(renamed_member_owner_declarations.iter().cloned())
+        .collect();
+    // The string keys in types that name the renamed member for certain — over its own type, a
+    // type whose member the edit renames too, or a type built on one of those — renamed with it
+    // (tsserver renames no string with a member): each hit and why it names the member
+    // (trial168 F1: `PartialKeys<TableOptionsResolved<TData>, 'onStateChange'>`, whose
+    // `TableOptionsResolved` extends `CoreOptions`, was left, and tsc failed in both packages).
+    let mut type_keys_renamed: Vec<(WordHit, String)> = Vec::new();
+    // Keys over a type parameter constrained to the member's type: left, warned of.
     let mut keys_naming_member: Vec<String> = Vec::new();
-    // Those in `Omit<…>`'s key list, which compile stale (trial125 F1).
-    let mut omit_keys_naming_member: Vec<String> = Vec::new();
     // Strings that name the member as a key of a value in code (`'value' in received`,
     // `Object.hasOwn(r, 'value')`, an argument of a `keyof` parameter): `file:line` and the
     // expression (trial145 F3: the four `in` keys tsc then failed on were the 70-somethingth
@@ -2434,7 +2454,6 @@ pub fn complete_rename(
     // Decorators right above the renamed declaration that name it by a string (`@once_per('n')`).
     let mut decorator_strings: Vec<String> = Vec::new();
     if !in_text.is_empty() {
-        let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
         // A comment right above a declaration of the same name that the rename did not touch
         // documents another symbol (trial30 M2: renaming goldmark's `util.IsBlank` listed
         // `// IsBlank returns true if this node…`, `CodeSpan.IsBlank`'s doc comment, as one to edit).
@@ -2494,21 +2513,25 @@ pub fn complete_rename(
                     continue;
                 }
                 if let Some(role) = role {
-                    let type_keys_before = keys_naming_member.len() + omit_keys_naming_member.len();
+                    let type_keys_before = keys_naming_member.len();
                     let base = source.string_key_base_type_name(hit.line, hit.byte_start);
                     // A type parameter in the true branch of `T extends X ? … : …` is an `X` there:
                     // its key names X's member (trial109 F1: form-core's
                     // `T['onDynamic']` under `T extends FieldValidators<…>` was said to need an edit
                     // for a rename of `FormValidators.onDynamic`, and the edit broke tsc).
                     let base = base.map(|base| source.typescript_conditional_narrowing(hit.line, hit.byte_start, &base).unwrap_or(base));
+                    let in_omit = if role == crate::lsp::syntax::OMIT_KEY_ROLE { " in `Omit<…>`" } else { "" };
+                    // Renamed with the member: the key, and why it names the member.
+                    let mut rename_key = |why: String| {
+                        let (start, end) = columns(hit);
+                        conflicts +=
+                            merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![text_edit(hit.line, start, end, new_name)])]));
+                        type_keys_renamed.push((hit.clone(), why));
+                        String::new()
+                    };
                     let label = match (member_owner.as_ref(), base) {
-                        (Some(owner), Some(base)) if *owner == base && role == crate::lsp::syntax::OMIT_KEY_ROLE => {
-                            omit_keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                            format!("   (string key of `{owner}` in `Omit<…>`: it names this member, and `Omit` accepts a key its type lacks — left as is, the type it builds keeps the renamed member; edit it)")
-                        }
                         (Some(owner), Some(base)) if *owner == base => {
-                            keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                            format!("   (string key of `{owner}`, the type that declares this member: {role} — it names this member; edit it, or the renamed code does not compile)")
+                            rename_key(format!("   (string key{in_omit} of `{owner}`, the type that declares this member: {role})"))
                         }
                         // A key over a type parameter (`TParams['_ctx_out']` with `TParams extends
                         // ProcedureParams`): tsc rejects it once the member is renamed (TS2536,
@@ -2517,22 +2540,33 @@ pub fn complete_rename(
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                             format!("   (string key of the type parameter `{base}`: {role} — it names this member where `{base}` is constrained to `{owner}` (or a type that has it); edit it, or the renamed code does not compile)")
                         }
-                        (Some(_), Some(base)) if renamed_member_owners.contains(&base) && role == crate::lsp::syntax::OMIT_KEY_ROLE => {
-                            omit_keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                            format!("   (string key of `{base}` in `Omit<…>`, whose `{old_name}` this rename renames too: `Omit` accepts a key its type lacks — left as is, the type it builds keeps the renamed member; edit it)")
-                        }
                         (Some(_), Some(base)) if renamed_member_owners.contains(&base) => {
-                            keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                            format!("   (string key of `{base}`, whose `{old_name}` this rename renames too: {role} — it names the renamed member; edit it, or the renamed code does not compile)")
+                            rename_key(format!("   (string key{in_omit} of `{base}`, whose `{old_name}` this rename renames too: {role})"))
                         }
                         // Another type's key (trial35 F1: the other branch's `T['onBlurAsync']`,
-                        // `Pick<FieldMetaBase, "errorMap">` under a rename of `BaseFormState.errorMap`).
-                        (Some(owner), Some(base)) => format!(
-                            "   (string key of `{base}`, not of `{owner}`, which declares this member: {role} — another property unless `{base}` is or inherits `{owner}`; leave it otherwise)"
-                        ),
+                        // `Pick<FieldMetaBase, "errorMap">` under a rename of `BaseFormState.errorMap`),
+                        // unless that type is built on the member's (trial168 F1).
+                        (Some(owner), Some(base)) => {
+                            match key_checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &member_owner_declarations) {
+                                built_on @ crate::lsp::string_keys::KeyedTypeBase::BuiltOn(_) => {
+                                    let chain = built_on.chain_said().unwrap_or_else(|| format!("`{base}` is `{owner}`"));
+                                    rename_key(format!("   (string key{in_omit} of `{base}`: {chain}, which declares this member: {role})"))
+                                }
+                                crate::lsp::string_keys::KeyedTypeBase::Unrelated => format!(
+                                    "   (string key of `{base}`, not of `{owner}`, which declares this member: {role} — `{base}` neither is nor extends `{owner}` (its declarations followed by the server's definitions): another property; leave it)"
+                                ),
+                                crate::lsp::string_keys::KeyedTypeBase::Unchecked => format!(
+                                    "   (string key of `{base}`, not of `{owner}`, which declares this member: {role} — whether `{base}` extends `{owner}` was not settled in time (or the server resolved no declaration of it): another property unless `{base}` is or inherits `{owner}`; check its declaration's `extends` and leave it otherwise)"
+                                ),
+                            }
+                        }
                         _ => format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
                     };
-                    if keys_naming_member.len() + omit_keys_naming_member.len() > type_keys_before {
+                    if label.is_empty() {
+                        // Renamed: listed with the keys runbound renamed, not among those left.
+                        continue;
+                    }
+                    if keys_naming_member.len() > type_keys_before {
                         keys_first.insert((hit.path.clone(), hit.line));
                         labels.insert((hit.path.clone(), hit.line), label);
                     } else if !keys_first.contains(&(hit.path.clone(), hit.line)) {
@@ -2578,10 +2612,36 @@ pub fn complete_rename(
                 );
             }
         }
-        report.push(format!(
-            "  left unrenamed: {comments} in comments and {} in strings (by the syntax tree) — edit them yourself if they name this symbol:",
-            in_text.len() - comments
-        ));
+        if !type_keys_renamed.is_empty() {
+            let renamed_places: HashSet<(PathBuf, u32, usize)> =
+                type_keys_renamed.iter().map(|(hit, _)| (hit.path.clone(), hit.line, hit.byte_start)).collect();
+            in_text.retain(|(hit, _)| !renamed_places.contains(&(hit.path.clone(), hit.line, hit.byte_start)));
+            report.push(format!(
+                "  runbound renamed {} in types that {} the renamed member — a key of the type that declares it, or of a type built on it ({} renames no string with a member; left, tsc would reject the key, or `Omit` would stop leaving the member out):",
+                crate::render::plural(type_keys_renamed.len(), "string key"),
+                crate::render::one_or_many(type_keys_renamed.len(), "names", "name"),
+                server.id()
+            ));
+            let why: HashMap<(PathBuf, u32), String> =
+                type_keys_renamed.iter().map(|(hit, why)| ((hit.path.clone(), hit.line), why.clone())).collect();
+            let lines = one_per_line(type_keys_renamed.iter().map(|(hit, _)| hit), |hit| hit);
+            list_lines(
+                &mut report,
+                &lines,
+                LISTED,
+                |hit| hit,
+                &shown,
+                old_name.len(),
+                |hit| why.get(&(hit.path.clone(), hit.line)).cloned().unwrap_or_default(),
+            );
+        }
+        let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
+        if !in_text.is_empty() {
+            report.push(format!(
+                "  left unrenamed: {comments} in comments and {} in strings (by the syntax tree) — edit them yourself if they name this symbol:",
+                in_text.len() - comments
+            ));
+        }
         // Strings right around the renamed declaration first, each said: a decorator or a call
         // next to it that names it by a string (funcy's `@once_per('n')` above `def call(n, …)`,
         // trial108 M1: the one string that mattered was past the listed 15, behind `\n` escapes).
@@ -3749,6 +3809,7 @@ pub fn complete_rename(
             .chain(dunder_all_added.iter())
             .chain(import_followers.iter())
             .chain(doc_tests_renamed.iter())
+            .chain(type_keys_renamed.iter().map(|(hit, _)| hit))
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         left_in_import_module_paths: import_module_paths.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -4092,16 +4153,6 @@ pub fn complete_rename(
             crate::render::one_or_many(keys_naming_member.len(), "is", "are"),
             keys_naming_member.join(", "),
             crate::render::one_or_many(keys_naming_member.len(), "it is", "they are")
-        ));
-    }
-    if !omit_keys_naming_member.is_empty() {
-        warnings.push(format!(
-            "WARNING: {} of `Omit<…>` {} the renamed member and {} left unrenamed ({}): `Omit` accepts a key its type does not have, so this compiles, and the type it builds no longer leaves the member out — it gains `{new_name}` (an option or property that type-checks where it was refused, and may be ignored at run time), with no error anywhere; edit {} to `{new_name}`",
-            crate::render::plural(omit_keys_naming_member.len(), "key"),
-            crate::render::one_or_many(omit_keys_naming_member.len(), "names", "name"),
-            crate::render::one_or_many(omit_keys_naming_member.len(), "is", "are"),
-            omit_keys_naming_member.join(", "),
-            crate::render::one_or_many(omit_keys_naming_member.len(), "it", "them")
         ));
     }
     if !go_examples.is_empty() {

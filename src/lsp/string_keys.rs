@@ -53,6 +53,43 @@ pub(crate) enum KeyCheck {
     Unchecked,
 }
 
+/// Most levels of `extends` [`StringKeyChecker::keyed_type_base`] follows from a keyed type.
+const MOST_HERITAGE_STEPS: usize = 6;
+
+/// Most type declarations [`StringKeyChecker::keyed_type_base`] reads for one key.
+const MOST_HERITAGE_DECLARATIONS: usize = 40;
+
+/// Whether a keyed type is built on the renamed member's type, by
+/// [`StringKeyChecker::keyed_type_base`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KeyedTypeBase {
+    /// It is, or extends (through these declarations' heritage), a type that declares the member:
+    /// the names from the keyed type to that type (`["TableOptionsResolved", "CoreOptions"]`).
+    BuiltOn(Vec<String>),
+    /// Its declarations were all followed (or it names no declaration): none is built on it.
+    Unrelated,
+    /// Not all followed: the request budget or the deadline ran out, or too many declarations.
+    Unchecked,
+}
+
+impl KeyedTypeBase {
+    /// How the chain reads in a note: `` `TableOptionsResolved` extends `CoreOptions` ``, or
+    /// `` `A` extends `B`, which extends `C` ``; `None` unless built on an owner through at least
+    /// one `extends`.
+    pub(crate) fn chain_said(&self) -> Option<String> {
+        let KeyedTypeBase::BuiltOn(chain) = self else { return None };
+        let (first, rest) = chain.split_first()?;
+        if rest.is_empty() {
+            return None;
+        }
+        let mut said = format!("`{first}` extends `{}`", rest[0]);
+        for name in &rest[1..] {
+            said.push_str(&format!(", which extends `{name}`"));
+        }
+        Some(said)
+    }
+}
+
 /// Checks strings of one call's files against a server, caching what it asked.
 pub(crate) struct StringKeyChecker<'a> {
     server: &'a LanguageServer,
@@ -146,6 +183,85 @@ impl<'a> StringKeyChecker<'a> {
             }
         };
         Self::verdict(callee.name, parameters)
+    }
+
+    /// Whether the type a string key in a type argument or an indexed-access type is a key of (the
+    /// keyed type: `TableOptionsResolved` in `PartialKeys<TableOptionsResolved<TData>,
+    /// 'onStateChange'>`, the key at 0-based `line0`, byte column `byte_column` of `path`, parsed
+    /// as `source`) is, or is built on, one of `owners` — the declarations of the renamed member's
+    /// type, each as (canonical path of its file, its name). The keyed type's name is resolved by
+    /// the server's `definition`, then each declaration's `extends`/`implements` list and a type
+    /// alias's (intersected) type references are followed the same way, breadth first, at most
+    /// [`MOST_HERITAGE_STEPS`] levels and [`MOST_HERITAGE_DECLARATIONS`] declarations; `Pick`,
+    /// `Omit`, `Exclude` and `Extract` are not followed (they drop keys). Trial168 F1:
+    /// `interface TableOptionsResolved<TData> extends CoreOptions<TData>, FeatureOptions<TData>
+    /// {}` — its key `'onStateChange'` names `CoreOptions.onStateChange`.
+    pub(crate) fn keyed_type_base(
+        &mut self,
+        path: &Path,
+        source: &ParsedSource,
+        line0: u32,
+        byte_column: usize,
+        owners: &[(PathBuf, String)],
+    ) -> KeyedTypeBase {
+        let Some(keyed) = source.string_key_base_type(line0, byte_column) else { return KeyedTypeBase::Unrelated };
+        let Some(line_text) = source.line_text(keyed.line0) else { return KeyedTypeBase::Unrelated };
+        let encoding = self.server.position_encoding();
+        let start = (path.to_path_buf(), keyed.line0, encoding.column_from_byte(line_text, keyed.byte_column));
+        let mut level: Vec<(PathBuf, u32, u32, Vec<String>)> = vec![(start.0, start.1, start.2, Vec::new())];
+        let mut seen: std::collections::HashSet<(PathBuf, u32)> = std::collections::HashSet::new();
+        let mut unanswered = false;
+        for _ in 0..MOST_HERITAGE_STEPS {
+            let mut next = Vec::new();
+            for (at_path, at_line, at_character, chain) in level {
+                let Some(targets) = self.definitions(&at_path, at_line, at_character) else {
+                    unanswered = true;
+                    continue;
+                };
+                let mut targets: Vec<_> = targets.into_iter().collect();
+                targets.sort();
+                for (target, target_line, target_character) in targets {
+                    if seen.len() >= MOST_HERITAGE_DECLARATIONS {
+                        unanswered = true;
+                        break;
+                    }
+                    if !seen.insert((target.clone(), target_line)) {
+                        continue;
+                    }
+                    let declaration = self.declarations.entry(target.clone()).or_insert_with(|| {
+                        let text = crate::lsp::listing::read_listed_file(self.workspace_root, &target)?;
+                        ParsedSource::parse(&target, &text)
+                    });
+                    let Some(declaration) = declaration.as_ref() else { continue };
+                    let Some(target_text) = declaration.line_text(target_line) else { continue };
+                    let target_byte = encoding.byte_from_column(target_text, target_character);
+                    let Some((own_name, built_on)) = declaration.typescript_heritage_at(target_line, target_byte) else { continue };
+                    let canonical = std::fs::canonicalize(&target).unwrap_or_else(|_| target.clone());
+                    let mut chain = chain.clone();
+                    chain.push(own_name.clone());
+                    if owners.iter().any(|(owner_path, owner)| *owner == own_name && *owner_path == canonical) {
+                        return KeyedTypeBase::BuiltOn(chain);
+                    }
+                    for type_name in built_on {
+                        if matches!(type_name.name.as_str(), "Pick" | "Omit" | "Exclude" | "Extract") {
+                            continue;
+                        }
+                        let Some(type_line) = declaration.line_text(type_name.line0) else { continue };
+                        let character = encoding.column_from_byte(type_line, type_name.byte_column);
+                        next.push((target.clone(), type_name.line0, character, chain.clone()));
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        if unanswered {
+            KeyedTypeBase::Unchecked
+        } else {
+            KeyedTypeBase::Unrelated
+        }
     }
 
     /// What a string argument to `callee` is, given the parameters its declarations take there.

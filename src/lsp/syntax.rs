@@ -2479,6 +2479,17 @@ impl ParsedSource {
     }
 }
 
+/// A type's name as written at a position (0-based line, byte column of its first byte).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeNameAt {
+    /// The name (`CoreOptions`), without namespace or type arguments.
+    pub name: String,
+    /// 0-based line of the name.
+    pub line0: u32,
+    /// Byte column of the name's first byte on that line.
+    pub byte_column: usize,
+}
+
 impl ParsedSource {
     /// For a TypeScript/JavaScript file: the names of the interfaces and classes it declares whose
     /// `extends` (or `implements`) clause names `base` as a word (`interface RootConfig<T>
@@ -2566,6 +2577,13 @@ impl ParsedSource {
     /// name without its own type arguments or namespace (`QueryOptions`). `None` for any other
     /// string, or when that type is no plain type name (an object type, `typeof x`).
     pub fn string_key_base_type_name(&self, line0: u32, byte_column: usize) -> Option<String> {
+        self.string_key_base_type(line0, byte_column).map(|base| base.name)
+    }
+
+    /// [`ParsedSource::string_key_base_type_name`] with the position of that name (the last
+    /// identifier of `ns.QueryOptions<…>`), where the server's `definition` of the keyed type is
+    /// asked (trial168 F1: following `TableOptionsResolved` to the `CoreOptions` it extends).
+    pub fn string_key_base_type(&self, line0: u32, byte_column: usize) -> Option<TypeNameAt> {
         let node = self.typescript_string_at(line0, byte_column)?;
         let mut up = node.parent()?;
         while matches!(up.kind(), "literal_type" | "union_type") {
@@ -2584,12 +2602,92 @@ impl ParsedSource {
                     let last = u32::try_from(base.named_child_count().checked_sub(1)?).ok()?;
                     base.child_by_field_name("name").or_else(|| base.named_child(last))?
                 }
-                "type_identifier" | "identifier" => {
-                    return self.source.get(base.start_byte()..base.end_byte()).map(str::to_owned);
-                }
+                "type_identifier" | "identifier" => return self.type_name_at(base),
                 _ => return None,
             };
         }
+    }
+
+    /// The name `node` (an identifier) spells, with its position.
+    fn type_name_at(&self, node: tree_sitter::Node<'_>) -> Option<TypeNameAt> {
+        let name = self.source.get(node.start_byte()..node.end_byte())?.to_owned();
+        Some(TypeNameAt { name, line0: node.start_position().row as u32, byte_column: node.start_position().column })
+    }
+
+    /// For a TypeScript interface, class or type alias whose name stands at 0-based `line0`,
+    /// byte column `byte_column` (where the server's `definition` of a type name points): its
+    /// name and the types it is built on, each as the last identifier of its name with its
+    /// position — an interface's `extends` list (`interface TableOptionsResolved<TData> extends
+    /// CoreOptions<TData>, FeatureOptions<TData> {}` → `CoreOptions`, `FeatureOptions`), a
+    /// class's `extends` and `implements`, and a type alias's type reference or the type
+    /// references of its top-level intersection (`type R = A<T> & B`). Its instances carry the
+    /// members of each. `None` when no such declaration is named there.
+    pub fn typescript_heritage_at(&self, line0: u32, byte_column: usize) -> Option<(String, Vec<TypeNameAt>)> {
+        let name = self.typescript_node_at(line0, byte_column)?;
+        let declaration = name.parent()?;
+        if !matches!(
+            declaration.kind(),
+            "interface_declaration" | "class_declaration" | "abstract_class_declaration" | "type_alias_declaration"
+        ) || declaration.child_by_field_name("name").is_none_or(|own| own.id() != name.id())
+        {
+            return None;
+        }
+        let own_name = self.source.get(name.start_byte()..name.end_byte())?.to_owned();
+        // The types a heritage list or a type alias's value names, each by its last identifier.
+        let mut types: Vec<tree_sitter::Node<'_>> = Vec::new();
+        let mut cursor = declaration.walk();
+        for child in declaration.named_children(&mut cursor) {
+            match child.kind() {
+                "extends_type_clause" | "implements_clause" => {
+                    let mut inner = child.walk();
+                    types.extend(child.named_children(&mut inner));
+                }
+                "class_heritage" => {
+                    let mut inner = child.walk();
+                    for clause in child.named_children(&mut inner) {
+                        let mut innermost = clause.walk();
+                        types.extend(clause.named_children(&mut innermost).filter(|node| node.kind() != "type_arguments"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if declaration.kind() == "type_alias_declaration" {
+            let mut stack: Vec<tree_sitter::Node<'_>> = declaration.child_by_field_name("value").into_iter().collect();
+            while let Some(node) = stack.pop() {
+                match node.kind() {
+                    "intersection_type" | "parenthesized_type" => {
+                        let mut inner = node.walk();
+                        stack.extend(node.named_children(&mut inner));
+                    }
+                    _ => types.push(node),
+                }
+            }
+        }
+        let mut names = Vec::new();
+        for mut node in types {
+            loop {
+                node = match node.kind() {
+                    "generic_type" => match node.child_by_field_name("name").or_else(|| node.named_child(0)) {
+                        Some(next) => next,
+                        None => break,
+                    },
+                    "nested_type_identifier" | "member_expression" => {
+                        match node.child_by_field_name("name").or_else(|| node.child_by_field_name("property")) {
+                            Some(next) => next,
+                            None => break,
+                        }
+                    }
+                    "type_identifier" | "identifier" | "property_identifier" => {
+                        names.extend(self.type_name_at(node));
+                        break;
+                    }
+                    _ => break,
+                };
+            }
+        }
+        names.sort_by_key(|at| (at.line0, at.byte_column));
+        Some((own_name, names))
     }
 
     /// For a TypeScript member name on 0-based `line0` (a property or method signature of an
@@ -3267,6 +3365,33 @@ mod tests {
         assert_eq!(parsed.string_key_base_type_name(1, 18).as_deref(), Some("Options"), "an indexed-access type");
         assert_eq!(parsed.string_key_base_type_name(2, 25), None, "an object type has no name");
         assert_eq!(parsed.string_key_base_type_name(3, 15), None, "an element access is no type");
+    }
+
+    #[test]
+    fn the_types_a_declaration_is_built_on_are_read_with_their_positions() {
+        let source = "export interface Resolved<T> extends Core<T>, ns.Feature<T> {}
+class Impl extends Base<number> implements Core<number>, Other {}
+type Both<T> = Core<T> & (Feature<T> & Extra)
+type Keys = PartialKeys<Resolved<any>, 'onChange'>
+const value = 1
+";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let names = |line0: u32, byte_column: usize| {
+            parsed.typescript_heritage_at(line0, byte_column).map(|(own, built_on)| {
+                (own, built_on.into_iter().map(|at| format!("{}@{}:{}", at.name, at.line0, at.byte_column)).collect::<Vec<_>>())
+            })
+        };
+        assert_eq!(names(0, 17), Some(("Resolved".to_owned(), vec!["Core@0:37".to_owned(), "Feature@0:49".to_owned()])));
+        assert_eq!(names(1, 6), Some(("Impl".to_owned(), vec!["Base@1:19".to_owned(), "Core@1:43".to_owned(), "Other@1:57".to_owned()])));
+        assert_eq!(
+            names(2, 5),
+            Some(("Both".to_owned(), vec!["Core@2:15".to_owned(), "Feature@2:26".to_owned(), "Extra@2:39".to_owned()]))
+        );
+        assert_eq!(names(3, 5), Some(("Keys".to_owned(), vec!["PartialKeys@3:12".to_owned()])), "a generic alias names its type");
+        assert_eq!(names(0, 37), None, "a heritage name is no declaration's name");
+        assert_eq!(names(4, 6), None, "a variable is no type declaration");
+        let base = parsed.string_key_base_type(3, 40).expect("the key's type");
+        assert_eq!((base.name.as_str(), base.line0, base.byte_column), ("Resolved", 3, 24));
     }
 
     #[test]

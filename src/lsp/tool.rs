@@ -2650,9 +2650,17 @@ fn string_keys_not_listed(
     // (trial35 F1: `Pick<FieldMetaBase, "errorMap">` was named as missed by the references of
     // `BaseFormState.errorMap`).
     let mut owners: HashSet<String> = HashSet::new();
+    // The same with the canonical path of each one's file: a key over a type built on one of them
+    // names the member too (trial168 M2: `PartialKeys<TableOptionsResolved<TData>,
+    // 'onStateChange'>`, whose `TableOptionsResolved` extends `CoreOptions`, was left out unsaid).
+    let mut owner_declarations: Vec<(PathBuf, String)> = Vec::new();
     for (path, line0) in listed_lines.iter().take(200) {
         let source = parsed.entry(path.clone()).or_insert_with(|| parse(path));
         if let Some(owner) = source.as_ref().and_then(|source| source.typescript_member_owner_name(*line0, name)) {
+            let declaration = (std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()), owner.clone());
+            if !owner_declarations.contains(&declaration) {
+                owner_declarations.push(declaration);
+            }
             owners.insert(owner);
         }
     }
@@ -2692,11 +2700,23 @@ fn string_keys_not_listed(
             }
             continue;
         }
-        // A key over another named type names another property; over a type parameter
-        // (`TParams['_ctx_out']`, TParams constrained to the owner) it may name this one.
-        if source.string_key_base_type_name(hit.line, hit.byte_start).is_some_and(|base| {
-            !owners.is_empty() && !owners.contains(&base) && !source.typescript_type_parameter_in_scope(hit.line, hit.byte_start, &base)
-        }) {
+        // A key over another named type names another property unless that type extends the
+        // member's; over a type parameter (`TParams['_ctx_out']`, TParams constrained to the
+        // owner) it may name this one.
+        let other_base = source.string_key_base_type_name(hit.line, hit.byte_start).filter(|base| {
+            !owners.is_empty() && !owners.contains(base) && !source.typescript_type_parameter_in_scope(hit.line, hit.byte_start, base)
+        });
+        if let Some(base) = other_base {
+            match checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &owner_declarations) {
+                built_on @ crate::lsp::string_keys::KeyedTypeBase::BuiltOn(_) => {
+                    let chain = built_on.chain_said().unwrap_or_else(|| format!("`{base}` declares it"));
+                    keys.push(said(&format!("{role} of `{base}`; {chain}, so it names this member — lsp_rename renames it")));
+                }
+                crate::lsp::string_keys::KeyedTypeBase::Unrelated => {}
+                crate::lsp::string_keys::KeyedTypeBase::Unchecked => keys.push(said(&format!(
+                    "{role} of `{base}`, not settled in time whether it extends the member's type: it names this member only if so"
+                ))),
+            }
             continue;
         }
         keys.push(said(role));
@@ -2722,7 +2742,7 @@ fn string_keys_not_listed(
     let all: Vec<String> = keys_of_values.into_iter().chain(keys).collect();
     let shown: Vec<&str> = all.iter().take(10).map(String::as_str).collect();
     Some(format!(
-        "note: {} that {} `{name}` as a property key {} NOT in this list ({} does not count such strings as references, and a rename of the property leaves them: where one names this property, tsc likely fails there after the rename (an `in` test no longer narrows) or the lookup misses at run time — edit each string with the rename): {}{}{unchecked}",
+        "note: {} that {} `{name}` as a property key {} NOT in this list ({} does not count such strings as references; lsp_rename renames with the property the keys in types over its type or a type built on it, and leaves the others: where one names this property, tsc likely fails there after the rename (an `in` test no longer narrows) or the lookup misses at run time — edit those strings with the rename): {}{}{unchecked}",
         crate::render::plural(key_count, "string"),
         crate::render::one_or_many(key_count, "names", "name"),
         crate::render::one_or_many(key_count, "is", "are"),

@@ -1,0 +1,89 @@
+//! Wrong answers from the fresh-user trial 168 (@tanstack/table-core + react-table 8.21.3 as a
+//! pnpm workspace), against the real tsserver and tsc, on fixtures of the same shape:
+//! - F1: renaming `CoreOptions.onStateChange` left the key `'onStateChange'` in
+//!   `PartialKeys<TableOptionsResolved<TData>, 'state' | 'onStateChange' | …>`, where
+//!   `interface TableOptionsResolved<TData> extends CoreOptions<TData>, FeatureOptions<TData> {}`:
+//!   "another property unless `TableOptionsResolved` … inherits `CoreOptions`; leave it otherwise",
+//!   and tsc then failed (TS2344) in both packages.
+//! - M2: `references` of the member neither listed nor named that key.
+//!
+//! Ground truth: tsc after the rename (clean only when the key is renamed too), tsc on the
+//! member renamed by hand without the key (the key breaks it).
+
+use crate::support;
+
+use runbound::Caller;
+use serde_json::json;
+
+/// A strict TypeScript project: `src/core.ts` declares `CoreOptions` (`onStateChange` at line 2)
+/// and an unrelated `OtherOptions` with a member of the same name; `src/options.ts` declares
+/// `TableOptionsResolved`, which extends `CoreOptions` and `FeatureOptions`, and keys both.
+fn table_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("package.json", "{\"name\": \"table\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        (
+            "src/core.ts",
+            "export interface CoreOptions<TData> {\n  onStateChange: (data: TData) => void\n  state: TData\n}\n\nexport interface FeatureOptions<TData> {\n  enableSorting?: (data: TData) => boolean\n}\n\nexport interface OtherOptions {\n  onStateChange?: number\n}\n",
+        ),
+        (
+            "src/options.ts",
+            "import type { CoreOptions, FeatureOptions, OtherOptions } from './core'\n\ntype PartialKeys<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>\n\nexport interface TableOptionsResolved<TData>\n  extends CoreOptions<TData>,\n    FeatureOptions<TData> {}\n\nexport interface TableOptions<TData>\n  extends PartialKeys<TableOptionsResolved<TData>, 'state' | 'onStateChange'> {}\n\nexport type OtherKey = Pick<OtherOptions, 'onStateChange'>\n\nexport const options: TableOptions<number> = {}\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_key_over_a_type_that_extends_the_members_type_is_renamed_with_it() {
+    let test = "lsp_trial168::a_key_over_a_type_that_extends_the_members_type_is_renamed_with_it";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = table_workspace();
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/core.ts", "line": 2, "symbol": "onStateChange", "new_name": "onStateUpdate"}),
+    );
+    let renamed = text.lines().position(|line| line.contains("runbound renamed 1 string key in types")).unwrap_or_else(|| panic!("{text}"));
+    let key = text.lines().nth(renamed + 1).unwrap_or_default();
+    assert!(key.contains("src/options.ts:10:"), "{text}");
+    assert!(key.contains("`TableOptionsResolved` extends `CoreOptions`"), "the reason is said: {key}");
+    let other = text.lines().find(|line| line.contains("Pick<OtherOptions, 'onStateChange'>")).unwrap_or_else(|| panic!("{text}"));
+    assert!(other.contains("`OtherOptions` neither is nor extends `CoreOptions`"), "{other}");
+    let written = std::fs::read_to_string(dir.path().join("src/options.ts")).unwrap();
+    assert!(written.contains("PartialKeys<TableOptionsResolved<TData>, 'state' | 'onStateUpdate'>"), "{written}");
+    assert!(written.contains("Pick<OtherOptions, 'onStateChange'>"), "another type's key is left: {written}");
+    // Ground truth: the rename compiles.
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+}
+
+#[test]
+fn references_name_a_key_over_a_type_that_extends_the_members_type() {
+    let test = "lsp_trial168::references_name_a_key_over_a_type_that_extends_the_members_type";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = table_workspace();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/core.ts", "line": 2, "symbol": "onStateChange"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let note = text.lines().find(|line| line.contains("as a property key")).unwrap_or_else(|| panic!("the key is not named:\n{text}"));
+    assert!(
+        note.contains("src/options.ts:10 (key in a type argument of `TableOptionsResolved`; `TableOptionsResolved` extends `CoreOptions`"),
+        "{note}"
+    );
+    assert!(!note.contains("src/options.ts:12"), "`OtherOptions`' key is another property's: {note}");
+    // Ground truth: the member renamed without that key breaks it.
+    let core = dir.path().join("src/core.ts");
+    let renamed = std::fs::read_to_string(&core).unwrap().replacen("onStateChange: (data", "onStateUpdate: (data", 1);
+    std::fs::write(&core, renamed).unwrap();
+    let truth = support::tsc_errors(dir.path());
+    assert!(truth.iter().any(|line| line.starts_with("src/options.ts(10,")), "{truth:?}");
+}
