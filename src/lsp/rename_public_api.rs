@@ -32,6 +32,9 @@ use crate::lsp::rename::WorkspaceEditPlan;
 /// (1-based) and the way to keep the old name; empty when none changes or for other languages.
 pub fn public_api_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
     let mut notes = Vec::new();
+    // TypeScript's, folded at the end: one renamed member of many exported declarations is one
+    // note (trial168 M1).
+    let mut typescript_notes = Vec::new();
     for change in &plan.changes {
         let (ExpectedState::Content(old_bytes), Some(new_bytes)) = (&change.expected, &change.new_content) else { continue };
         let old_text = String::from_utf8_lossy(old_bytes);
@@ -54,19 +57,22 @@ pub fn public_api_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_nam
             Some("go") => {
                 notes.extend(go_notes(workspace_root, &change.path, &shown, &old_lines, &new_lines, &changed, old_name, new_name))
             }
-            Some("ts" | "tsx" | "mts" | "cts") => notes.extend(crate::lsp::rename_public_typescript::typescript_public_api_notes(
-                workspace_root,
-                plan,
-                &change.path,
-                &shown,
-                &old_lines,
-                &changed,
-                old_name,
-                new_name,
-            )),
+            Some("ts" | "tsx" | "mts" | "cts") => {
+                typescript_notes.extend(crate::lsp::rename_public_typescript::typescript_public_api_notes(
+                    workspace_root,
+                    plan,
+                    &change.path,
+                    &shown,
+                    &old_lines,
+                    &changed,
+                    old_name,
+                    new_name,
+                ))
+            }
             _ => (),
         }
     }
+    notes.extend(crate::lsp::rename_public_typescript::fold_member_notes(typescript_notes));
     notes
 }
 

@@ -30,9 +30,118 @@ const BUILD_DIRECTORIES: &[&str] = &["dist", "lib", "build", "out", "esm", "cjs"
 /// Files walked from the entry points before giving up.
 const MAX_MODULES_WALKED: usize = 2_000;
 
+/// The most declarations one folded member note names; the rest are counted.
+const FOLDED_NAMED: usize = 6;
+
+/// The fewest member changes of one package that [`fold_member_notes`] says in one note.
+const FOLDED_AT_LEAST: usize = 3;
+
+/// A `note: public API changed: …` of a TypeScript rename, from
+/// [`typescript_public_api_notes`]: said as is, or a renamed member of an exported declaration,
+/// which [`fold_member_notes`] folds with the others of its package.
+#[derive(Debug, Clone)]
+pub(crate) enum TypescriptApiNote {
+    /// A note said as is.
+    Said(String),
+    /// A renamed member of an exported declaration.
+    Member(ExportedMemberChange),
+}
+
+/// A member of an exported interface, class, object, … renamed (`RowSorting.createTable`).
+#[derive(Debug, Clone)]
+pub(crate) struct ExportedMemberChange {
+    /// `path:line` (1-based) of the member's declaration, as shown.
+    pub place: String,
+    /// The declaration's kind as said (`interface`, `object`, `class`).
+    pub kind: String,
+    /// The declaration's name (`RowSorting`).
+    pub owner: String,
+    /// The npm package (`@tanstack/table-core`) and the import path it exports the declaration from.
+    pub package_name: String,
+    /// The import path (`@tanstack/table-core`, `pkg/sub`).
+    pub import_path: String,
+    /// The member's path within the declaration before (`createTable`) and after the rename.
+    pub member_path: String,
+    /// The member's path after the rename (`setupTable`).
+    pub renamed_path: String,
+    /// The whole note, said when the change is not folded.
+    pub note: String,
+}
+
+/// The notes to say: each [`TypescriptApiNote::Said`] as is, and the member changes of one
+/// package, import path and member path said in one note when there are at least
+/// [`FOLDED_AT_LEAST`] of them — the member once, then each declaration with its file:line,
+/// interfaces and classes first, at most [`FOLDED_NAMED`] named and the rest counted (trial168
+/// M1: renaming `TableFeature.createTable` in @tanstack/table-core gave 15 notes of ~560
+/// characters each, one per feature object, before the answer). The folded note stands where
+/// its group's first member note stood.
+pub(crate) fn fold_member_notes(notes: Vec<TypescriptApiNote>) -> Vec<String> {
+    let group_key = |change: &ExportedMemberChange| {
+        (change.package_name.clone(), change.import_path.clone(), change.member_path.clone(), change.renamed_path.clone())
+    };
+    let mut group_sizes: std::collections::HashMap<(String, String, String, String), usize> = std::collections::HashMap::new();
+    for note in &notes {
+        if let TypescriptApiNote::Member(change) = note {
+            *group_sizes.entry(group_key(change)).or_default() += 1;
+        }
+    }
+    let mut said: Vec<String> = Vec::new();
+    let mut folded: std::collections::HashMap<(String, String, String, String), usize> = std::collections::HashMap::new();
+    let mut members_of: Vec<Vec<ExportedMemberChange>> = Vec::new();
+    // Where each folded group's note goes: its index in `said`, and its members.
+    let mut folded_at: Vec<usize> = Vec::new();
+    for note in notes {
+        match note {
+            TypescriptApiNote::Said(line) => said.push(line),
+            TypescriptApiNote::Member(change) => {
+                let key = group_key(&change);
+                if group_sizes.get(&key).copied().unwrap_or(0) < FOLDED_AT_LEAST {
+                    said.push(change.note);
+                    continue;
+                }
+                let group = *folded.entry(key).or_insert_with(|| {
+                    members_of.push(Vec::new());
+                    folded_at.push(said.len());
+                    said.push(String::new());
+                    members_of.len() - 1
+                });
+                members_of[group].push(change);
+            }
+        }
+    }
+    for (group, mut members) in members_of.into_iter().enumerate() {
+        // Interfaces, classes and types before objects and instances: the contract first.
+        members.sort_by_key(|change| !matches!(change.kind.as_str(), "interface" | "class" | "abstract class" | "type"));
+        let first = &members[0];
+        let mut kinds: Vec<(String, usize)> = Vec::new();
+        for change in &members {
+            match kinds.iter_mut().find(|(kind, _)| *kind == change.kind) {
+                Some((_, count)) => *count += 1,
+                None => kinds.push((change.kind.clone(), 1)),
+            }
+        }
+        let kinds_said: Vec<String> =
+            kinds.iter().map(|(kind, count)| crate::render::plural(*count, &format!("exported {kind}"))).collect();
+        let named: Vec<String> =
+            members.iter().take(FOLDED_NAMED).map(|change| format!("{} `{}` ({})", change.kind, change.owner, change.place)).collect();
+        let more = if members.len() > FOLDED_NAMED { format!(" and {} more", members.len() - FOLDED_NAMED) } else { String::new() };
+        said[folded_at[group]] = format!(
+            "note: public API changed: this rename changes the member `{}` of {} that the package `{}` exports from `{}` — {}{more} — each `X.{}` becomes `X.{}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
+            first.member_path,
+            kinds_said.join(" and "),
+            first.package_name,
+            first.import_path,
+            named.join(", "),
+            first.member_path,
+            first.renamed_path,
+        );
+    }
+    said
+}
+
 /// The `note: public API changed: …` line when `path`'s old text (`old_lines`, changed at
 /// `changed`, 0-based) exports `old_name` and the package's entry points re-export it; empty
-/// otherwise (see the module doc).
+/// otherwise (see the module doc). Member changes stay apart, for [`fold_member_notes`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn typescript_public_api_notes(
     workspace_root: &Path,
@@ -43,7 +152,7 @@ pub(crate) fn typescript_public_api_notes(
     changed: &[usize],
     old_name: &str,
     new_name: &str,
-) -> Vec<String> {
+) -> Vec<TypescriptApiNote> {
     // The server kept the public name in this file (`export { NEW as OLD }`): said, since the
     // rename then changes no package export here (trial34 M5: `replaceDeep as replaceEqualDeep`).
     let kept = format!("{new_name} as {old_name}");
@@ -63,16 +172,16 @@ pub(crate) fn typescript_public_api_notes(
         // said importers "keep working and are not renamed").
         let renamed_importers = importers_renamed_to(workspace_root, plan, path, old_name, new_name);
         if !renamed_importers.is_empty() {
-            return vec![format!(
+            return vec![TypescriptApiNote::Said(format!(
                 "WARNING: {shown}:{} now reads `{kept}` — the module keeps exporting `{old_name}` — yet this rename also changes the imports of `{old_name}` in {} to `{new_name}`, which the module does not export: they break (TS2614); after accepting, rename the export too (`{new_name}` alone) or restore those imports",
                 index + 1,
                 renamed_importers.join(", ")
-            )];
+            ))];
         }
-        return vec![format!(
+        return vec![TypescriptApiNote::Said(format!(
             "note: public name kept: {shown}:{} now reads `{kept}`: the server kept the export `{old_name}`, so code that imports `{old_name}` from this module keeps working and is not renamed — rename that export too (`{new_name}` alone) if the public name should change",
             index + 1
-        )];
+        ))];
     }
     // A line that still declares the old name after the rename kept its export: the edit there
     // renamed something else on it (trial41 F1: immer's `export const produce: IProduce =
@@ -86,7 +195,7 @@ pub(crate) fn typescript_public_api_notes(
     });
     let Some((index, kind)) = declared else {
         if let Some(note) = export_specifier_note(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name) {
-            return vec![note];
+            return vec![TypescriptApiNote::Said(note)];
         }
         return member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name);
     };
@@ -122,12 +231,12 @@ pub(crate) fn typescript_public_api_notes(
         format!("`export {{ {aliased} }};`")
     };
     let kind = if value_too { format!("{kind} and value") } else { kind.to_owned() };
-    vec![format!(
+    vec![TypescriptApiNote::Said(format!(
         "note: public API changed: {shown}:{} exports the {kind} `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {}) — this rename replaces it with `{new_name}`, and code outside this workspace that imports the old name breaks; to keep it, also add {keep} in {shown}",
         index + 1,
         if route.namespace.is_empty() { String::new() } else { format!(" (as `{}.{old_name}`)", route.namespace.join(".")) },
         through,
-    )]
+    ))]
 }
 
 /// The note when a changed line holds an export specifier — in an export list, with or without
@@ -296,7 +405,7 @@ fn member_notes(
     changed: &[usize],
     old_name: &str,
     new_name: &str,
-) -> Vec<String> {
+) -> Vec<TypescriptApiNote> {
     let old_text = old_lines.join("\n");
     let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &old_text) else { return Vec::new() };
     let new_text = planned_text(plan, path);
@@ -368,14 +477,14 @@ fn member_notes(
                 continue;
             };
             let (import_path, through) = route.describe(workspace_root, &package_name);
-            notes.push(format!(
+            notes.push(TypescriptApiNote::Said(format!(
                 "note: public API changed: {shown}:{} declares `{old_name}`, a {}member of the {kind} `{owner}`, which the exported `{subtype}` extends — the package `{package_name}` exports `{subtype}` from `{import_path}` (through {through}) — this rename changes `{subtype}.{member_path}` to `{subtype}.{renamed_path}` too, and {} outside this workspace that {} the member {}; no export keeps a member's old name: keep the old member for a while (marked `@deprecated`), or say the break in the changelog",
                 index + 1,
                 if protected { "protected " } else { "" },
                 if protected { format!("only subclasses of `{subtype}`") } else { "code".to_owned() },
                 if protected { "use or override" } else { "uses" },
                 if protected { "break (other code cannot use a protected member)" } else { "breaks" },
-            ));
+            )));
             continue;
         };
         let (import_path, through) = route.describe(workspace_root, &package_name);
@@ -389,16 +498,34 @@ fn member_notes(
         } else {
             "code outside this workspace that uses the member breaks".to_owned()
         };
-        notes.push(format!(
+        let note = format!(
             "note: public API changed: {shown}:{} declares `{old_name}`, {what}, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{member_path}` to `{owner}.{renamed_path}`, and {users}; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
             index + 1,
             through,
-        ));
+        );
+        // A plain member of the declaration itself folds with the others of its package.
+        if protected || member_path.contains('.') {
+            notes.push(TypescriptApiNote::Said(note));
+        } else {
+            notes.push(TypescriptApiNote::Member(ExportedMemberChange {
+                place: format!("{shown}:{}", index + 1),
+                kind: kind.to_owned(),
+                owner,
+                package_name: package_name.clone(),
+                import_path,
+                member_path,
+                renamed_path,
+                note,
+            }));
+        }
     }
     if notes.is_empty() {
         let package = (package_dir.as_path(), package_name.as_str(), entries.as_slice());
         let changed: Vec<usize> = changed.iter().copied().filter(|index| !private_lines.contains(index)).collect();
-        return instance_member_notes(workspace_root, plan, path, shown, old_lines, &changed, old_name, new_name, &parsed, package);
+        return instance_member_notes(workspace_root, plan, path, shown, old_lines, &changed, old_name, new_name, &parsed, package)
+            .into_iter()
+            .map(TypescriptApiNote::Said)
+            .collect();
     }
     notes
 }
@@ -1006,6 +1133,47 @@ fn lost_exports_warning(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn member_change(place: &str, kind: &str, owner: &str, member: &str) -> TypescriptApiNote {
+        TypescriptApiNote::Member(ExportedMemberChange {
+            place: place.to_owned(),
+            kind: kind.to_owned(),
+            owner: owner.to_owned(),
+            package_name: "@tanstack/table-core".to_owned(),
+            import_path: "@tanstack/table-core".to_owned(),
+            member_path: member.to_owned(),
+            renamed_path: "setupTable".to_owned(),
+            note: format!("note: public API changed: {place} declares `{member}` of `{owner}`"),
+        })
+    }
+
+    #[test]
+    fn many_changes_of_one_member_are_folded_into_one_note_and_few_are_said_each() {
+        let mut notes = vec![TypescriptApiNote::Said("note: first".to_owned())];
+        for index in 0..8 {
+            notes.push(member_change(&format!("src/f{index}.ts:{}", index + 10), "object", &format!("Feature{index}"), "createTable"));
+        }
+        notes.push(member_change("src/types.ts:110", "interface", "TableFeature", "createTable"));
+        notes.push(member_change("src/other.ts:3", "object", "Other", "getValue"));
+        let said = fold_member_notes(notes);
+        assert_eq!(said.len(), 3, "{said:#?}");
+        assert_eq!(said[0], "note: first");
+        assert!(
+            said[1].starts_with("note: public API changed: this rename changes the member `createTable` of 1 exported interface and 8 exported objects that the package `@tanstack/table-core` exports from `@tanstack/table-core` — interface `TableFeature` (src/types.ts:110), object `Feature0` (src/f0.ts:10), "),
+            "{}",
+            said[1]
+        );
+        assert!(
+            said[1].contains("object `Feature4` (src/f4.ts:14) and 3 more — each `X.createTable` becomes `X.setupTable`"),
+            "{}",
+            said[1]
+        );
+        assert!(!said[1].contains("Feature5"), "{}", said[1]);
+        assert_eq!(
+            said[2], "note: public API changed: src/other.ts:3 declares `getValue` of `Other`",
+            "a member changed once is said as is"
+        );
+    }
 
     #[test]
     fn a_namespace_import_exported_from_a_local_list_is_a_namespace_reexport() {

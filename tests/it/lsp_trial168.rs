@@ -6,9 +6,12 @@
 //!   "another property unless `TableOptionsResolved` … inherits `CoreOptions`; leave it otherwise",
 //!   and tsc then failed (TS2344) in both packages.
 //! - M2: `references` of the member neither listed nor named that key.
+//! - M1: renaming `TableFeature.createTable` gave 15 near-identical "public API changed" notes,
+//!   one per exported feature object, before the answer.
 //!
 //! Ground truth: tsc after the rename (clean only when the key is renamed too), tsc on the
-//! member renamed by hand without the key (the key breaks it).
+//! member renamed by hand without the key (the key breaks it); the declarations of a member are
+//! fixed by construction.
 
 use crate::support;
 
@@ -86,4 +89,60 @@ fn references_name_a_key_over_a_type_that_extends_the_members_type() {
     std::fs::write(&core, renamed).unwrap();
     let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("src/options.ts(10,")), "{truth:?}");
+}
+
+/// M1: renaming a member of an exported interface that many exported objects implement says the
+/// change in one note naming the member once and each declaration with its file:line, not one
+/// note of ~560 characters per object.
+#[test]
+fn a_member_renamed_in_many_exported_objects_is_said_in_one_public_api_note() {
+    let test = "lsp_trial168::a_member_renamed_in_many_exported_objects_is_said_in_one_public_api_note";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let features = ["Sorting", "Filtering", "Grouping", "Paging"];
+    let sources: Vec<(String, String)> = features
+        .iter()
+        .map(|feature| {
+            (
+                format!("src/features/{feature}.ts"),
+                format!("import type {{ TableFeature }} from '../types'\n\nexport const {feature}: TableFeature = {{\n  createTable: (table) => {{\n    table.ready = true\n  }},\n}}\n"),
+            )
+        })
+        .collect();
+    let index: String = std::iter::once("export * from './types'\n".to_owned())
+        .chain(features.iter().map(|feature| format!("export * from './features/{feature}'\n")))
+        .collect();
+    let mut files: Vec<(&str, &str)> = vec![
+        ("package.json", "{\"name\": \"tablelike\", \"version\": \"1.0.0\", \"types\": \"src/index.ts\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/types.ts", "export interface Table {\n  ready: boolean\n}\n\nexport interface TableFeature {\n  createTable?: (table: Table) => void\n}\n"),
+        ("src/index.ts", &index),
+    ];
+    files.extend(sources.iter().map(|(path, text)| (path.as_str(), text.as_str())));
+    let dir = support::workspace_with(&files);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/types.ts", "line": 6, "symbol": "createTable", "new_name": "setupTable", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let notes: Vec<&str> = text.lines().filter(|line| line.starts_with("note: public API changed:")).collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    // Ground truth: the declarations of the member, by grep.
+    let declared: Vec<String> = std::iter::once("interface `TableFeature` (src/types.ts:6)".to_owned())
+        .chain(features.iter().map(|feature| format!("object `{feature}` (src/features/{feature}.ts:4)")))
+        .collect();
+    assert!(
+        notes[0].starts_with("note: public API changed: this rename changes the member `createTable` of 1 exported interface and 4 exported objects that the package `tablelike` exports from `tablelike` — "),
+        "{}",
+        notes[0]
+    );
+    for declaration in &declared {
+        assert!(notes[0].contains(declaration.as_str()), "{declaration} is not named: {}", notes[0]);
+    }
+    assert!(notes[0].contains("each `X.createTable` becomes `X.setupTable`"), "{}", notes[0]);
 }
