@@ -3468,6 +3468,47 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     } else {
         HashMap::new()
     };
+    // The other whole-file entries: the named functions that hold each call by the syntax tree
+    // (`ColumnFiltering.createColumn` → `column.setFilterValue`), as one chain per distinct
+    // place with the first call's 0-based line, and whether some call stands outside any named
+    // function (trial168 M3: every call in a feature object's methods was "the file's top-level
+    // code … outside any named function or method").
+    let enclosing_functions: HashMap<usize, (Vec<(String, u32)>, bool)> = if dir.op == "incoming_calls" {
+        let mut parsed: HashMap<String, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+        walk.entries
+            .iter()
+            .enumerate()
+            .filter(|(index, node)| {
+                matches!(node.kind, 1 | 2) && node.item.range.start.line == 0 && node.line0 == 0 && !member_functions.contains_key(index)
+            })
+            .filter_map(|(index, node)| {
+                let source = parsed.entry(node.uri.clone()).or_insert_with(|| {
+                    let path = crate::lsp::uri::uri_to_path(&node.uri)?;
+                    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok()?;
+                    crate::lsp::syntax::ParsedSource::parse(&path, &text)
+                });
+                let source = source.as_ref()?;
+                let mut chains: Vec<(String, u32)> = Vec::new();
+                let mut outside_any = false;
+                for site in &node.call_sites {
+                    let Some(line) = source.line_text(site.line0) else { continue };
+                    let byte = encoding.byte_from_column(line, site.character0);
+                    let names = source.typescript_enclosing_function_names(site.line0, byte);
+                    if names.is_empty() {
+                        outside_any = true;
+                        continue;
+                    }
+                    let chain = names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(" → ");
+                    if !chains.iter().any(|(known, _)| *known == chain) {
+                        chains.push((chain, site.line0));
+                    }
+                }
+                (!chains.is_empty()).then_some((index, (chains, outside_any)))
+            })
+            .collect()
+    } else {
+        HashMap::new()
+    };
     let mut results = Vec::new();
     let mut current_level: Option<usize> = None;
     let mut current_file: Option<String> = None;
@@ -3546,15 +3587,28 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-                None => format!("{kind} {name}: its top-level code — the calls below stand outside any named function or method (in callbacks or statements at the top level)"),
+                None => match enclosing_functions.get(&index) {
+                    Some((chains, outside_any)) => format!(
+                        "{kind} {name}: {server_id} names the file for these calls, yet by the syntax tree {} inside a function it does not name as a caller — {}{}; ask incoming_calls at the innermost name for its callers",
+                        if *outside_any { "some lie" } else { "each lies" },
+                        chains.iter().map(|(chain, line0)| format!("in {chain} (line {})", line0 + 1)).collect::<Vec<_>>().join(", "),
+                        if *outside_any { "; the others stand outside any named function (top-level statements or callbacks passed at the top level)" } else { "" }
+                    ),
+                    None => format!("{kind} {name}: its top-level code — the calls below stand outside any named function or method (in callbacks or statements at the top level)"),
+                },
             };
         }
         let source = if whole_file {
-            match members {
-                Some(members) => {
+            match (members, enclosing_functions.get(&index)) {
+                (Some(members), _) => {
                     format!("(inside {})", members.iter().map(|(member, _, _)| format!("`{member}`")).collect::<Vec<_>>().join(", "))
                 }
-                None => "(the file's top-level code)".to_owned(),
+                (None, Some((chains, outside_any))) => format!(
+                    "(inside {}{}; a function expression {server_id} shows as the file)",
+                    chains.iter().map(|(chain, _)| chain.as_str()).collect::<Vec<_>>().join(", "),
+                    if *outside_any { ", and top-level code" } else { "" }
+                ),
+                (None, None) => "(the file's top-level code)".to_owned(),
             }
         } else if place.text.is_empty() {
             name.clone()

@@ -766,6 +766,111 @@ impl ParsedSource {
         self.source.get(node.start_byte()..node.end_byte()).unwrap_or("")
     }
 
+    /// TypeScript/JavaScript: the named functions whose bodies hold 0-based `line0`, byte `byte`
+    /// of that line, outermost first, each named by what it is bound to — a declaration's name, a
+    /// class's method (`Class.method`), a property of an object literal bound to a variable
+    /// (`ColumnFiltering.createColumn`, nested objects joined with `.`), the target of an
+    /// assignment (`column.setFilterValue`), a variable (`handler`). Anonymous functions (a
+    /// callback passed to a call) are skipped; empty when no named function holds the place.
+    /// tsserver's call hierarchy names none of the bound function expressions and gives a call in
+    /// them under the file (trial168 M3: `functionalUpdate(…)` inside `column.setFilterValue =
+    /// value => {…}` in `ColumnFiltering.createColumn` was called the file's top-level code).
+    pub fn typescript_enclosing_function_names(&self, line0: u32, byte: usize) -> Vec<String> {
+        if !matches!(
+            self.language,
+            ast_grep_language::SupportLang::TypeScript | ast_grep_language::SupportLang::Tsx | ast_grep_language::SupportLang::JavaScript
+        ) {
+            return Vec::new();
+        }
+        let Some(start) = self.line_starts.get(line0 as usize).map(|line_start| line_start + byte) else { return Vec::new() };
+        let Some(mut node) = self.root.root().get_inner_node().descendant_for_byte_range(start, start) else { return Vec::new() };
+        let mut names: Vec<String> = Vec::new();
+        loop {
+            if FUNCTION_KINDS.contains(&node.kind()) {
+                if let Some(name) = self.typescript_function_binding_name(node) {
+                    names.push(name);
+                }
+            }
+            match node.parent() {
+                Some(parent) => node = parent,
+                None => break,
+            }
+        }
+        names.reverse();
+        names
+    }
+
+    /// What the function-like `function` is bound to, as [`Self::typescript_enclosing_function_names`]
+    /// says it; `None` when anonymous.
+    fn typescript_function_binding_name(&self, function: tree_sitter::Node<'_>) -> Option<String> {
+        let own_name = function.child_by_field_name("name").map(|name| self.node_text(name).to_owned());
+        match function.kind() {
+            "function_declaration" | "generator_function_declaration" => return own_name,
+            "method_definition" => {
+                let name = own_name?;
+                let container = function.parent()?;
+                return Some(match container.kind() {
+                    "class_body" => match container.parent().and_then(|class| class.child_by_field_name("name")) {
+                        Some(class) => format!("{}.{name}", self.node_text(class)),
+                        None => name,
+                    },
+                    "object" => self.object_member_path(container, &name),
+                    _ => name,
+                });
+            }
+            _ => {}
+        }
+        let parent = function.parent()?;
+        match parent.kind() {
+            "pair" => {
+                let key = parent.child_by_field_name("key")?;
+                let key = self.node_text(key).trim_matches(|c| c == '\'' || c == '"').to_owned();
+                Some(self.object_member_path(parent.parent()?, &key))
+            }
+            "assignment_expression" => parent.child_by_field_name("left").map(|left| self.node_text(left).to_owned()),
+            "variable_declarator" | "public_field_definition" | "field_definition" => parent
+                .child_by_field_name("name")
+                .or_else(|| parent.child_by_field_name("property"))
+                .map(|name| self.node_text(name).to_owned()),
+            _ => own_name,
+        }
+    }
+
+    /// `member` of the object literal `object`, prefixed with what the object is bound to: a
+    /// variable (`ColumnFiltering.createColumn`), an outer object's key (`a.b.member`), or
+    /// nothing known (`member`).
+    fn object_member_path(&self, object: tree_sitter::Node<'_>, member: &str) -> String {
+        let mut path = vec![member.to_owned()];
+        let mut node = object;
+        loop {
+            // Through `{…} as T` and `{…} satisfies T` to what binds the literal.
+            let mut bound = node.parent();
+            while let Some(up) =
+                bound.filter(|up| matches!(up.kind(), "as_expression" | "satisfies_expression" | "parenthesized_expression"))
+            {
+                bound = up.parent();
+            }
+            let Some(up) = bound else { break };
+            match up.kind() {
+                "variable_declarator" => {
+                    if let Some(name) = up.child_by_field_name("name") {
+                        path.push(self.node_text(name).to_owned());
+                    }
+                    break;
+                }
+                "pair" => {
+                    let Some(key) = up.child_by_field_name("key") else { break };
+                    path.push(self.node_text(key).trim_matches(|c| c == '\'' || c == '"').to_owned());
+                    let Some(outer) = up.parent().filter(|outer| outer.kind() == "object") else { break };
+                    node = outer;
+                }
+                _ => break,
+            }
+        }
+        path.reverse();
+        path.join(".")
+    }
+
     /// The call-shaped token runs in a Rust macro's `token_tree` (see
     /// [`ParsedSource::call_sites_in_function`]), in source order, nested token trees included;
     /// `label` names the macro (`itry!(…)`), a nested `name!(…)` names its own.
@@ -3365,6 +3470,23 @@ mod tests {
         assert_eq!(parsed.string_key_base_type_name(1, 18).as_deref(), Some("Options"), "an indexed-access type");
         assert_eq!(parsed.string_key_base_type_name(2, 25), None, "an object type has no name");
         assert_eq!(parsed.string_key_base_type_name(3, 15), None, "an element access is no type");
+    }
+
+    #[test]
+    fn the_named_functions_around_a_call_are_read_outermost_first() {
+        let source = "export const ColumnFiltering: TableFeature = {\n  createColumn: (column, table) => {\n    column.setFilterValue = value => {\n      table.setColumnFilters(old => {\n        return functionalUpdate(value, old)\n      })\n    }\n  },\n  nested: { deep() { return functionalUpdate(1, 2) } },\n}\nclass Box {\n  open() { items.map(x => functionalUpdate(x, 1)) }\n}\nfunction plain() { return functionalUpdate(1, 2) }\nconst handler = function () { functionalUpdate(1, 2) }\nfunctionalUpdate(1, 2)\nitems.forEach(() => functionalUpdate(1, 2))\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let at = |line0: u32| {
+            let byte = parsed.line_text(line0).and_then(|line| line.find("functionalUpdate")).expect("a call on the line");
+            parsed.typescript_enclosing_function_names(line0, byte)
+        };
+        assert_eq!(at(4), ["ColumnFiltering.createColumn", "column.setFilterValue"], "the callback passed to a call is anonymous");
+        assert_eq!(at(8), ["ColumnFiltering.nested.deep"]);
+        assert_eq!(at(11), ["Box.open"]);
+        assert_eq!(at(13), ["plain"]);
+        assert_eq!(at(14), ["handler"]);
+        assert!(at(15).is_empty(), "top-level code");
+        assert!(at(16).is_empty(), "a top-level callback has no name");
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! - M2: `references` of the member neither listed nor named that key.
 //! - M1: renaming `TableFeature.createTable` gave 15 near-identical "public API changed" notes,
 //!   one per exported feature object, before the answer.
+//! - M3: `incoming_calls` called a call inside `column.setFilterValue = value => {…}`, within a
+//!   feature object's `createColumn`, "the file's top-level code … outside any named function".
 //!
 //! Ground truth: tsc after the rename (clean only when the key is renamed too), tsc on the
-//! member renamed by hand without the key (the key breaks it); the declarations of a member are
-//! fixed by construction.
+//! member renamed by hand without the key (the key breaks it); the declarations of a member and
+//! the functions around a call are fixed by construction.
 
 use crate::support;
 
@@ -145,4 +147,44 @@ fn a_member_renamed_in_many_exported_objects_is_said_in_one_public_api_note() {
         assert!(notes[0].contains(declaration.as_str()), "{declaration} is not named: {}", notes[0]);
     }
     assert!(notes[0].contains("each `X.createTable` becomes `X.setupTable`"), "{}", notes[0]);
+}
+
+/// M3: `incoming_calls` gave a call inside `column.setFilterValue = value => {…}`, in the
+/// `createColumn` arrow of an exported feature object, as "the file's top-level code … outside
+/// any named function or method" (tsserver names the file). The entry now names the functions
+/// that hold the call by the syntax tree, and keeps "top-level" for the call that is.
+#[test]
+fn calls_in_functions_bound_to_properties_are_not_called_top_level_code() {
+    let test = "lsp_trial168::calls_in_functions_bound_to_properties_are_not_called_top_level_code";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"table\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        (
+            "src/utils.ts",
+            "export function functionalUpdate<T>(updater: T | ((old: T) => T), input: T): T {\n  return typeof updater === 'function' ? (updater as (old: T) => T)(input) : updater\n}\n",
+        ),
+        (
+            "src/filtering.ts",
+            "import { functionalUpdate } from './utils'\n\nexport interface Column {\n  setFilterValue?: (value: number) => void\n}\nexport interface Table {\n  setColumnFilters: (update: (old: number) => number) => void\n}\n\nexport const ColumnFiltering = {\n  createColumn: (column: Column, table: Table): void => {\n    column.setFilterValue = value => {\n      table.setColumnFilters(old => {\n        return functionalUpdate(value, old)\n      })\n    }\n  },\n}\n\nexport const initial = functionalUpdate(1, 2)\n",
+        ),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp", json!({"op": "incoming_calls", "file": "src/utils.ts", "line": 1, "symbol": "functionalUpdate"}));
+    assert!(
+        text.contains("14: return functionalUpdate(value, old)") && text.contains("20: export const initial = functionalUpdate(1, 2)"),
+        "{text}"
+    );
+    let entry = text.lines().find(|line| line.contains("names the file for these calls")).unwrap_or_else(|| panic!("{text}"));
+    assert!(entry.contains("(inside `ColumnFiltering.createColumn` → `column.setFilterValue`, and top-level code;"), "{entry}");
+    assert!(entry.contains("some lie inside a function it does not name as a caller — in `ColumnFiltering.createColumn` → `column.setFilterValue` (line 14)"), "{entry}");
+    assert!(entry.contains("the others stand outside any named function"), "the top-level call is said: {entry}");
+    assert!(!text.contains("the calls below stand outside any named function or method"), "{text}");
 }
