@@ -6,8 +6,9 @@
 //! The scan over-approximates on purpose: a file counts as an importer when one of its import
 //! statements names the written module's last component (`pkg/util.py` → any `import …util…`,
 //! `from …util import`, `from … import util`), so a few extra files may be checked; it follows
-//! re-exports one package at a time (an importing `__init__.py` makes the importers of its package
-//! dependents too; an including header makes its includers dependents). Files under
+//! re-exports one module at a time (an importing `__init__.py` makes the importers of its package
+//! dependents too, a module importing names from it by name makes its importers that name them
+//! dependents; an including header makes its includers dependents). Files under
 //! `node_modules`, `target`, `.git`, `.venv`, `venv`, `__pycache__` and hidden directories are not
 //! scanned. Bounded: at most [`SCAN_FILES_CAP`] files are read per scan, and the caller's cap
 //! bounds the answer (the total found is reported).
@@ -34,20 +35,38 @@ pub struct Dependents {
     /// Every dependent found (not capped) that reaches the written file only through another
     /// file: a Python file that imports a package whose `__init__.py` imports the written module
     /// (importing the package runs it; itsdangerous 2.2.0: `tests/test_encoding.py` imports
-    /// `itsdangerous.encoding` only, yet depends on `serializer.py` through the package), a C/C++
+    /// `itsdangerous.encoding` only, yet depends on `serializer.py` through the package), or that
+    /// imports a module re-exporting names of it and names one of them, a C/C++
     /// translation unit that includes a header that includes the written one. The answer says
     /// how many of the checked importers are such (trial19py M3: "files that import it" read as
     /// direct importers).
     pub found_through_another_file: Vec<PathBuf>,
+    /// Python: the modules besides the written one whose importers were followed, because they
+    /// re-export it or names of it: an `__init__.py` that imports it, and any other module that
+    /// imports a name from it by name (`from ._execution import _multicall` in pluggy 1.7.0's
+    /// compatibility shim `_callers.py`, trial166 F1). An importer that imports a name from one
+    /// of these imports it from the written module. Empty for C/C++.
+    pub reexporting_modules: Vec<PathBuf>,
 }
 
 /// Python files under `root` that import `written` (a `.py`/`.pyi` file), directly or through
-/// an `__init__.py` that imports it; at most `cap`. Absolute imports are matched by module name
+/// a module that re-exports it; at most `cap`. Absolute imports are matched by module name
 /// (a dotted component, or a name imported from a package); relative imports (`from . import
 /// wrap`, `from .. import BaseConverter`, `from .mod import name`) are resolved against the
 /// importing file's package and matched by path, since their module part does not name the
 /// package they import from (cattrs 24.1.2: the nine `preconf/*.py` converters import `wrap` with
-/// `from . import wrap`). Every file is read beneath a handle of
+/// `from . import wrap`).
+///
+/// Re-exports are followed two ways. An `__init__.py` that imports a followed module makes every
+/// importer of its package a dependent (importing the package runs it). Any other module that
+/// imports names by name from a followed module (`from ._execution import _multicall` in pluggy
+/// 1.7.0's shim `_callers.py`, listed in its `__all__` or not) re-exports those names: its
+/// importers that name one of them (a whole word) are dependents, and are followed in turn for
+/// the names they import from it (trial166 F1: `_manager.py` and the tests import `_multicall`
+/// through the shim; a signature change broke them and the scan stopped at the shim). The
+/// importers of such a module are looked up in an index of the words of every file's import
+/// statements, built once, so a write to a module most of the project imports `from` does not
+/// re-read every file once per importer. Every file is read beneath a handle of
 /// `workspace_root` (the run's root), never of `root`: a server root is a directory inside the
 /// workspace, which a concurrent swap can turn into a symlink to outside, and a handle opened on
 /// it would follow that link (issue 13 §1).
@@ -58,32 +77,139 @@ pub fn python_importers(workspace_root: &Path, root: &Path, written: &Path, cap:
     let mut seen: HashSet<PathBuf> = HashSet::new();
     seen.insert(written.to_path_buf());
     let mut found_through_another_file: Vec<PathBuf> = Vec::new();
-    // Each imported file: the written one, then the `__init__.py` files that import it.
-    let mut queue: VecDeque<PathBuf> = VecDeque::from([written.to_path_buf()]);
+    let mut reexporting_modules: Vec<PathBuf> = Vec::new();
+    // Each imported module with the names of it that are followed (`None`: the whole module —
+    // the written one, an `__init__.py` importing it): the written one first.
+    let mut queue: VecDeque<(PathBuf, Option<Vec<String>>)> = VecDeque::from([(written.to_path_buf(), None)]);
     let mut targets_done: HashSet<PathBuf> = HashSet::new();
-    while let Some(target) = queue.pop_front() {
+    // The words of each file's import statements → the files (indices into `sources`), built
+    // when a re-exporting module that is not an `__init__.py` is first followed.
+    let mut import_words: Option<std::collections::HashMap<String, Vec<usize>>> = None;
+    while let Some((target, followed_names)) = queue.pop_front() {
         if !targets_done.insert(target.clone()) {
             continue;
         }
+        if target != written {
+            reexporting_modules.push(target.clone());
+        }
         let name = python_module_name(&target);
-        for (path, text) in &sources {
+        let target_is_package = target.file_stem().is_some_and(|stem| stem == "__init__");
+        // A module file is imported under its stem only (`import a.mod`, `from .mod import x`,
+        // `from . import mod`): its importers are among the files whose import statements name it.
+        let candidates: Vec<usize> = match (&followed_names, &name) {
+            (Some(_), Some(stem)) if !target_is_package => {
+                let index = import_words.get_or_insert_with(|| python_import_word_index(&sources));
+                index.get(stem).cloned().unwrap_or_default()
+            }
+            _ => (0..sources.len()).collect(),
+        };
+        let dotted = python_dotted_module_name(&reader, &target);
+        for at in candidates {
+            let (path, text) = &sources[at];
             if seen.contains(path) {
                 continue;
             }
+            if let Some(names) = &followed_names {
+                if !names.iter().any(|followed| crate::lsp::position::contains_word(text, followed)) {
+                    continue;
+                }
+            }
             let by_name = name.as_deref().is_some_and(|name| text.contains(name) && python_text_imports(text, name));
-            if by_name || (text.contains("from .") && python_text_imports_relatively(path, text, &target)) {
-                seen.insert(path.clone());
-                found.push(path.clone());
-                if target != written {
-                    found_through_another_file.push(path.clone());
+            if !(by_name || (text.contains("from .") && python_text_imports_relatively(path, text, &target))) {
+                continue;
+            }
+            let imported = python_names_imported_from(path, text, &target, dotted.as_deref());
+            // The followed names this file binds from the target: imported by name, through a
+            // star import (the ones it names), or none.
+            let bound: Vec<String> = match &followed_names {
+                None => imported.into_iter().filter(|(imported, _)| imported != "*").map(|(_, bound)| bound).collect(),
+                Some(names) => {
+                    let star = imported.iter().any(|(imported, _)| imported == "*");
+                    let mut bound: Vec<String> = imported
+                        .into_iter()
+                        .filter(|(imported, _)| names.contains(imported))
+                        .map(|(_, bound)| bound)
+                        .chain(names.iter().filter(|name| star && crate::lsp::position::contains_word(text, name)).cloned())
+                        .collect();
+                    bound.sort();
+                    bound.dedup();
+                    // A file that imports the module itself reaches a re-exported name as an
+                    // attribute (`shim.f`, `pkg.shim.f`); one that imports other names from it
+                    // does not reach them.
+                    let as_attribute =
+                        name.as_deref().is_some_and(|module| names.iter().any(|followed| text.contains(&format!("{module}.{followed}"))));
+                    if bound.is_empty() && !as_attribute {
+                        continue;
+                    }
+                    bound
                 }
-                if path.file_name().is_some_and(|file| file == "__init__.py") {
-                    queue.push_back(path.clone());
-                }
+            };
+            seen.insert(path.clone());
+            found.push(path.clone());
+            if target != written {
+                found_through_another_file.push(path.clone());
+            }
+            let is_package = path.file_name().is_some_and(|file| file == "__init__.py");
+            if is_package && followed_names.is_none() {
+                queue.push_back((path.clone(), None));
+            } else if !bound.is_empty() {
+                queue.push_back((path.clone(), Some(bound)));
             }
         }
     }
-    finish(found, cap, scan_incomplete, found_through_another_file)
+    let mut dependents = finish(found, cap, scan_incomplete, found_through_another_file);
+    dependents.reexporting_modules = reexporting_modules;
+    dependents
+}
+
+/// Every word (identifier or dotted-name component) of each file's import statements → the
+/// indices (into `sources`) of the files whose import statements hold it, each once.
+fn python_import_word_index(sources: &[(PathBuf, String)]) -> std::collections::HashMap<String, Vec<usize>> {
+    let mut index: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+    for (at, (_, text)) in sources.iter().enumerate() {
+        let mut words: HashSet<&str> = HashSet::new();
+        let statements = python_import_statements(text);
+        for statement in &statements {
+            words.extend(statement.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty()));
+        }
+        for word in words {
+            index.entry(word.to_owned()).or_default().push(at);
+        }
+    }
+    index
+}
+
+/// The names `text` (the Python file at `importer`) imports by name from the module file
+/// `module`, as `(imported, bound)` pairs (`from .m import a, b as c` → `(a, a)`, `(b, c)`), in
+/// statement order: `from MODULE import …` whose MODULE is relative and resolves (from the
+/// importer's package) to `module`, or is absolute and equals `module_dotted`
+/// ([`python_dotted_module_name`]). A star import gives `("*", "*")`.
+fn python_names_imported_from(importer: &Path, text: &str, module: &Path, module_dotted: Option<&str>) -> Vec<(String, String)> {
+    let mut names = Vec::new();
+    for statement in python_import_statements(text) {
+        let statement = statement.replace(['(', ')'], " ");
+        let mut words = statement.split_whitespace();
+        if words.next() != Some("from") {
+            continue;
+        }
+        let Some(module_text) = words.next() else { continue };
+        let resolves = if module_text.starts_with('.') {
+            python_relative_module(importer, module_text)
+                .is_some_and(|(module_dir, names_a_file)| python_module_file_is(&module_dir, names_a_file, module))
+        } else {
+            module_dotted == Some(module_text)
+        };
+        let Some((_, imported)) = statement.split_once(" import ").filter(|_| resolves) else { continue };
+        for item in imported.split(',') {
+            let item: Vec<&str> = item.split_whitespace().collect();
+            match item.as_slice() {
+                [name] => names.push(((*name).to_owned(), (*name).to_owned())),
+                [name, "as", alias] => names.push(((*name).to_owned(), (*alias).to_owned())),
+                _ => (),
+            }
+        }
+    }
+    names
 }
 
 /// C/C++ translation units under `root` that include `written` (a header), directly or through
@@ -132,7 +258,7 @@ fn is_translation_unit(path: &Path) -> bool {
 fn finish(mut found: Vec<PathBuf>, cap: usize, scan_incomplete: bool, found_through_another_file: Vec<PathBuf>) -> Dependents {
     let total_found = found.len();
     found.truncate(cap);
-    Dependents { files: found, total_found, scan_incomplete, found_through_another_file }
+    Dependents { files: found, total_found, scan_incomplete, found_through_another_file, reexporting_modules: Vec::new() }
 }
 
 /// The name other modules use for `path`: the file stem, or the package directory's name for an
@@ -225,7 +351,6 @@ fn python_text_imports(text: &str, name: &str) -> bool {
 /// `target` (`mod.py`/`mod.pyi`, or a package's `__init__.py`/`__init__.pyi`), or one of the
 /// imported names is the submodule `target`.
 fn python_text_imports_relatively(importer: &Path, text: &str, target: &Path) -> bool {
-    let Some(package) = importer.parent() else { return false };
     for statement in python_import_statements(text) {
         let statement = statement.replace(['(', ')'], " ");
         let mut words = statement.split_whitespace();
@@ -233,11 +358,8 @@ fn python_text_imports_relatively(importer: &Path, text: &str, target: &Path) ->
             continue;
         }
         let Some(module) = words.next().filter(|module| module.starts_with('.')) else { continue };
-        let dots = module.chars().take_while(|&c| c == '.').count();
-        let Some(base) = (1..dots).try_fold(package, |dir, _| dir.parent()) else { continue };
-        let rest = &module[dots..];
-        let module_dir = rest.split('.').filter(|part| !part.is_empty()).fold(base.to_path_buf(), |dir, part| dir.join(part));
-        if python_module_file_is(&module_dir, !rest.is_empty(), target) {
+        let Some((module_dir, names_a_file)) = python_relative_module(importer, module) else { continue };
+        if python_module_file_is(&module_dir, names_a_file, target) {
             return true;
         }
         if let Some((_, imported)) = statement.split_once(" import ") {
@@ -250,6 +372,18 @@ fn python_text_imports_relatively(importer: &Path, text: &str, target: &Path) ->
         }
     }
     false
+}
+
+/// The module a relative import's module part (`.`, `..pkg.mod`) names, read as the file at
+/// `importer` would run it: its path without extension, and whether it may be a module file
+/// (`false` for dots alone, which name a package). `None` when the dots climb above the root.
+fn python_relative_module(importer: &Path, module: &str) -> Option<(PathBuf, bool)> {
+    let package = importer.parent()?;
+    let dots = module.chars().take_while(|&c| c == '.').count();
+    let base = (1..dots).try_fold(package, |dir, _| dir.parent())?;
+    let rest = &module[dots..];
+    let module_dir = rest.split('.').filter(|part| !part.is_empty()).fold(base.to_path_buf(), |dir, part| dir.join(part));
+    Some((module_dir, !rest.is_empty()))
 }
 
 /// Whether `target` is the module at `module` (a path without extension): its package's
@@ -780,6 +914,59 @@ attr.fields(C)
         assert_eq!(sorted(&generator), ["src/cattrs/strategies/module.py", "src/cattrs/strategies/subclasses.py"]);
         let methods = python_importers(&root, &root, &root.join("src/cattrs/strategies/methods.py"), 10);
         assert_eq!(sorted(&methods), ["src/cattrs/strategies/sibling.py"]);
+    }
+
+    #[test]
+    fn python_importers_follow_a_module_that_reexports_names_to_the_importers_naming_them() {
+        // pluggy 1.7.0 (trial166 F1): `_callers.py` and `_hooks.py` are shims re-exporting
+        // `_multicall` and `varnames`; `_manager.py` and the tests import through them.
+        let dir = tree(&[
+            ("src/pluggy/__init__.py", ""),
+            ("src/pluggy/_execution.py", "def _multicall(): ...\ndef other(): ...\n"),
+            (
+                "src/pluggy/_callers.py",
+                "from ._execution import _multicall\nfrom ._execution import other as renamed\n\n__all__ = [\"_multicall\"]\n",
+            ),
+            ("src/pluggy/_manager.py", "from ._callers import _multicall\n\n_multicall()\n"),
+            ("src/pluggy/_names.py", "from . import _callers\n\nprint(_callers.__all__)\n"),
+            ("src/pluggy/_alias.py", "from ._callers import (\n    renamed as again,\n)\n"),
+            ("src/pluggy/_deeper.py", "from ._alias import again\n"),
+            ("testing/test_multicall.py", "from pluggy._callers import _multicall\n"),
+            ("testing/test_other.py", "from pluggy._manager import something\n_multicall = 1\n"),
+            ("testing/test_attribute.py", "import pluggy._callers\n\npluggy._callers._multicall()\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = python_importers(&root, &root, &root.join("src/pluggy/_execution.py"), 10);
+        let mut got = names(&root, &found);
+        got.sort();
+        // `_names.py` imports the shim but names neither re-exported name; `test_other.py`
+        // names `_multicall` but imports it from nowhere that re-exports it (`_manager.py`
+        // imports it by name and re-exports it too, but `test_other.py` imports `something`).
+        assert_eq!(
+            got,
+            [
+                "src/pluggy/_alias.py",
+                "src/pluggy/_callers.py",
+                "src/pluggy/_deeper.py",
+                "src/pluggy/_manager.py",
+                "testing/test_attribute.py",
+                "testing/test_multicall.py"
+            ]
+        );
+        let mut through = names(&root, &Dependents { files: found.found_through_another_file.clone(), ..Dependents::default() });
+        through.sort();
+        assert_eq!(
+            through,
+            [
+                "src/pluggy/_alias.py",
+                "src/pluggy/_deeper.py",
+                "src/pluggy/_manager.py",
+                "testing/test_attribute.py",
+                "testing/test_multicall.py"
+            ]
+        );
+        let reexporting = names(&root, &Dependents { files: found.reexporting_modules.clone(), ..Dependents::default() });
+        assert!(reexporting.contains(&"src/pluggy/_callers.py".to_owned()) && reexporting.contains(&"src/pluggy/_alias.py".to_owned()));
     }
 
     #[test]

@@ -4112,7 +4112,11 @@ fn importers_of(
 ) -> Option<(crate::lsp::dependents::Dependents, &'static str, &'static str)> {
     if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
         let found = crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap);
-        Some((found, "import statements", "import it only through a package whose `__init__.py` imports it"))
+        Some((
+            found,
+            "import statements",
+            "import it only through another module that re-exports it (a package's `__init__.py`, a module importing names from it)",
+        ))
     } else if crate::lsp::dependents::is_c_header(path) {
         let found = crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap);
         Some((found, "#include directives", "include it only through another header"))
@@ -4132,6 +4136,10 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     let mut incomplete = false;
     // The importers found directly (not only through another file) for at least one written file.
     let mut found_directly: HashSet<PathBuf> = HashSet::new();
+    // The written modules and the modules re-exporting names of them (Python): a name imported
+    // from one of these is imported from a written module (trial166 F1: pluggy's `_manager.py`
+    // imports `_multicall` from the shim `_callers.py`).
+    let mut modules_of_written: Vec<PathBuf> = written.to_vec();
     // Every importer is found (the scan itself is bounded by SCAN_FILES_CAP) and ranked before
     // the cap is applied: a cap taken in scan order kept the first 40 of cattrs 24.1.2's
     // importers of converters.py, whatever they use, and only those were ranked.
@@ -4140,6 +4148,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         how = found_how;
         through = found_through;
         incomplete |= found.scan_incomplete;
+        modules_of_written.extend(found.reexporting_modules.iter().filter(|module| !written.contains(module)).cloned());
         let through: HashSet<&PathBuf> = found.found_through_another_file.iter().collect();
         found_directly.extend(found.files.iter().filter(|file| !through.contains(file)).cloned());
         for file in found.files {
@@ -4178,8 +4187,9 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         }
         // Each user with the changed names it uses (none known when it could not be read).
         let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
-        // The users that import a directly changed name by name from a written module: they
-        // call or subclass it (trial162 M1: `_funcs.py`'s `from ._make import … fields`).
+        // The users that import a directly changed name by name from a written module, or from
+        // a module re-exporting it: they call or subclass it (trial162 M1: `_funcs.py`'s `from
+        // ._make import … fields`; trial166 F1: `from ._callers import _multicall`).
         let mut import_a_direct_name: HashSet<PathBuf> = HashSet::new();
         for path in all_found {
             let Ok(text) = reader.read_to_string(&path) else {
@@ -4188,7 +4198,10 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
             };
             let used: Vec<bool> = names.iter().map(|name| crate::lsp::position::contains_word(&text, name)).collect();
             if names.iter().zip(&used).take(direct).any(|(name, used)| {
-                *used && written.iter().any(|module| crate::lsp::dependents::python_imports_name_from(&reader, &path, &text, name, module))
+                *used
+                    && modules_of_written
+                        .iter()
+                        .any(|module| crate::lsp::dependents::python_imports_name_from(&reader, &path, &text, name, module))
             }) {
                 import_a_direct_name.insert(path.clone());
             }

@@ -138,7 +138,38 @@ fn pyright_break_in_importers_is_reported_under_their_names() {
             ("pkg/b.py", "Argument missing for parameter \"factor\"", 2),
             ("app.py", "Argument missing for parameter \"factor\"", 1),
         ],
-        checked_fragment: "3 files that import it (a scan of import statements under .; 1 of the 3 found import it only through a package whose `__init__.py` imports it)",
+        checked_fragment: "3 files that import it (a scan of import statements under .; 1 of the 3 found import it only through another module that re-exports it (a package's `__init__.py`, a module importing names from it))",
+    });
+}
+
+/// pluggy 1.7.0 (trial166 F1): `_callers.py` is a compatibility shim (`from ._execution import
+/// _multicall`, `__all__`); `_manager.py` and the tests import `_multicall` from the shim. A
+/// required parameter added to `_multicall` broke them, and the write check stopped at the shim:
+/// "no errors in the files that were checked". `pkg/names.py` imports the shim but names no name
+/// it re-exports: it is not among the 3 found.
+#[test]
+fn pyright_break_through_a_reexporting_module_is_reported_under_the_importers_names() {
+    run_cross_file(&CrossFile {
+        test: "pyright_break_through_a_reexporting_module_is_reported_under_the_importers_names",
+        binary: "pyright-langserver",
+        files: vec![
+            ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+            ("pkg/__init__.py", ""),
+            ("pkg/impl.py", "def f(a: int) -> int:\n    return a\n"),
+            ("pkg/shim.py", "\"\"\"Re-exports for backward compatibility.\"\"\"\n\nfrom .impl import f\n\n__all__ = [\"f\"]\n"),
+            ("pkg/manager.py", "from .shim import f\n\n\ndef run() -> int:\n    return f(1) + f(2)\n"),
+            ("pkg/names.py", "from . import shim\n\nprint(shim.__all__)\n"),
+            ("tests/test_user.py", "from pkg.shim import f\n\n\ndef test_f() -> None:\n    assert f(3) == 3\n"),
+        ],
+        target: "pkg/impl.py",
+        clean: "def f(a: int) -> int:\n    return a\n",
+        commented: "# Identity.\ndef f(a: int) -> int:\n    return a\n",
+        broken: "def f(a: int, b: int) -> int:\n    return a + b\n",
+        dependents: vec![
+            ("pkg/manager.py", "Argument missing for parameter \"b\"", 2),
+            ("tests/test_user.py", "Argument missing for parameter \"b\"", 1),
+        ],
+        checked_fragment: "3 files that import it (a scan of import statements under .; 2 of the 3 found import it only through another module that re-exports it",
     });
 }
 
