@@ -6888,6 +6888,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             crate::lsp::pyright_blind_spots::stub_notes(supervisor.workspace_root(), &check.written, python_changed_names(check), |path| {
                 supervisor.display_path(path)
             });
+        // Each checked file with no new errors and its line-level ignores (Python), for one note.
+        let mut line_ignores: Vec<crate::lsp::pyright_blind_spots::FileLineIgnores> = Vec::new();
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
         let mut files_with_new: usize = 0;
@@ -7342,14 +7344,23 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     if diff.new.is_empty() && file.role != CheckedRole::Republished {
                         // Every line-level ignore of a written file counts: one on a line the
                         // write did not change still hides an error the write causes there (a
-                        // call left as it was, its callee changed; review48 M4).
-                        let written_line = |_: u32| true;
-                        blind_spot_notes.extend(crate::lsp::pyright_blind_spots::checks_turned_off_note(
+                        // call left as it was, its callee changed; review48 M4). In an importer,
+                        // those on lines naming a changed name. Collapsed into one note below.
+                        let written = file.role == CheckedRole::Written;
+                        if let Some(turned_off) = crate::lsp::pyright_blind_spots::checks_turned_off(
                             supervisor.workspace_root(),
                             &file.path,
-                            (file.role == CheckedRole::Written).then_some(&written_line as &dyn Fn(u32) -> bool),
+                            written,
+                            python_changed_names(check),
                             &display,
-                        ));
+                        ) {
+                            blind_spot_notes.extend(turned_off.file_wide_note);
+                            line_ignores.push(crate::lsp::pyright_blind_spots::FileLineIgnores {
+                                display: display.clone(),
+                                written,
+                                lines: turned_off.ignore_lines,
+                            });
+                        }
                     }
                     if diff.new.is_empty() && !listed_by_another_process && !nothing_written_checked {
                         match file.role {
@@ -7525,6 +7536,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                 }
             }
         }
+        blind_spot_notes.extend(crate::lsp::pyright_blind_spots::line_ignores_note(&line_ignores));
         if !clean.is_empty() {
             // Said where a file is said clean: rules turned off project-wide are not checked.
             blind_spot_notes.extend(crate::lsp::pyright_blind_spots::configuration_note(supervisor.workspace_root(), &check.written));

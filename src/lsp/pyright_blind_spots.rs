@@ -7,14 +7,16 @@
 //!   every file that imports it. A stub is the same stem in the same directory, the same module
 //!   path in a `<package>-stubs` directory beside the package, or under `typings/` at the
 //!   workspace root (pyright's default `stubPath`).
-//! - A pragma or setting that turns checks off for a checked file ([`checks_turned_off_note`]):
+//! - A pragma or setting that turns checks off for a checked file ([`checks_turned_off`]):
 //!   `# type: ignore` before the first statement, a docstring included (PEP 484; pyright then
 //!   reports nothing in the file),
 //!   `# pyright: basic`, `# pyright: reportXxx=false` / `=none`, and the configuration's
 //!   `typeCheckingMode` `"off"` / `"basic"` or `reportXxx` rules set to `false` / `"none"` (the
 //!   first `pyrightconfig.json`, else `pyproject.toml` `[tool.pyright]`, from the file's
-//!   directory up to the workspace root); and, in a written file, the lines carrying a
-//!   line-level `# type: ignore` / `# pyright: ignore` (errors there are not reported).
+//!   directory up to the workspace root); and the lines carrying a line-level `# type: ignore` /
+//!   `# pyright: ignore` (errors there are not reported) — every one in a written file, those
+//!   naming a changed name in an importer — collapsed into one note for all files
+//!   ([`line_ignores_note`]).
 //!
 //! Files are read beneath the workspace root ([`crate::files::WorkspaceReader`]).
 
@@ -150,17 +152,33 @@ fn workspace_has_stub_files(reader: &WorkspaceReader, workspace_root: &Path) -> 
 /// The most importers of a written module [`stub_notes`] reads for stubs of their own.
 const REEXPORTING_IMPORTERS_READ: usize = 500;
 
+/// What turns pyright's checks off in one checked Python file with no new errors
+/// ([`checks_turned_off`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChecksTurnedOff {
+    /// The note for the file-wide pragmas (`# type: ignore` before the first statement, `#
+    /// pyright: basic`, `# pyright: reportXxx=false`), naming the file and the next step; `None`
+    /// when it has none.
+    pub file_wide_note: Option<String>,
+    /// The selected lines carrying a line-level `# type: ignore` / `# pyright: ignore` comment
+    /// (1-based), each with the first changed name its code names, if any.
+    pub ignore_lines: Vec<(usize, Option<String>)>,
+}
+
 /// For a checked Python file with no new errors: what may hide errors in it, or `None` when
-/// nothing does. `written_line` is `Some` when this write changed the file: then the line-level
-/// ignore comments on the lines it selects (1-based) are named too. The write check selects
-/// every line: an ignore on a line the write left still hides an error the write causes there
-/// (review48 M4). `display` is how the file is shown.
-pub fn checks_turned_off_note(
+/// nothing does. The line-level ignore comments selected: in a `written` file every one (an
+/// ignore on a line the write left still hides an error the write causes there, review48 M4); in
+/// a file the write did not change (an importer), only those on a line whose code names one of
+/// `changed_names` (a whole word; none when the names are unknown, empty): there a call of a
+/// changed function can break unseen (trial166 M2: every importer's unrelated ignores were noise).
+/// `display` is how the file is shown.
+pub fn checks_turned_off(
     workspace_root: &Path,
     path: &Path,
-    written_line: Option<&dyn Fn(u32) -> bool>,
+    written: bool,
+    changed_names: &[String],
     display: &str,
-) -> Option<String> {
+) -> Option<ChecksTurnedOff> {
     if !is_python(path) {
         return None;
     }
@@ -168,7 +186,7 @@ pub fn checks_turned_off_note(
     let text = reader.read_to_string(path).ok()?;
     let mut reasons: Vec<String> = Vec::new();
     let mut before_first_statement = true;
-    let mut line_ignores: Vec<usize> = Vec::new();
+    let mut ignore_lines: Vec<(usize, Option<String>)> = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if let Some(comment) = trimmed.strip_prefix('#') {
@@ -199,34 +217,93 @@ pub fn checks_turned_off_note(
             continue;
         }
         before_first_statement = false;
-        if written_line.is_some_and(|written_line| written_line(index as u32 + 1)) {
-            if let Some((_, comment)) = line.split_once('#') {
-                let comment = comment.trim();
-                if comment.starts_with("type: ignore") || comment.starts_with("pyright: ignore") {
-                    line_ignores.push(index + 1);
+        if let Some((code, comment)) = line.split_once('#') {
+            let comment = comment.trim();
+            if comment.starts_with("type: ignore") || comment.starts_with("pyright: ignore") {
+                let named = changed_names.iter().find(|name| crate::lsp::position::contains_word(code, name)).cloned();
+                if written || named.is_some() {
+                    ignore_lines.push((index + 1, named));
                 }
             }
         }
     }
-    if !line_ignores.is_empty() {
-        let mut named: Vec<String> = line_ignores.iter().take(MAX_IGNORE_LINES_NAMED).map(ToString::to_string).collect();
-        if line_ignores.len() > MAX_IGNORE_LINES_NAMED {
-            named.push(format!("and {} more", line_ignores.len() - MAX_IGNORE_LINES_NAMED));
+    if reasons.is_empty() && ignore_lines.is_empty() {
+        return None;
+    }
+    let file_wide_note = (!reasons.is_empty()).then(|| {
+        format!(
+            "{display}: pyright's checks are turned off in part in this file, so \"no new errors\" there may hide errors this write introduced: {}; next step: check the change without the pragma (remove it, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}}, put it back)",
+            reasons.join("; ")
+        )
+    });
+    Some(ChecksTurnedOff { file_wide_note, ignore_lines })
+}
+
+/// One checked file's line-level ignore comments, for [`line_ignores_note`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileLineIgnores {
+    /// The file as shown.
+    pub display: String,
+    /// The write changed it.
+    pub written: bool,
+    /// Its [`ChecksTurnedOff::ignore_lines`].
+    pub lines: Vec<(usize, Option<String>)>,
+}
+
+/// One note for the line-level ignore comments of every checked file with no new errors
+/// (trial166 M2: one note per file, 7 of ~15 lines of a rename's block, buried the verdict).
+/// The lines naming a changed name are named (`file:line`,
+/// the name), at most [`MAX_IGNORE_LINES_NAMED`]; the others are counted per file (at most 8
+/// files named). `None` when no file has one.
+pub fn line_ignores_note(files: &[FileLineIgnores]) -> Option<String> {
+    let files: Vec<&FileLineIgnores> = files.iter().filter(|file| !file.lines.is_empty()).collect();
+    if files.is_empty() {
+        return None;
+    }
+    let total: usize = files.iter().map(|file| file.lines.len()).sum();
+    let naming: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            file.lines.iter().filter_map(move |(line, name)| name.as_ref().map(|name| format!("{}:{line} (`{name}`)", file.display)))
+        })
+        .collect();
+    let mut parts: Vec<String> = Vec::new();
+    if !naming.is_empty() {
+        let mut named: Vec<String> = naming.iter().take(MAX_IGNORE_LINES_NAMED).cloned().collect();
+        if naming.len() > MAX_IGNORE_LINES_NAMED {
+            named.push(format!("and {} more", naming.len() - MAX_IGNORE_LINES_NAMED));
         }
-        reasons.push(format!(
-            "{} {} a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line{} {})",
-            line_ignores.len(),
-            if line_ignores.len() == 1 { "line carries" } else { "lines carry" },
-            if line_ignores.len() == 1 { "" } else { "s" },
+        parts.push(format!(
+            "{} on a line naming what this write changed, where an error it causes is not reported: {}",
+            naming.len(),
             named.join(", ")
         ));
     }
-    if reasons.is_empty() {
-        return None;
+    // The written files' other ignores: on lines the write may reach (a call left as it was,
+    // its callee changed; review48 M4), counted.
+    let others: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let unnamed = file.lines.iter().filter(|(_, name)| name.is_none()).count();
+            (file.written && unnamed > 0).then(|| format!("{} {unnamed}", file.display))
+        })
+        .collect();
+    if !others.is_empty() {
+        let unnamed_total: usize =
+            files.iter().filter(|file| file.written).map(|file| file.lines.iter().filter(|(_, name)| name.is_none()).count()).sum();
+        let mut shown: Vec<String> = others.iter().take(8).cloned().collect();
+        if others.len() > 8 {
+            shown.push(format!("and {} more files", others.len() - 8));
+        }
+        parts.push(format!(
+            "{unnamed_total} in the written files on lines naming no changed name, which still hide an error there ({})",
+            shown.join(", ")
+        ));
     }
     Some(format!(
-        "{display}: pyright's checks are turned off in part in this file, so \"no new errors\" there may hide errors this write introduced: {}; next step: check the change without the pragma (remove it, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}}, put it back)",
-        reasons.join("; ")
+        "{total} line-level `# type: ignore` / `# pyright: ignore` {} in the checked files with no new errors, whose errors pyright does not report, so \"no new errors\" there may hide errors this write introduced: {}; next step: for a line you doubt, check it without the pragma (remove it, call lsp with {{\"op\": \"diagnostics\", \"file\": FILE}}, put it back)",
+        if total == 1 { "comment" } else { "comments" },
+        parts.join("; ")
     ))
 }
 
@@ -354,27 +431,56 @@ mod tests {
     fn pragmas_that_turn_checks_off_are_named_and_others_are_not() {
         let (_dir, root) = workspace(&[
             ("a.py", "#!/usr/bin/env python\n# type: ignore\nx = 1\n"),
-            ("b.py", "import os\n# type: ignore\nx: int = 'a'  # pyright: ignore[reportAssignmentType]\n"),
+            ("b.py", "import os\n# type: ignore\nx: int = 'a'  # pyright: ignore[reportAssignmentType]\ny = f(1)  # type: ignore\n"),
             ("c.py", "# pyright: strict\n# pyright: reportMissingImports=true\nx = 1\n"),
             ("d.py", "# pyright: reportMissingImports=none, reportUnusedImport=false\nx = 1\n"),
             ("e.txt", "# type: ignore\n"),
         ]);
-        let every_line = |_: u32| true;
-        let note = |file: &str, written: bool| {
-            checks_turned_off_note(&root, &root.join(file), written.then_some(&every_line as &dyn Fn(u32) -> bool), file)
-        };
+        let changed = ["f".to_owned()];
+        let turned_off = |file: &str, written: bool| checks_turned_off(&root, &root.join(file), written, &changed, file);
+        let note = |file: &str, written: bool| turned_off(file, written).and_then(|found| found.file_wide_note);
         assert!(note("a.py", false).unwrap().contains("`# type: ignore` before the first statement (line 2)"));
         // After a statement `# type: ignore` is no file-level pragma; a line-level ignore is
-        // named only in a written file.
-        assert_eq!(note("b.py", false), None);
-        assert!(note("b.py", true).unwrap().contains(
-            "1 line carries a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line 3)"
-        ));
-        let line_1 = |line: u32| line == 1;
-        assert_eq!(checks_turned_off_note(&root, &root.join("b.py"), Some(&line_1), "b.py"), None, "an ignore on a line not written");
-        assert_eq!(note("c.py", true), None, "strict and rules turned on hide nothing");
+        // selected in a written file, and in an importer only where it names a changed name.
+        assert_eq!(note("b.py", true), None);
+        assert_eq!(turned_off("b.py", true).unwrap().ignore_lines, [(3, None), (4, Some("f".to_owned()))]);
+        assert_eq!(turned_off("b.py", false).unwrap().ignore_lines, [(4, Some("f".to_owned()))]);
+        assert_eq!(checks_turned_off(&root, &root.join("b.py"), false, &[], "b.py"), None, "no changed name known");
+        assert_eq!(turned_off("c.py", true), None, "strict and rules turned on hide nothing");
         assert!(note("d.py", false).unwrap().contains("`# pyright: reportMissingImports=none, reportUnusedImport=false` (line 1)"));
-        assert_eq!(note("e.txt", true), None);
+        assert_eq!(turned_off("e.txt", true), None);
+    }
+
+    /// trial166 M2: a rename of pluggy's `HookimplMarker` gave 7 notes, one per written file,
+    /// naming unrelated ignore lines; one note now counts them, and names the lines that name a
+    /// changed name.
+    #[test]
+    fn line_ignores_of_every_file_make_one_note_naming_the_lines_with_a_changed_name() {
+        let file = |display: &str, written: bool, lines: Vec<(usize, Option<String>)>| FileLineIgnores {
+            display: display.to_owned(),
+            written,
+            lines,
+        };
+        let files = vec![
+            file("src/pkg/impl.py", true, vec![(282, None), (288, None)]),
+            file("testing/test_a.py", true, vec![(20, None)]),
+            file("testing/test_b.py", false, vec![(33, Some("varnames".to_owned()))]),
+            file("testing/test_c.py", false, vec![]),
+        ];
+        let note = line_ignores_note(&files).unwrap();
+        assert!(
+            note.starts_with("4 line-level `# type: ignore` / `# pyright: ignore` comments in the checked files with no new errors"),
+            "{note}"
+        );
+        assert!(
+            note.contains(
+                "1 on a line naming what this write changed, where an error it causes is not reported: testing/test_b.py:33 (`varnames`)"
+            ),
+            "{note}"
+        );
+        assert!(note.contains("3 in the written files on lines naming no changed name, which still hide an error there (src/pkg/impl.py 2, testing/test_a.py 1)"), "{note}");
+        assert!(!note.contains("test_c"), "{note}");
+        assert_eq!(line_ignores_note(&files[3..]), None);
     }
 
     #[test]

@@ -273,13 +273,56 @@ fn a_clean_result_for_a_file_with_checks_turned_off_names_the_pragma() {
     let text = edit("quiet/lines.py", "value: int = 1", "value: int = \"one\"  # type: ignore[assignment]");
     assert!(text.contains("no new errors in quiet/lines.py"), "{text}");
     assert!(
-        text.contains("1 line carries a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line 1)"),
+        text.contains("1 line-level `# type: ignore` / `# pyright: ignore` comment in the checked files with no new errors")
+            && text.contains("where an error it causes is not reported: quiet/lines.py:1 (`value`)"),
         "{text}"
     );
 
     let text = edit("quiet/plain.py", "value: int = 1", "value: int = \"one\"");
     assert!(text.contains("this write introduced 1 new error"), "{text}");
     assert!(!text.contains("checks are turned off in part"), "{text}");
+}
+
+/// pluggy 1.7.0 (trial166 M2): every checked file's line-level ignores were a note of their own,
+/// unrelated lines included (7 notes of ~15 lines on a rename). Now one note: an importer's ignore
+/// is named only on a line naming a changed name — there the write's error is hidden (ground
+/// truth: importing it fails at run time) — an unrelated one in an importer is not, and the
+/// written file's own are counted (review48 M4: they may still hide an error the write causes).
+#[test]
+fn line_level_ignores_make_one_note_naming_the_importer_lines_that_use_a_changed_name() {
+    let test = "line_level_ignores_make_one_note_naming_the_importer_lines_that_use_a_changed_name";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        PYPROJECT,
+        ("pkg/__init__.py", ""),
+        ("pkg/impl.py", "def f(a: int) -> int:\n    return a\n\n\ndef g() -> int:\n    return int(\"1\")  # type: ignore\n"),
+        ("use_a.py", "from pkg.impl import f\n\nx = f(1)  # type: ignore\ny: int = \"a\"  # type: ignore\n"),
+        ("use_b.py", "from pkg.impl import f\n\nz: int = \"b\"  # type: ignore\nprint(f)\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "pkg/impl.py", "old_string": "def f(a: int) -> int:\n    return a", "new_string": "def f(a: int, b: int) -> int:\n    return a + b"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("use_a.py") && text.contains("use_b.py") && !text.contains("new diagnostics introduced"), "{text}");
+    let notes: Vec<&str> = text.lines().filter(|line| line.contains("line-level `# type: ignore`")).collect();
+    assert_eq!(notes.len(), 1, "one note for every file:\n{text}");
+    let note = notes[0];
+    assert!(
+        note.contains("2 line-level `# type: ignore` / `# pyright: ignore` comments in the checked files with no new errors"),
+        "{note}"
+    );
+    assert!(note.contains("where an error it causes is not reported: use_a.py:3 (`f`)"), "{note}");
+    assert!(note.contains("which still hide an error there (pkg/impl.py 1)"), "{note}");
+    assert!(!note.contains("use_b.py") && !note.contains("use_a.py:4"), "unrelated importer lines are not named:\n{note}");
+    // Ground truth: the named line breaks at run time.
+    let output = std::process::Command::new("python3").args(["-c", "import use_a"]).current_dir(dir.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing 1 required positional argument: 'b'"), "{output:?}");
 }
 
 /// attrs 25.4.0 (trial162 F2): `attrs/__init__.py` binds `asdict` from `attr._next_gen`, its stub
