@@ -3138,6 +3138,72 @@ pub fn complete_rename(
             !local
         });
     }
+    // Occurrences whose definition the server resolved to another declaration that cannot be the
+    // renamed symbol nor be renamed with it: a parameter of another Python function (named by
+    // keyword arguments at its own calls; not one of a function of the renamed parameter's name,
+    // which may be an override), and a declaration outside the workspace (typeshed, the standard
+    // library, installed packages): counted with their files, not listed to check (trial166 M4:
+    // renaming pluggy's `register(name=)` listed 96 to "check", among them setuptools' `setup(name=…)`
+    // in typeshed and `load_recipe(name)`'s uses; M3: `HookImpl.__init__`'s parameter beside the
+    // renamed attribute `self.plugin_name`). Other same-named declarations in the workspace stay
+    // listed: a subclass's override, a structurally typed member may be tied to the renamed one.
+    let mut other_declarations_elsewhere: Vec<WordHit> = Vec::new();
+    let mut renamed_is_python_parameter = false;
+    if local_scope.is_none() {
+        let origin_parameter_function = origin_targets.iter().min().and_then(|(path, target_line, target_character)| {
+            let line_text = reader.read_to_string(path).ok()?.lines().nth(*target_line as usize)?.to_owned();
+            let byte = encoding.byte_from_column(&line_text, *target_character);
+            crate::lsp::rename_local_scope::python_parameter_function(&reader, path, *target_line, byte)
+        });
+        renamed_is_python_parameter = origin_parameter_function.is_some();
+        // The workspace as given, as the server names it, and canonical: a target under none of
+        // them is outside.
+        let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+        let in_workspace = |path: &Path| {
+            path.starts_with(workspace_root) || path.starts_with(server.workspace_root()) || path.starts_with(&canonical_workspace)
+        };
+        let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+        let mut is_other: HashMap<Target, bool> = HashMap::new();
+        elsewhere.retain(|(hit, target)| {
+            let Some(target) = target else { return true };
+            let other = *is_other.entry(target.clone()).or_insert_with(|| {
+                let (path, target_line, target_character) = target;
+                if !in_workspace(path) {
+                    return true;
+                }
+                if !path_is_python(path) {
+                    return false;
+                }
+                let text = texts.entry(path.clone()).or_insert_with(|| reader.read_to_string(path).ok());
+                let Some(line_text) = text.as_deref().and_then(|text| text.lines().nth(*target_line as usize)) else { return false };
+                let byte = encoding.byte_from_column(line_text, *target_character);
+                match crate::lsp::rename_local_scope::python_parameter_function(&reader, path, *target_line, byte) {
+                    Some(function) => origin_parameter_function.as_ref() != Some(&function),
+                    // A renamed parameter is tied only to the same parameter of functions of its
+                    // function's name (overrides): any other declaration is another symbol
+                    // (pluggy: `HookCaller.name` beside `register(name=)`).
+                    None => origin_parameter_function.is_some(),
+                }
+            });
+            if other {
+                other_declarations_elsewhere.push(hit.clone());
+            }
+            !other
+        });
+    }
+    if !other_declarations_elsewhere.is_empty() {
+        let files: std::collections::BTreeSet<&Path> = other_declarations_elsewhere.iter().map(|hit| hit.path.as_path()).collect();
+        let named: Vec<String> = files.iter().take(5).map(|path| shown(path)).collect();
+        report.push(format!(
+            "  left unrenamed, rightly: {} in {} ({}{}) whose definition {} resolves to another declaration not tied to the renamed one — a parameter of another function, {}or one outside the workspace (typeshed, the standard library, an installed package) — another symbol, not listed",
+            crate::render::plural(other_declarations_elsewhere.len(), "occurrence"),
+            crate::render::plural(files.len(), "file"),
+            named.join(", "),
+            if files.len() > named.len() { format!(" and {} more", files.len() - named.len()) } else { String::new() },
+            server.id(),
+            if renamed_is_python_parameter { "any other declaration (the renamed symbol is a parameter: only the same parameter of an override is tied to it), " } else { "" },
+        ));
+    }
     if !local_bindings_elsewhere.is_empty() {
         let files: std::collections::BTreeSet<&Path> = local_bindings_elsewhere.iter().map(|hit| hit.path.as_path()).collect();
         let named: Vec<String> = files.iter().take(5).map(|path| shown(path)).collect();

@@ -123,6 +123,51 @@ fn is_pattern_kind(kind: &str) -> bool {
         || matches!(kind, "pattern_list" | "expression_list" | "identifier_list" | "field_pattern" | "assignment" | "expression_statement")
 }
 
+/// The name of the Python function (`def`) whose parameter's name starts at (`path`, 0-based
+/// `line`, `byte_column`): a plain, typed, defaulted or star parameter (`name`, `name: str`,
+/// `name=None`, `*name`); `None` for anything else (a type annotation or default value in the
+/// signature, a lambda's parameter, another language) and when the file cannot be read or parsed.
+/// A rename's coverage check classes an occurrence that resolves to another function's parameter
+/// as another symbol (trial166 M3, M4: `HookImpl.__init__`'s `plugin_name`, `load_recipe(name)`
+/// were listed to "check").
+pub fn python_parameter_function(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: usize) -> Option<String> {
+    if SupportLang::from_path(path)? != SupportLang::Python {
+        return None;
+    }
+    let text = reader.read_to_string(path).ok()?;
+    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let offset = line_start + byte_column;
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), SupportLang::Python).ok()?;
+    let identifier = root.root().get_inner_node().descendant_for_byte_range(offset, offset + 1)?;
+    if identifier.kind() != "identifier" {
+        return None;
+    }
+    let mut current = identifier;
+    loop {
+        let parent = current.parent()?;
+        match parent.kind() {
+            "parameters" => {
+                let function = parent.parent().filter(|node| node.kind() == "function_definition")?;
+                let name = function.child_by_field_name("name")?;
+                return text.get(name.start_byte()..name.end_byte()).map(str::to_owned);
+            }
+            "default_parameter" | "typed_default_parameter" => {
+                if parent.child_by_field_name("name").is_none_or(|name| name.id() != current.id()) {
+                    return None;
+                }
+            }
+            "typed_parameter" => {
+                if parent.child_by_field_name("type").is_some_and(|annotation| annotation.id() == current.id()) {
+                    return None;
+                }
+            }
+            "list_splat_pattern" | "dictionary_splat_pattern" => (),
+            _ => return None,
+        }
+        current = parent;
+    }
+}
+
 /// The scope of the binding whose name starts at `target` (path, 0-based line, byte column),
 /// when it is a local variable or parameter of a function; `None` for anything else (an item,
 /// a field, an attribute, a module-level name) and when the file cannot be read or parsed.
@@ -343,6 +388,28 @@ pub fn other_locals_line(name: &str, scope: &LocalScope, shown_path: &str, occur
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_python_parameter_is_told_from_its_annotation_default_and_other_names() {
+        let dir = crate::test_support::workspace_with(&[(
+            "m.py",
+            "def load(name: str, other=name, *rest, **named):\n    name = 1\n\n\nclass C:\n    def __init__(\n        self,\n        name: str = \"x\",\n    ) -> None:\n        self.name = name\n\n\nf = lambda name: name\n",
+        )]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let path = root.join("m.py");
+        let at = |line: u32, byte: usize| python_parameter_function(&reader, &path, line, byte);
+        assert_eq!(at(0, 9).as_deref(), Some("load"), "`name: str`");
+        assert_eq!(at(0, 15), None, "the annotation `str`");
+        assert_eq!(at(0, 20).as_deref(), Some("load"), "`other=`");
+        assert_eq!(at(0, 26), None, "the default value `name`");
+        assert_eq!(at(0, 33).as_deref(), Some("load"), "`*rest`");
+        assert_eq!(at(0, 41).as_deref(), Some("load"), "`**named`");
+        assert_eq!(at(1, 4), None, "a local assignment");
+        assert_eq!(at(7, 8).as_deref(), Some("__init__"), "a parameter on its own line");
+        assert_eq!(at(9, 13), None, "an attribute");
+        assert_eq!(at(12, 11), None, "a lambda's parameter");
+    }
 
     #[test]
     fn the_doc_comment_above_the_function_is_part_of_its_scope_for_comments() {

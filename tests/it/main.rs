@@ -111,6 +111,7 @@ mod lsp_trial161;
 mod lsp_trial163;
 mod lsp_trial164;
 mod lsp_trial165;
+mod lsp_trial166;
 mod lsp_trial168;
 mod lsp_trial17;
 mod lsp_trial18;
