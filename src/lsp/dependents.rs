@@ -521,7 +521,9 @@ pub const DOC_TESTS_NAMED: usize = 8;
 /// code blocks in doc comments (`///`, `//!`, `/** */`, `/*! */`) that rustdoc compiles (no info string, or only
 /// rustdoc's own attributes such as `rust`, `no_run`, `should_panic`, `compile_fail`,
 /// `edition2021`; `ignore` and other languages are not compiled), plus those of a Markdown file
-/// included with `#![doc = include_str!(…)]`. `None` when the crate has no library target or no
+/// a library source includes as docs (`#![doc = include_str!(…)]`, `#[doc = include_str!(…)]`
+/// on an item, `doc_comment::doctest!(…)`: see [`included_docs`]), counted with the including
+/// file. `None` when the crate has no library target or no
 /// doc-test. Read beneath `workspace_root`, as [`python_importers`].
 /// The doc-tests whose code names one of `changed` (item names; a macro's ends in `!`) are named
 /// in [`RustDocTests::using_changed`] (trial159 M4: a signature change broke the doc-test of
@@ -531,7 +533,7 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path, change
     // The manifest, sources and included documents are read beneath the run's root, never
     // beneath a handle of `root` (the server's root, which a swap could make a symlink).
     let reader = WorkspaceReader::open(workspace_root).ok()?;
-    let RustLibrary { crate_name, manifest_dir, lib_path, lib_dir } = rust_library_with(&reader, root, written)?;
+    let RustLibrary { crate_name, manifest_dir, lib_dir, .. } = rust_library_with(&reader, root, written)?;
     let (sources, scan_incomplete) = source_files(&reader, &lib_dir, &["rs"]);
     let written = std::fs::canonicalize(written).unwrap_or_else(|_| written.to_path_buf());
     let (mut total, mut files, mut in_written) = (0, 0, 0);
@@ -573,15 +575,18 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path, change
                 note_uses(path, blocks, &|fence| first + fence);
             }
         }
-        if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
-            for markdown in included_docs(text) {
-                let markdown = crate::files::path::lexically_normal(&lib_dir.join(&markdown));
-                if let Ok(included) = reader.read_to_string(&markdown) {
-                    let blocks = rust_doc_test_code(included.lines());
-                    count += blocks.len();
-                    if !changed.is_empty() {
-                        note_uses(&markdown, blocks, &|fence| fence);
-                    }
+        // Markdown the file includes as docs, relative to the file (`include_str!` semantics):
+        // the crate root's `#![doc = include_str!("../README.md")]`, an item's `#[doc = …]`, or
+        // `doc_comment::doctest!("../README.md")` (trial167 F1: walkdir's 4 README doc-tests
+        // were not counted, "about 16" for rustdoc's 20).
+        for markdown in included_docs(text) {
+            let Some(folder) = path.parent() else { continue };
+            let markdown = crate::files::path::lexically_normal(&folder.join(&markdown));
+            if let Ok(included) = reader.read_to_string(&markdown) {
+                let blocks = rust_doc_test_code(included.lines());
+                count += blocks.len();
+                if !changed.is_empty() {
+                    note_uses(&markdown, blocks, &|fence| fence);
                 }
             }
         }
@@ -724,26 +729,61 @@ fn toml_value(manifest: &str, section: &str, key: &str) -> Option<String> {
     None
 }
 
-/// The Markdown files a crate root includes as its docs (`#![doc = include_str!("../README.md")]`),
-/// relative to the crate root's directory.
+/// The Markdown files a Rust source file includes as docs, whose code blocks rustdoc compiles as
+/// doc-tests, as written (relative to the file's directory, as `include_str!` reads them):
+/// `#![doc = include_str!("../README.md")]` (crate docs), `#[doc = include_str!(…)]` on an item,
+/// and the doc-comment crate's `doctest!("../README.md")` (usually under `#[cfg(doctest)]`;
+/// walkdir 2.5.1, trial167 F1). Lines that are plain comments are skipped.
 fn included_docs(text: &str) -> Vec<String> {
+    let quoted_after = |line: &str, marker: &str| line.split(marker).nth(1)?.split('"').nth(1).map(str::to_owned);
     text.lines()
-        .filter(|line| line.contains("doc") && line.contains("include_str!("))
-        .filter_map(|line| line.split("include_str!(").nth(1)?.split('"').nth(1).map(str::to_owned))
+        .map(str::trim_start)
+        .filter(|line| !line.starts_with("//"))
+        .filter_map(|line| {
+            if line.contains("doc") && line.contains("include_str!(") {
+                quoted_after(line, "include_str!(")
+            } else if line.contains("doctest!(") {
+                quoted_after(line, "doctest!(")
+            } else {
+                None
+            }
+        })
         .collect()
 }
 
+/// The Rust source file of the library crate holding `markdown` (a `.md` file under `root`: the
+/// nearest `Cargo.toml` above it with a `[package]` and a library) that includes it as docs
+/// ([`included_docs`]: `#![doc = include_str!(…)]`, `#[doc = include_str!(…)]`,
+/// `doctest!(…)`), so that rustdoc compiles its code blocks as doc-tests; the first such file by
+/// path. `None` when no library source includes it. Read beneath `workspace_root`, as
+/// [`rust_doc_tests`].
+pub fn markdown_doc_test_includer(workspace_root: &Path, root: &Path, markdown: &Path) -> Option<PathBuf> {
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
+    let markdown = std::fs::canonicalize(markdown).unwrap_or_else(|_| markdown.to_path_buf());
+    let library = rust_library_with(&reader, root, &markdown)?;
+    let (sources, _) = source_files(&reader, &library.lib_dir, &["rs"]);
+    sources.into_iter().find_map(|(path, text)| {
+        let folder = path.parent()?.to_path_buf();
+        let includes = included_docs(&text).iter().any(|included| {
+            let included = crate::files::path::lexically_normal(&folder.join(included));
+            std::fs::canonicalize(&included).unwrap_or(included) == markdown
+        });
+        includes.then_some(path)
+    })
+}
+
 /// One doc-test code block of [`rust_doc_test_code`].
-struct DocTestCode<'a> {
-    /// The 0-based index, among the lines given, of its opening fence.
-    fence: usize,
-    /// Its code lines, a hidden line's `# ` cut.
-    code: Vec<&'a str>,
+pub struct DocTestCode<'a> {
+    /// The 0-based index, among the lines given, of its opening fence; its code lines are the
+    /// lines right after it, one per entry of `code`.
+    pub fence: usize,
+    /// Its code lines, a hidden line's `# ` cut (each a suffix of its line).
+    pub code: Vec<&'a str>,
 }
 
 /// The fenced code blocks in `lines` (Markdown, doc comment prefixes stripped) that rustdoc
 /// compiles as doc-tests, with their code; a block left open runs to the end.
-fn rust_doc_test_code<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<DocTestCode<'a>> {
+pub fn rust_doc_test_code<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<DocTestCode<'a>> {
     let mut blocks = Vec::new();
     // The open fence, and whether its block is a compiled doc-test.
     let mut open: Option<(&str, bool)> = None;
@@ -1032,6 +1072,32 @@ attr.fields(C)
         let bin = tree(&[("Cargo.toml", "[package]\nname = \"tool\"\n"), ("src/main.rs", "/// ```\n/// x\n/// ```\nfn main() {}\n")]);
         let bin_root = std::fs::canonicalize(bin.path()).unwrap();
         assert_eq!(rust_doc_tests(&bin_root, &bin_root, &bin_root.join("src/main.rs"), &[]), None);
+    }
+
+    #[test]
+    fn markdown_included_as_docs_by_any_form_counts_its_doc_tests_and_names_its_includer() {
+        // walkdir 2.5.1 (trial167 F1): `#[cfg(doctest)] doc_comment::doctest!("../README.md");`
+        // was not read, and its 4 README doc-tests were not counted.
+        assert_eq!(
+            included_docs(
+                "#![doc = include_str!(\"../README.md\")]\n#[cfg(doctest)]\ndoc_comment::doctest!(\"../a.md\");\n    #[doc = include_str!(\"b.md\")]\n// doctest!(\"../commented.md\");\n#[doc = include_str!($x)]\n"
+            ),
+            ["../README.md", "../a.md", "b.md"]
+        );
+        let dir = tree(&[
+            ("Cargo.toml", "[package]\nname = \"walky\"\nversion = \"0.1.0\"\n"),
+            ("README.md", "# walky\n```rust,no_run\nwalky::go();\n```\n```toml\n[x]\n```\n"),
+            ("docs/item.md", "```\nwalky::go();\n```\n"),
+            ("NOTES.md", "```\nwalky::go();\n```\n"),
+            ("src/lib.rs", "#[cfg(doctest)]\ndoc_comment::doctest!(\"../README.md\");\npub mod a;\npub fn go() {}\n"),
+            ("src/a.rs", "#[doc = include_str!(\"../docs/item.md\")]\npub fn item() {}\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = rust_doc_tests(&root, &root, &root.join("src/a.rs"), &["go".to_owned()]).unwrap();
+        assert_eq!((found.total, found.files, found.in_written, found.using_changed_total), (2, 2, 1, 2));
+        assert_eq!(markdown_doc_test_includer(&root, &root, &root.join("README.md")), Some(root.join("src/lib.rs")));
+        assert_eq!(markdown_doc_test_includer(&root, &root, &root.join("docs/item.md")), Some(root.join("src/a.rs")));
+        assert_eq!(markdown_doc_test_includer(&root, &root, &root.join("NOTES.md")), None);
     }
 
     /// Issue 13 §1: a server root inside the workspace that is (now) a symlink to a directory

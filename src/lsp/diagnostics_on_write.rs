@@ -4644,7 +4644,7 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */`: docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */` — and of the Markdown files they include (`include_str!`, `doctest!`): docs another macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
             crate::render::plural(found.files, "file"),

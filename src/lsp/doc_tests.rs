@@ -384,28 +384,61 @@ pub fn source_with_doc_tests(source: &str, library: Option<&LibraryCrate>, block
 
 /// `target` (a definition the server gave in the unsaved text of `path` made by
 /// [`source_with_doc_tests`]) in the file as it is: a line of the appended copy of a block is the
-/// block's doc-comment line, its character shifted by the comment prefix (ASCII, so bytes are
-/// characters in every encoding); other targets unchanged.
-fn map_copy_target(target: Target, path: &Path, blocks: &[DocTestBlock], firsts: &[usize]) -> Target {
+/// block's doc-comment line — in `origins[block]`, the file the block was copied from (`path`
+/// itself, or a Markdown file `path` includes as docs) — its character shifted by the comment
+/// prefix (ASCII, so bytes are characters in every encoding); other targets unchanged.
+fn map_copy_target(target: Target, path: &Path, blocks: &[DocTestBlock], origins: &[PathBuf], firsts: &[usize]) -> Target {
     let (target_path, line, character) = &target;
     if target_path.as_path() != path {
         return target;
     }
-    for (block, first) in blocks.iter().zip(firsts) {
+    for ((block, origin), first) in blocks.iter().zip(origins).zip(firsts) {
         let Some(within) = (*line as usize).checked_sub(*first) else { continue };
         if let Some((original_line, prefix_bytes, _)) = block.lines.get(within) {
             // The comment prefix (`//!     `) is ASCII: its bytes are its characters.
-            return (target_path.clone(), *original_line as u32, character + *prefix_bytes as u32);
+            return (origin.clone(), *original_line as u32, character + *prefix_bytes as u32);
         }
     }
     target
 }
 
+/// Whether `path` is a Markdown file (`.md`, `.markdown`): a crate may include one as docs,
+/// and rustdoc then compiles its Rust code blocks as doc-tests (trial167 F1).
+pub fn is_markdown(path: &Path) -> bool {
+    path.extension().and_then(|extension| extension.to_str()).is_some_and(|extension| matches!(extension, "md" | "markdown"))
+}
+
+/// The doc-test block of `text` (a Markdown file a crate includes as docs: see
+/// [`crate::lsp::dependents::markdown_doc_test_includer`]) that holds 0-based `line`: a fenced
+/// code block rustdoc compiles (no info string, or only rustdoc's attributes such as `rust`,
+/// `no_run`; not `ignore`, `text`, `toml` …), with each code line's prefix (its hidden line's
+/// `# `) cut. `None` when `line` is prose, a fence, or in a block rustdoc does not compile.
+pub fn markdown_doc_test_block(text: &str, line: usize) -> Option<DocTestBlock> {
+    let lines = split_lines(text);
+    crate::lsp::dependents::rust_doc_test_code(lines.iter().copied()).into_iter().find_map(|block| {
+        let within = line.checked_sub(block.fence + 1)?;
+        (within < block.code.len()).then(|| DocTestBlock {
+            lines: block
+                .code
+                .iter()
+                .enumerate()
+                .map(|(index, code)| {
+                    let file_line = block.fence + 1 + index;
+                    (file_line, lines[file_line].len() - code.len(), (*code).to_owned())
+                })
+                .collect(),
+        })
+    })
+}
+
 /// Resolves each of `hits` (doc-test occurrences of a name `word_len` bytes long) with
 /// `definition` in a copy of its example (see the module docs), within `deadline`. The
-/// occurrences of one file are resolved in one unsaved text of that file. Occurrences outside a
-/// Rust file, or whose block or crate cannot be found, are [`DocTestResolution::Unresolved`]
-/// with the reason.
+/// occurrences of one file are resolved in one unsaved text of that file. An occurrence in a
+/// Markdown file a library source includes as docs ([`is_markdown`]; rustdoc compiles its code
+/// blocks) is resolved in that source's unsaved text, its block copied there, and a target in
+/// the copy maps back to the Markdown line. Occurrences outside a Rust file, or whose block,
+/// including source or crate cannot be found, are [`DocTestResolution::Unresolved`] with the
+/// reason.
 pub fn resolve_doc_test_occurrences(
     server: &LanguageServer,
     reader: &WorkspaceReader,
@@ -413,11 +446,30 @@ pub fn resolve_doc_test_occurrences(
     deadline: Instant,
 ) -> Vec<(WordHit, DocTestResolution)> {
     let encoding = server.position_encoding();
-    let mut by_file: BTreeMap<PathBuf, Vec<&WordHit>> = BTreeMap::new();
-    for hit in hits {
-        by_file.entry(hit.path.clone()).or_default().push(hit);
-    }
     let mut out = Vec::new();
+    // Per file the server is shown: its own examples' occurrences, and those in the code blocks
+    // of a Markdown file it includes as docs (a README through `#![doc = include_str!(…)]` or
+    // `doc_comment::doctest!(…)`), whose blocks are copied into it the same way (trial167 F1:
+    // walkdir's README examples were left out, and `cargo test` failed after a rename).
+    let mut by_file: BTreeMap<PathBuf, Vec<&WordHit>> = BTreeMap::new();
+    let mut includers: BTreeMap<PathBuf, Option<PathBuf>> = BTreeMap::new();
+    for hit in hits {
+        let host = if is_markdown(&hit.path) {
+            includers
+                .entry(hit.path.clone())
+                .or_insert_with(|| crate::lsp::dependents::markdown_doc_test_includer(server.workspace_root(), server.root(), &hit.path))
+                .clone()
+        } else {
+            Some(hit.path.clone())
+        };
+        match host {
+            Some(host) => by_file.entry(host).or_default().push(hit),
+            None => out.push((
+                hit.clone(),
+                DocTestResolution::Unresolved("no Rust library source includes this Markdown file as docs".to_owned()),
+            )),
+        }
+    }
     for (path, file_hits) in by_file {
         let unresolved = |why: &str| -> Vec<(WordHit, DocTestResolution)> {
             file_hits.iter().map(|hit| ((*hit).clone(), DocTestResolution::Unresolved(why.to_owned()))).collect()
@@ -436,13 +488,30 @@ pub fn resolve_doc_test_occurrences(
         let lines = split_lines(&source);
         let doc = doc_comment_lines(&lines);
         let mut blocks: Vec<DocTestBlock> = Vec::new();
+        // The file each block was copied from: `path`, or a Markdown file it includes.
+        let mut origins: Vec<PathBuf> = Vec::new();
+        let mut markdown_texts: BTreeMap<PathBuf, String> = BTreeMap::new();
         // Per hit: (block index, line within the block) or why not.
         let mut placed: Vec<Result<(usize, usize, usize), &str>> = Vec::new();
         for hit in &file_hits {
-            let block = match blocks.iter().position(|block| block.lines.iter().any(|(line, _, _)| *line == hit.line as usize)) {
+            let known = blocks
+                .iter()
+                .zip(&origins)
+                .position(|(block, origin)| *origin == hit.path && block.lines.iter().any(|(line, _, _)| *line == hit.line as usize));
+            let block = match known {
                 Some(index) => Some(index),
+                None if hit.path != path => {
+                    let text =
+                        markdown_texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
+                    markdown_doc_test_block(text, hit.line as usize).filter(|block| block.first_line().is_some()).map(|block| {
+                        blocks.push(block);
+                        origins.push(hit.path.clone());
+                        blocks.len() - 1
+                    })
+                }
                 None => doc_test_block(&lines, &doc, hit.line as usize).filter(|block| block.first_line().is_some()).map(|block| {
                     blocks.push(block);
+                    origins.push(path.clone());
                     blocks.len() - 1
                 }),
             };
@@ -478,7 +547,7 @@ pub fn resolve_doc_test_occurrences(
                             // in a file of 1412 lines, for `LateInit::init` defined at :220).
                             let mut targets: Vec<Target> = definition_targets(server, &path, line, character, deadline)
                                 .into_iter()
-                                .map(|target| map_copy_target(target, &path, &blocks, &firsts))
+                                .map(|target| map_copy_target(target, &path, &blocks, &origins, &firsts))
                                 .collect();
                             targets.sort();
                             if targets.is_empty() {
@@ -533,11 +602,24 @@ mod tests {
         let copy_line = firsts[0] + 2;
         assert!(text.lines().nth(copy_line).unwrap().contains("pub fn init"), "{text}");
         let path = PathBuf::from("/w/src/lib.rs");
-        let mapped = map_copy_target((path.clone(), copy_line as u32, 11), &path, &blocks, &firsts);
+        let origins = vec![path.clone()];
+        let mapped = map_copy_target((path.clone(), copy_line as u32, 11), &path, &blocks, &origins, &firsts);
         assert_eq!(mapped, (path.clone(), 3, 15), "line 4 of the file, after `//! `");
         let elsewhere = (PathBuf::from("/w/src/other.rs"), copy_line as u32, 11);
-        assert_eq!(map_copy_target(elsewhere.clone(), &path, &blocks, &firsts), elsewhere);
-        assert_eq!(map_copy_target((path.clone(), 7, 7), &path, &blocks, &firsts), (path, 7, 7), "the file's own item");
+        assert_eq!(map_copy_target(elsewhere.clone(), &path, &blocks, &origins, &firsts), elsewhere);
+        assert_eq!(map_copy_target((path.clone(), 7, 7), &path, &blocks, &origins, &firsts), (path, 7, 7), "the file's own item");
+    }
+
+    #[test]
+    fn a_markdown_doc_test_block_is_a_compiled_fence_with_hidden_lines_cut() {
+        // walkdir 2.5.1's README (trial167 F1): ```rust,no_run blocks are doc-tests, ```sh is not.
+        let text = "# x\nprose follow_links\n```rust,no_run\n# use a::B;\nB::new().follow_links(true);\n```\n```sh\nfollow_links\n```\n";
+        let block = markdown_doc_test_block(text, 4).expect("a code line of the rust block");
+        assert_eq!(block.lines, [(3, 2, "use a::B;".to_owned()), (4, 0, "B::new().follow_links(true);".to_owned())]);
+        for line in [1, 2, 5, 7] {
+            assert_eq!(markdown_doc_test_block(text, line), None, "line {line}");
+        }
+        assert!(is_markdown(Path::new("README.md")) && !is_markdown(Path::new("lib.rs")));
     }
 
     #[test]

@@ -255,6 +255,44 @@ pub fn grep_documentation(workspace_root: &Path, root: &Path, word: &str) -> Vec
     found
 }
 
+/// Whole-word occurrences of `word` in the Rust code blocks of the Markdown files under `root`
+/// that a Rust library includes as docs (`#![doc = include_str!("../README.md")]`, an item's
+/// `#[doc = include_str!(…)]`, `doc_comment::doctest!("../README.md")`): rustdoc compiles those
+/// blocks as doc-tests (not `ignore`, `text` or other languages), so they are doc-test code like
+/// a `///` example, not prose (trial167 F1: walkdir's README examples were filed under
+/// "documentation files", and `cargo test` failed after renaming `follow_links`). Only blocks
+/// [`crate::lsp::doc_tests::markdown_doc_test_block`] finds count; a Markdown file no library
+/// source includes adds nothing. The walk of [`grep_documentation`]; at most [`MAX_HITS`].
+pub fn grep_included_doc_tests(workspace_root: &Path, root: &Path, word: &str) -> Vec<WordHit> {
+    let mut candidates: Vec<WordHit> = Vec::new();
+    for_each_text_file_beneath(workspace_root, root, crate::lsp::doc_tests::is_markdown, |path, text| {
+        if !text.contains(word) {
+            return;
+        }
+        let lines = split_lines(text);
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        for block in crate::lsp::dependents::rust_doc_test_code(lines.iter().copied()) {
+            for (index, code) in block.code.iter().enumerate() {
+                let line = block.fence + 1 + index;
+                let prefix = lines[line].len() - code.len();
+                for byte_start in word_positions(lines[line], word).into_iter().filter(|start| *start >= prefix) {
+                    if candidates.len() < MAX_HITS {
+                        candidates.push(WordHit { path: path.clone(), line: line as u32, byte_start, line_text: lines[line].to_owned() });
+                    }
+                }
+            }
+        }
+    });
+    // Only a file some library source includes (one lookup per file that has candidates).
+    let mut included: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    candidates.retain(|hit| {
+        *included
+            .entry(hit.path.clone())
+            .or_insert_with(|| crate::lsp::dependents::markdown_doc_test_includer(workspace_root, root, &hit.path).is_some())
+    });
+    candidates
+}
+
 /// Folder names that hold test data: files the tests read and often compare output with
 /// (Go's `testdata`, golden files, snapshot folders, fixtures).
 const TEST_DATA_FOLDERS: &[&str] =
@@ -1894,8 +1932,19 @@ pub fn complete_rename(
     // nothing in the doc comment itself); those that lead to the renamed symbol are renamed like
     // missed references, those that lead elsewhere are another item's (left, counted), and the
     // rest are listed as unresolved.
-    let doc_test_hits: Vec<WordHit> =
-        in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::DocTest).map(|(hit, _)| hit.clone()).collect();
+    // A Rust crate's Markdown docs with doc-tests (a README it includes; trial167 F1) are
+    // resolved with its examples; not for a local (no README names it).
+    let included_doc_test_hits: Vec<WordHit> = if local_scope.is_none() && extensions.iter().any(|extension| extension == ".rs") {
+        grep_included_doc_tests(server.workspace_root(), server.root(), old_name)
+    } else {
+        Vec::new()
+    };
+    let doc_test_hits: Vec<WordHit> = in_text
+        .iter()
+        .filter(|(_, kind)| *kind == OccurrenceKind::DocTest)
+        .map(|(hit, _)| hit.clone())
+        .chain(included_doc_test_hits.iter().cloned())
+        .collect();
     in_text.retain(|(_, kind)| *kind != OccurrenceKind::DocTest);
     let doc_tests_started = Instant::now();
     let doc_test_resolutions: Vec<(WordHit, DocTestResolution)> = if doc_test_hits.is_empty() {
@@ -2006,7 +2055,9 @@ pub fn complete_rename(
     let scanned_files: HashSet<&PathBuf> = grep.hits.iter().map(|hit| &hit.path).collect();
     let unscanned: Vec<(&PathBuf, usize)> = edits
         .iter()
-        .filter(|(path, list)| !list.is_empty() && !scanned_files.contains(path))
+        .filter(|(path, list)| {
+            !list.is_empty() && !scanned_files.contains(path) && !included_doc_test_hits.iter().any(|hit| hit.path == **path)
+        })
         .map(|(path, list)| (path, list.len()))
         .collect();
     let unscanned_said = if unscanned.is_empty() {
@@ -2326,8 +2377,13 @@ pub fn complete_rename(
     }
     if !doc_tests_renamed.is_empty() {
         report.push(format!(
-            "  runbound renamed {} in doc-test examples (doc comments) — {} resolved each, in an unsaved copy of its example, to the renamed symbol ({} ms); run {} to confirm:",
+            "  runbound renamed {} in doc-test examples ({}) — {} resolved each, in an unsaved copy of its example, to the renamed symbol ({} ms); run {} to confirm:",
             crate::render::plural(doc_tests_renamed.len(), "occurrence"),
+            if doc_tests_renamed.iter().any(|hit| crate::lsp::doc_tests::is_markdown(&hit.path)) {
+                "doc comments, and code blocks of Markdown files the crate includes as docs, which rustdoc compiles"
+            } else {
+                "doc comments"
+            },
             server.id(),
             doc_tests_elapsed.as_millis(),
             doc_test_command(doc_tests_renamed.iter())
@@ -3844,6 +3900,8 @@ pub fn complete_rename(
     let (doctest_files, rest): (Vec<_>, Vec<_>) =
         documentation.into_iter().partition(|(path, _)| doctest_config.as_ref().is_some_and(|config| config.collects(server.root(), path)));
     documentation = rest;
+    // Lines of Markdown doc-tests are said with the doc-test examples above, not as prose.
+    documentation.retain(|(path, line)| !included_doc_test_hits.iter().any(|hit| hit.path == *path && hit.line as usize + 1 == *line));
     if let (Some(config), false) = (&doctest_config, doctest_files.is_empty()) {
         // First after the check's own header (and its scope line).
         let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
@@ -5343,9 +5401,10 @@ fn doc_tests_warning(count: usize, expected_output: &[WordHit], old_name: &str, 
     format!("WARNING: {what} left unrenamed in doc comments (doc-tests may fail{detail}) — listed below")
 }
 
-/// `` `cargo test --doc` `` when one of `hits` is in a Rust file, else `the doctests`.
+/// `` `cargo test --doc` `` when one of `hits` is in a Rust file or a Markdown file (only a Rust
+/// crate's included docs are resolved as doc-tests there), else `the doctests`.
 fn doc_test_command<'a>(mut hits: impl Iterator<Item = &'a WordHit>) -> &'static str {
-    if hits.any(|hit| hit.path.extension().is_some_and(|ext| ext == "rs")) {
+    if hits.any(|hit| hit.path.extension().is_some_and(|ext| ext == "rs") || crate::lsp::doc_tests::is_markdown(&hit.path)) {
         "`cargo test --doc`"
     } else {
         "the doctests"
@@ -6137,7 +6196,15 @@ pub fn doc_test_uses_note(
     }
     let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
     let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
-    let doc_test_hits: Vec<WordHit> = grep.hits.iter().filter(|hit| classifier.kind(hit) == OccurrenceKind::DocTest).cloned().collect();
+    // With the code blocks of Markdown files the crate includes as docs (trial167 F1: walkdir's
+    // README.md:60 `follow_links` use was missing from the references of `follow_links`).
+    let doc_test_hits: Vec<WordHit> = grep
+        .hits
+        .iter()
+        .filter(|hit| classifier.kind(hit) == OccurrenceKind::DocTest)
+        .cloned()
+        .chain(grep_included_doc_tests(server.workspace_root(), server.root(), name))
+        .collect();
     if doc_test_hits.is_empty() {
         return None;
     }
@@ -6196,7 +6263,12 @@ pub fn doc_test_uses_note(
     }
     let others_text = if others > 0 { format!("; {others} more lead to another `{name}`, not listed") } else { String::new() };
     Some(format!(
-        "note: NOT in this answer: {what} in doc-test examples (doc comments' code blocks: not analyzed by {}; `cargo test --doc` compiles them): {}{others_text}",
+        "note: NOT in this answer: {what} in doc-test examples ({}: not analyzed by {}; `cargo test --doc` compiles them): {}{others_text}",
+        if doc_test_hits.iter().any(|hit| crate::lsp::doc_tests::is_markdown(&hit.path)) {
+            "doc comments' code blocks, and those of Markdown files the crate includes as docs"
+        } else {
+            "doc comments' code blocks"
+        },
         server.id(),
         parts.join("; ")
     ))

@@ -526,7 +526,7 @@ fn rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked() {
     let text = write(&run, "src/lib.rs", &documented.replace("pub struct Wrapped<T>(pub T);", "pub struct Wrapped<T>(T);"));
     let dow = block(&text);
     assert!(
-        dow.contains("; NOT checked: the doc-tests of crate doccy (about 1 in 1 file, 1 of them in src/lib.rs, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */`: docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p doccy -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p doccy` to check them"),
+        dow.contains("; NOT checked: the doc-tests of crate doccy (about 1 in 1 file, 1 of them in src/lib.rs, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */` — and of the Markdown files they include (`include_str!`, `doctest!`): docs another macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p doccy -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p doccy` to check them"),
         "the doc-tests the check skips are not said:\n{text}"
     );
     assert!(dow.contains("checked: src/lib.rs and the whole cargo workspace"), "{text}");
