@@ -103,6 +103,14 @@ pub struct CheckerRun {
     /// Cargo runs: `.rs` files of the workspace members not read for `modules_not_compiled`
     /// (a cap of 3,000 per package; 0 normally).
     pub modules_files_not_read: usize,
+    /// Cargo runs: the workspace members' items behind a `#[cfg]` off on this host for the
+    /// target (`#[cfg(windows)]` on Linux), which no check here compiles whatever its features
+    /// (see [`crate::lsp::cfg_off_modules::items_behind_off_target_cfgs`]; trial167 F2).
+    pub items_behind_off_target_cfgs: Vec<crate::lsp::cfg_off_modules::TargetGatedFile>,
+    /// Cargo runs: the `cargo check --target` steps that compile `items_behind_off_target_cfgs`:
+    /// the triple, how many of the items it adds, and whether the target's standard library is
+    /// installed in the toolchain's sysroot (`None`: unknown).
+    pub target_check_steps: Vec<(String, usize, Option<bool>)>,
     /// Cargo runs: the workspace members' targets cargo never compiled in this check (a
     /// library they depend on failed, the check stopped, or `required-features` are off):
     /// their diagnostics are unknown, not clean.
@@ -851,6 +859,7 @@ pub fn project_diagnostics(
         text.push_str(" — the cargo features could not be read: code behind features that are not enabled may be unchecked, see below");
     }
     text.push_str(&targets_not_checked_headline(&runs, supervisor));
+    text.push_str(&target_gated_items_headline(&runs));
     text.push_str(&python_scope_headline(&runs));
     text.push_str(&go_coverage_headline(&runs, supervisor));
     text.push_str(&go_test_vet_headline(&runs, supervisor.workspace_root()));
@@ -1082,6 +1091,7 @@ pub fn project_diagnostics(
                 .map(|module| module.render(|path| supervisor.display_path(path)))
                 .collect(),
             modules_files_not_read: run.modules_files_not_read,
+            items_behind_other_target_cfgs: target_gated_items_line(run, supervisor),
             targets_not_checked: run.targets_not_checked.iter().map(|target| target.render(|path| supervisor.display_path(path))).collect(),
             python_scope: match &run.python_scope {
                 Some(PythonScopeOutcome::Read { source, settings, .. }) => Some(format!("{source}: {settings}")),
@@ -1689,6 +1699,9 @@ fn feature_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
             if more > 0 { format!(", and {more} more") } else { String::new() }
         ));
     }
+    if let Some(line) = target_gated_items_line(run, supervisor) {
+        lines.push(line);
+    }
     if run.modules_files_not_read > 0 {
         lines.push(format!(
             "{} .rs files of the workspace members were NOT read for module files behind a `#[cfg]` off in this check (cap of 3,000 per package)",
@@ -2123,6 +2136,8 @@ fn run_checker(
         build_script_warnings: Vec::new(),
         modules_not_compiled: Vec::new(),
         modules_files_not_read: 0,
+        items_behind_off_target_cfgs: Vec::new(),
+        target_check_steps: Vec::new(),
         targets_not_checked: Vec::new(),
         not_confined: None,
         python_scope: None,
@@ -2601,8 +2616,26 @@ fn run_checker(
                 &package_dirs,
                 &crate::lsp::cfg_off_modules::build_script_cfgs_set(&cargo_stdout),
             );
+            // Items behind gates for another target (trial167 F2), with the `cargo check
+            // --target` that compiles them, an installed target preferred (its sysroot read
+            // through `rustc --print sysroot`, only when there are such items).
+            let whole_modules: HashSet<PathBuf> = modules.iter().map(|module| module.path.clone()).collect();
+            let (gated, gated_not_read) =
+                crate::lsp::cfg_off_modules::items_behind_off_target_cfgs(workspace_root, &package_dirs, &whole_modules);
+            if !gated.is_empty() {
+                let sysroot = find_binary_for(&["rustc"], root, workspace_root, path_env, trust).and_then(|rustc| {
+                    let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
+                    let confinement =
+                        confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &rustc, None, project_roots));
+                    rust_sysroot(&rustc, root, &extra_env, timeout, confinement)
+                });
+                let installed =
+                    |triple: &str| sysroot.as_ref().map(|sysroot| sysroot.join("lib/rustlib").join(triple).join("lib").is_dir());
+                run.target_check_steps = crate::lsp::cfg_off_modules::target_check_steps(&gated, installed, 3);
+            }
+            run.items_behind_off_target_cfgs = gated;
             run.modules_not_compiled = modules;
-            run.modules_files_not_read = files_not_read;
+            run.modules_files_not_read = files_not_read + gated_not_read;
         }
     }
     if trust.is_restricted() {
@@ -2614,6 +2647,115 @@ fn run_checker(
     }
     drop(generated_config);
     run
+}
+
+/// At most this many files with items behind another target's gates are named: 8.
+const TARGET_GATED_FILES_SHOWN: usize = 8;
+
+/// The line of a cargo run's answer for its items behind gates that are off for this host's
+/// target ([`CheckerRun::items_behind_off_target_cfgs`]): per file how many and at which lines
+/// (capped), the gates, and the `cargo check --all-targets --target …` that compiles them, an
+/// installed target named as such and another with its `rustup target add` first (trial167 F2).
+/// `None` without such items.
+fn target_gated_items_line(run: &CheckerRun, supervisor: &LspSupervisor) -> Option<String> {
+    const LINES_SHOWN: usize = 6;
+    let files = &run.items_behind_off_target_cfgs;
+    if files.is_empty() {
+        return None;
+    }
+    let total: usize = files.iter().map(|file| file.items.len()).sum();
+    let shown: Vec<String> = files
+        .iter()
+        .take(TARGET_GATED_FILES_SHOWN)
+        .map(|file| {
+            let lines: Vec<String> = file.items.iter().take(LINES_SHOWN).map(|item| item.line.to_string()).collect();
+            let more = if file.items.len() > LINES_SHOWN { ", …" } else { "" };
+            format!(
+                "{} ({}: {} {}{more})",
+                supervisor.display_path(&file.path),
+                file.items.len(),
+                if file.items.len() == 1 { "line" } else { "lines" },
+                lines.join(", ")
+            )
+        })
+        .collect();
+    let more_files = files.len().saturating_sub(TARGET_GATED_FILES_SHOWN);
+    let mut gates: Vec<(&str, usize)> = Vec::new();
+    for item in files.iter().flat_map(|file| &file.items) {
+        match gates.iter_mut().find(|(gate, _)| *gate == item.cfg) {
+            Some((_, count)) => *count += 1,
+            None => gates.push((&item.cfg, 1)),
+        }
+    }
+    gates.sort_by_key(|gate| std::cmp::Reverse(gate.1));
+    let gates_said: Vec<String> = gates.iter().take(4).map(|(gate, count)| format!("`{gate}` {count}")).collect();
+    let reached: usize = run.target_check_steps.iter().map(|(_, count, _)| count).sum();
+    let steps: Vec<String> = run
+        .target_check_steps
+        .iter()
+        .map(|(target, count, installed)| {
+            let check = format!("`cargo check --all-targets --target {target}`");
+            let items = crate::render::plural(*count, "item");
+            match installed {
+                Some(true) => format!("{check} ({items}; the target is installed here)"),
+                Some(false) => format!("`rustup target add {target}` then {check} ({items}; the target is not installed)"),
+                None => format!("{check} ({items}; `rustup target list --installed` shows whether it is installed, else `rustup target add {target}` first)"),
+            }
+        })
+        .collect();
+    let unreached =
+        if total > reached { format!("; {} not reached by these", crate::render::plural(total - reached, "item")) } else { String::new() };
+    Some(format!(
+        "code behind a `#[cfg]` for another target, off on this host, was NOT compiled, so no error in it is reported (whatever the features): {} in {} — {}{}; gates: {}; to check it: {}{unreached} (not run here: another target's check compiles the dependencies again)",
+        crate::render::plural(total, "item"),
+        crate::render::plural(files.len(), "file"),
+        shown.join(", "),
+        if more_files > 0 { format!(", and {more_files} more files") } else { String::new() },
+        gates_said.join(", "),
+        if steps.is_empty() { "no target with a standard library turns them on (read the gates)".to_owned() } else { steps.join(", and ") },
+    ))
+}
+
+/// The headline clause for items behind another target's gates in the cargo runs, pointing at
+/// the line below ([`target_gated_items_line`]); empty without such items.
+fn target_gated_items_headline(runs: &[CheckerRun]) -> String {
+    let files: Vec<&crate::lsp::cfg_off_modules::TargetGatedFile> = runs.iter().flat_map(|run| &run.items_behind_off_target_cfgs).collect();
+    if files.is_empty() {
+        return String::new();
+    }
+    let total: usize = files.iter().map(|file| file.items.len()).sum();
+    format!(
+        " — NOT checked: {} behind a `#[cfg]` for another target in {} (no check on this host compiles them), see below",
+        crate::render::plural(total, "item"),
+        crate::render::plural(files.len(), "file")
+    )
+}
+
+/// The sysroot of the toolchain `rustc` runs in `root` (`rustc --print sysroot`: rustup's proxy
+/// picks the project's `rust-toolchain.toml`), whose `lib/rustlib/<triple>/lib` holds the
+/// standard library of each installed target. `None` when it cannot be run or prints no
+/// directory. `env` is passed to rustc (a restricted PATH); with `confinement`, it runs under
+/// it.
+fn rust_sysroot(
+    rustc: &Path,
+    root: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    confinement: Option<crate::transport::FilesystemConfinement>,
+) -> Option<PathBuf> {
+    let mut spec =
+        ProcessSpec::new(rustc, root).with_args(["--print", "sysroot"].map(str::to_owned)).with_display_name("checker rustc sysroot");
+    for (key, value) in env {
+        spec = spec.with_env(key, value);
+    }
+    spec.filesystem_confinement = confinement;
+    let completed = crate::transport::process::run_to_completion(spec, b"", timeout, 64 * 1024).ok()?;
+    if completed.timed_out || !completed.status.success() {
+        return None;
+    }
+    let printed = String::from_utf8_lossy(&completed.stdout).trim().to_owned();
+    let sysroot = PathBuf::from(printed);
+    (sysroot.is_absolute() && sysroot.is_dir()).then_some(sysroot)
 }
 
 /// Whether `root`'s `tsconfig.json` resolves `incremental` to true, or `composite` to true

@@ -797,6 +797,10 @@ pub struct CheckerRunSummary {
     /// Cargo runs: `.rs` files of the workspace members left unread for `modules_not_compiled`
     /// (a cap of 3,000 per package; 0 normally).
     pub modules_files_not_read: usize,
+    /// Cargo runs: items behind a `#[cfg]` off on this host for the target (`#[cfg(windows)]`
+    /// on Linux): the files with counts and lines, the gates, and the `cargo check --target …`
+    /// that compiles them (one sentence); null without such items.
+    pub items_behind_other_target_cfgs: Option<String>,
     /// Cargo runs: the targets cargo never compiled, as `path (kind `name`): why`.
     pub targets_not_checked: Vec<String>,
     /// pyright runs whose configuration restricts what pyright checks: where it was read and

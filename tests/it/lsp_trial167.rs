@@ -140,3 +140,84 @@ fn readme_examples_compiled_as_doc_tests_are_renamed_referenced_and_counted() {
     // Ground truth after: every doc-test, the README's included, compiles and passes.
     assert!(support::cargo_doc_tests_pass(dir.path()), "{readme}\n{text}");
 }
+
+/// `src/plat.rs`: a unix function, its Windows twin (gate at line 10, broken at line 12: `helper`
+/// takes one argument)
+/// and a fallback for other targets (gate at line 16).
+const PLATFORM_TWINS: &str = "//! Platform twins.
+
+/// The platform's name.
+#[cfg(unix)]
+pub fn name() -> &'static str {
+    helper(1)
+}
+
+/// The platform's name.
+#[cfg(windows)]
+pub fn name() -> &'static str {
+    helper()
+}
+
+/// The platform's name elsewhere.
+#[cfg(not(any(unix, windows)))]
+pub fn name() -> &'static str {
+    \"other\"
+}
+
+#[cfg(any(unix, windows))]
+fn helper(_x: u32) -> &'static str {
+    \"known\"
+}
+";
+
+/// Trial 167 F2: the whole-project check of a crate whose only error is in its `#[cfg(windows)]`
+/// twin said "0 errors" and nothing of the code it never compiled. It now names the file, the
+/// gated items' lines and gates, and the `cargo check --target …` that compiles them — an
+/// installed target said as such, else with its `rustup target add`.
+#[test]
+fn the_whole_project_check_names_code_behind_another_targets_cfg_and_the_check_that_compiles_it() {
+    let test = "lsp_trial167::the_whole_project_check_names_code_behind_another_targets_cfg_and_the_check_that_compiles_it";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    if !cfg!(target_os = "linux") {
+        eprintln!("{test}: skipped, the fixture's gates are read against a Linux host");
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"twins\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", "//! Twins.\nmod plat;\npub use plat::name;\n"),
+        ("src/plat.rs", PLATFORM_TWINS),
+    ]);
+    let host = support::cargo_by_hand(dir.path(), &["check", "--offline", "--all-targets"], &[]);
+    assert!(host.status.success(), "{}", String::from_utf8_lossy(&host.stderr));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("0 errors"), "{text}");
+    assert!(text.contains("NOT checked: 2 items behind a `#[cfg]` for another target in 1 file"), "{text}");
+    let line = text
+        .lines()
+        .find(|line| line.contains("code behind a `#[cfg]` for another target"))
+        .unwrap_or_else(|| panic!("no line for the gated code:\n{text}"));
+    assert!(line.contains("src/plat.rs (2: lines 10, 16)"), "{line}");
+    assert!(line.contains("`#[cfg(windows)]` 1") && line.contains("`#[cfg(not(any(unix, windows)))]` 1"), "{line}");
+    let windows_step = "`cargo check --all-targets --target x86_64-pc-windows-gnu` (1 item; the target is installed here)";
+    let sysroot = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().expect("rustc --print sysroot");
+    let sysroot = std::path::PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    if sysroot.join("lib/rustlib/x86_64-pc-windows-gnu/lib").is_dir() {
+        assert!(line.contains(windows_step), "{line}");
+        // Ground truth: the named check finds the Windows twin's error the host check cannot.
+        let windows = support::cargo_by_hand(
+            dir.path(),
+            &["check", "--offline", "--all-targets", "--message-format=short", "--target", "x86_64-pc-windows-gnu"],
+            &[],
+        );
+        let stderr = String::from_utf8_lossy(&windows.stderr);
+        assert!(!windows.status.success() && stderr.contains("src/plat.rs:12:"), "{stderr}");
+    } else {
+        assert!(
+            line.contains("`rustup target add x86_64-pc-windows-gnu` then `cargo check --all-targets --target x86_64-pc-windows-gnu`"),
+            "{line}"
+        );
+    }
+}
