@@ -45,6 +45,35 @@ pub const MAX_CANDIDATES_EXAMINED: usize = 20_000;
 pub struct MissedPartsProbe {
     parts: Option<PartsCheck>,
     unparsed: Option<UnparsedCheck>,
+    macro_arguments: Option<MacroArgumentsCheck>,
+}
+
+/// A Rust pattern that is a macro invocation whose token tree holds a single-node metavariable
+/// (`itry!($E)`): inside a token tree `$E` binds one token or one bracketed group, so the
+/// invocations with longer arguments (`itry!(fs::read_dir(p))`) are not matched (trial167 M1:
+/// walkdir's `itry!($E)` matched 2 of its 9 `itry!` invocations, silently; `itry!($$$E)` matched
+/// all). The unmatched invocations of the same macro are counted.
+#[derive(Clone)]
+struct MacroArgumentsCheck {
+    /// `macro_invocation`.
+    invocation_kind: u16,
+    /// The macro's name as the pattern spells it (`itry`, `log::debug`).
+    macro_name: String,
+    /// The pattern with each single metavariable of its token tree made a `$$$` one.
+    widened: String,
+}
+
+/// Invocations of a pattern's macro that it did not match (see [`MacroArgumentsCheck`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnmatchedMacroInvocations {
+    /// The macro, e.g. `itry`.
+    pub macro_name: String,
+    /// The pattern with `$$$` metavariables in the token tree, e.g. `itry!($$$E)`.
+    pub widened: String,
+    /// How many invocations of the macro the pattern did not match.
+    pub count: usize,
+    /// The first: (path, 1-based line); the path is empty until the file is known.
+    pub example: Option<(String, usize)>,
 }
 
 /// Occurrences of a pattern's literal word inside nodes the parser keeps unparsed: a Rust
@@ -152,6 +181,9 @@ pub struct MissedParts {
     pub examined_cap: usize,
     /// Occurrences of the pattern's literal word inside unparsed nodes (Rust macro arguments).
     pub unparsed: UnparsedOccurrences,
+    /// Invocations of a macro pattern's macro that it did not match (a single `$E` in its token
+    /// tree binds one token).
+    pub macro_invocations: UnmatchedMacroInvocations,
 }
 
 impl MissedParts {
@@ -192,6 +224,17 @@ impl MissedParts {
                 self.unparsed.example = unparsed.example;
             }
         }
+        let invocations = other.macro_invocations;
+        if invocations.count > 0 {
+            if self.macro_invocations.count == 0 {
+                self.macro_invocations.macro_name = invocations.macro_name;
+                self.macro_invocations.widened = invocations.widened;
+            }
+            self.macro_invocations.count += invocations.count;
+            if self.macro_invocations.example.is_none() {
+                self.macro_invocations.example = invocations.example;
+            }
+        }
     }
 
     /// Fills the path of examples that do not have one yet (they were found in `path`).
@@ -201,7 +244,7 @@ impl MissedParts {
                 path.clone_into(p);
             }
         }
-        if let Some((p, _)) = &mut self.unparsed.example {
+        for (p, _) in [&mut self.unparsed.example, &mut self.macro_invocations.example].into_iter().flatten() {
             if p.is_empty() {
                 path.clone_into(p);
             }
@@ -215,7 +258,7 @@ impl MissedParts {
 
     /// Whether there is anything to say (a missed candidate, or candidates not examined).
     pub fn is_empty(&self) -> bool {
-        self.candidates == 0 && self.not_examined == 0 && self.unparsed.occurrences == 0
+        self.candidates == 0 && self.not_examined == 0 && self.unparsed.occurrences == 0 && self.macro_invocations.count == 0
     }
 }
 
@@ -240,21 +283,29 @@ impl MissedPartsProbe {
     pub fn with_cap(compiled: &CompiledPattern, cap: usize) -> Option<MissedPartsProbe> {
         let parts = PartsCheck::new(compiled, cap);
         let unparsed = UnparsedCheck::new(compiled);
-        (parts.is_some() || unparsed.is_some()).then_some(MissedPartsProbe { parts, unparsed })
+        let macro_arguments = MacroArgumentsCheck::new(compiled);
+        (parts.is_some() || unparsed.is_some() || macro_arguments.is_some()).then_some(MissedPartsProbe {
+            parts,
+            unparsed,
+            macro_arguments,
+        })
     }
 
-    /// The kind id of the pattern's root when its candidates are checked for missing parts:
-    /// only nodes of this kind are candidates.
+    /// The kind id of the pattern's root when its candidates are checked (for missing parts, or
+    /// as invocations of a macro pattern's macro): only nodes of this kind are candidates.
     pub fn root_kind(&self) -> Option<u16> {
-        self.parts.as_ref().map(|parts| parts.root_kind)
+        self.parts.as_ref().map(|parts| parts.root_kind).or_else(|| self.macro_arguments.as_ref().map(|check| check.invocation_kind))
     }
 
     /// For `candidate` (of the root kind, not matched by the query): records it in `tally`
     /// when the pattern matches once the candidate's extra parts are allowed, or counts it as
-    /// not examined past the cap.
+    /// not examined past the cap; an invocation of a macro pattern's macro is counted.
     pub fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
         if let Some(parts) = &self.parts {
             parts.check(candidate, tally);
+        }
+        if let Some(check) = &self.macro_arguments {
+            check.check(candidate, tally);
         }
     }
 
@@ -350,6 +401,78 @@ impl UnparsedCheck {
             unparsed.example = Some((String::new(), lines[0]));
         }
         true
+    }
+}
+
+impl MacroArgumentsCheck {
+    fn new(compiled: &CompiledPattern) -> Option<MacroArgumentsCheck> {
+        if compiled.language != SupportLang::Rust {
+            return None;
+        }
+        let ts = compiled.language.get_ts_language();
+        let kind = |name: &str| Some(ts.id_for_node_kind(name, true)).filter(|id| *id != 0);
+        let (invocation_kind, token_tree_kind) = (kind("macro_invocation")?, kind("token_tree")?);
+        let PatternNode::Internal { kind_id, children } = &compiled.pattern.node else { return None };
+        if *kind_id != invocation_kind {
+            return None;
+        }
+        // The single metavariables directly in the invocation's token tree (`$E`, `$_`).
+        let mut single: Vec<String> = Vec::new();
+        for child in children {
+            let PatternNode::Internal { kind_id, children: tokens } = child else { continue };
+            if *kind_id != token_tree_kind {
+                continue;
+            }
+            for token in tokens {
+                match token {
+                    PatternNode::MetaVar { meta_var: MetaVariable::Capture(name, _) } => single.push(name.clone()),
+                    PatternNode::MetaVar { meta_var: MetaVariable::Dropped(_) } => single.push("_".to_owned()),
+                    _ => {}
+                }
+            }
+        }
+        if single.is_empty() {
+            return None;
+        }
+        let source = compiled.source.trim();
+        let bang = source.find('!')?;
+        let macro_name = source[..bang].trim().to_owned();
+        if macro_name.is_empty() || macro_name.contains('$') {
+            return None;
+        }
+        // `$E` → `$$$E` where it is a whole single metavariable (not already `$$$E`).
+        let mut widened = String::with_capacity(source.len() + 4 * single.len());
+        let bytes = source.as_bytes();
+        let mut index = 0;
+        while index < source.len() {
+            let c = source[index..].chars().next().unwrap_or(' ');
+            if c == '$' && (index == 0 || bytes[index - 1] != b'$') && bytes.get(index + 1).is_some_and(|next| *next != b'$') {
+                let name: String =
+                    source[index + 1..].chars().take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_').collect();
+                if single.contains(&name) {
+                    widened.push_str("$$$");
+                    widened.push_str(if name == "_" { "" } else { &name });
+                    index += 1 + name.len();
+                    continue;
+                }
+            }
+            widened.push(c);
+            index += c.len_utf8();
+        }
+        Some(MacroArgumentsCheck { invocation_kind, macro_name, widened })
+    }
+
+    fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
+        if candidate.kind_id() != self.invocation_kind || candidate.field("macro").is_none_or(|name| name.text() != self.macro_name) {
+            return;
+        }
+        let invocations = &mut tally.macro_invocations;
+        if invocations.count == 0 {
+            invocations.macro_name.clone_from(&self.macro_name);
+            invocations.widened.clone_from(&self.widened);
+            invocations.example = Some((String::new(), candidate.start_pos().line() + 1));
+        }
+        invocations.count += 1;
     }
 }
 

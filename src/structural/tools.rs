@@ -1005,6 +1005,23 @@ Reach them with grep, or the rule {} (each {} whose text has the word)",
             if pattern.language == SupportLang::Rust { "macro invocation or `macro_rules!` rule" } else { "macro body" },
         );
     }
+    // A single metavariable in a macro's token tree binds one token (trial167 M1: `itry!($E)`
+    // matched 2 of walkdir's 9 `itry!` invocations and said nothing).
+    let invocations = &missed.macro_invocations;
+    if let (true, Some((path, line))) = (invocations.count > 0, &invocations.example) {
+        if !text.is_empty() {
+            text.push_str("\nnote: ");
+        }
+        let _ = write!(
+            text,
+            "{} more `{}!(…)` {} not matched (e.g. {path}:{line}): inside a macro's arguments (a token tree, not parsed as expressions) a single metavariable such as `$E` binds exactly one token or one bracketed group, so `{}` matches only such arguments; `{}` matches any arguments",
+            invocations.count,
+            invocations.macro_name,
+            one_or_many(invocations.count, "invocation was", "invocations were"),
+            pattern.source.trim(),
+            invocations.widened
+        );
+    }
     (!text.is_empty()).then_some(text)
 }
 
@@ -1018,6 +1035,9 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
     }
     if missed.unparsed.occurrences > 0 {
         return "see the note above: the text occurs inside macro code the parser does not parse".to_owned();
+    }
+    if missed.macro_invocations.count > 0 {
+        return format!("see the note above: search with `{}`", missed.macro_invocations.widened);
     }
     let skipped = if stats.skipped_any() {
         format!(

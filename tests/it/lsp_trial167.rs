@@ -5,6 +5,9 @@
 //!   example and filed README.md:60 under "documentation files (examples there may now be
 //!   wrong)"; `cargo test` then failed (E0599). `references` left the README use out, and the
 //!   write's doc-test count said "about 16" for rustdoc's 20.
+//! - F2: `lsp diagnostics "*"` said "0 errors" and nothing of the `#[cfg(windows)]` code it
+//!   never compiled, broken by a rename.
+//! - M1: `ast_grep` `itry!($E)` matched 2 of the 9 `itry!` invocations and said nothing.
 //!
 //! Ground truth: `cargo test --doc` (and its `--list`), the files' text.
 
@@ -220,4 +223,27 @@ fn the_whole_project_check_names_code_behind_another_targets_cfg_and_the_check_t
             "{line}"
         );
     }
+}
+
+/// Trial 167 M1: in a macro's token tree a single `$E` binds one token, so `itry!($E)` matched
+/// only the single-token invocations; the unmatched ones of the same macro are counted with the
+/// `$$$` pattern that matches them all.
+#[test]
+fn a_single_metavariable_in_a_macro_pattern_says_how_many_invocations_it_missed() {
+    let source = "macro_rules! itry {\n    ($e:expr) => {\n        match $e {\n            Ok(v) => v,\n            Err(err) => return Some(Err(err)),\n        }\n    };\n}\n\nfn step(result: Result<u32, String>) -> Option<Result<u32, String>> {\n    let a = itry!(result);\n    let b = itry!(Ok::<u32, String>(a + 1));\n    let c = itry!(parse(\"7\").map_err(|e| e.to_string()));\n    Some(Ok(a + b + c))\n}\n\nfn parse(text: &str) -> Result<u32, std::num::ParseIntError> {\n    text.parse()\n}\n";
+    let dir = support::workspace_with(&[("src/lib.rs", source)]);
+    // Ground truth: the invocations, by the text (the `macro_rules!` line is the definition).
+    let invocations = source.matches("itry!(").count();
+    assert_eq!(invocations, 3);
+    let run = runbound::Run::builder(dir.path()).with_structural().build().expect("build run");
+    let single = support::call_ok(&run, "ast_grep", json!({"pattern": "itry!($E)", "path": "src", "language": "rust"}));
+    assert!(single.starts_with("1 match in 1 file"), "{single}");
+    assert!(
+        single.contains(&format!("note: {} more `itry!(…)` invocations were not matched (e.g. src/lib.rs:12)", invocations - 1))
+            && single.contains("`itry!($$$E)` matches any arguments"),
+        "{single}"
+    );
+    let widened = support::call_ok(&run, "ast_grep", json!({"pattern": "itry!($$$E)", "path": "src", "language": "rust"}));
+    assert!(widened.starts_with(&format!("{invocations} matches in 1 file")), "{widened}");
+    assert!(!widened.contains("not matched"), "{widened}");
 }
