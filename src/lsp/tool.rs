@@ -3049,19 +3049,18 @@ fn go_standard_interfaces_not_listed(
             }
             let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &file) else { continue };
             for (index, text_line) in text.lines().enumerate() {
-                let Some(receiver) = text_line.strip_prefix("func (").and_then(|rest| rest.split_once(')')) else { continue };
-                let receiver_written = receiver.0.split_whitespace().last().unwrap_or("");
-                let receiver_type = receiver_written.trim_start_matches('*');
-                let receiver_type = receiver_type.split('[').next().unwrap_or(receiver_type);
+                let Some((receiver_type, pointer_receiver, after)) = crate::lsp::go_dynamic_interfaces::go_receiver(text_line) else {
+                    continue;
+                };
                 if receiver_type != name {
                     continue;
                 }
-                let method: String = receiver.1.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let method: String = after.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 if let Some(interface) = crate::lsp::rename_coverage::go_dynamic_standard_interface(text_line, &method) {
                     // A pointer receiver's method is in `*T`'s method set only (trial169 M7:
                     // blang/semver's `func (v *Version) Scan`: a `Version` value is no sql.Scanner).
                     let place = format!("{}:{}", supervisor.display_path(&file), index + 1);
-                    let place = if receiver_written.starts_with('*') {
+                    let place = if pointer_receiver {
                         format!("{place}, a pointer receiver: `*{name}` implements it, a value of type `{name}` does not")
                     } else {
                         place
