@@ -61,13 +61,15 @@ enum Binding {
     Imported { module: String, original: String },
 }
 
-/// The last module-level binding of `name` in Python `text` (inside `if`/`try`/`with` blocks at
-/// module level too), or `None`.
+/// The module-level binding of `name` in Python `text` (inside `if`/`try`/`with` blocks at
+/// module level too), or `None` when there is none or it is not known which one runs: bindings
+/// in alternative branches (`try: from ._fast import make` / `except ImportError: from ._slow
+/// import make`, `if`/`else`), or a `from … import *` after the last binding, which may rebind it
+/// (review49 H5: the `except` branch was taken as what runs).
 fn module_level_binding(text: &str, name: &str) -> Option<Binding> {
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(text, SupportLang::Python).ok()?;
     let bytes = text.as_bytes();
     let node_text = |node: tree_sitter::Node<'_>| node.utf8_text(bytes).unwrap_or("").to_owned();
-    let mut found = None;
     let mut statements = vec![root.root().get_inner_node()];
     // Module-level statements, blocks of compound statements (not of functions or classes)
     // opened in place; then put in source order.
@@ -84,10 +86,25 @@ fn module_level_binding(text: &str, name: &str) -> Option<Binding> {
         }
     }
     ordered.sort_by_key(|node| node.start_byte());
+    // Whether a statement lies in a branch of an `if` or `try` (one of several alternatives).
+    let in_branch = |node: tree_sitter::Node<'_>| {
+        let mut parent = node.parent();
+        while let Some(current) = parent {
+            if matches!(current.kind(), "if_statement" | "try_statement") {
+                return true;
+            }
+            parent = current.parent();
+        }
+        false
+    };
+    // Every binding in source order, with whether it lies in a branch; and whether a star
+    // import follows the last one.
+    let mut found: Vec<(Binding, bool)> = Vec::new();
+    let mut star_import_after_last = false;
     for statement in ordered {
-        match statement.kind() {
+        let binding = match statement.kind() {
             "function_definition" | "class_definition" if statement.child_by_field_name("name").map(node_text).as_deref() == Some(name) => {
-                found = Some(Binding::Declared);
+                Some(Binding::Declared)
             }
             "decorated_definition"
                 if statement
@@ -97,20 +114,25 @@ fn module_level_binding(text: &str, name: &str) -> Option<Binding> {
                     .as_deref()
                     == Some(name) =>
             {
-                found = Some(Binding::Declared);
+                Some(Binding::Declared)
             }
             "expression_statement" => {
                 let mut cursor = statement.walk();
-                for expression in statement.named_children(&mut cursor) {
-                    if expression.kind() == "assignment" && expression.child_by_field_name("left").map(node_text).as_deref() == Some(name) {
-                        found = Some(Binding::Declared);
-                    }
-                }
+                let assigns = statement.named_children(&mut cursor).any(|expression| {
+                    expression.kind() == "assignment" && expression.child_by_field_name("left").map(node_text).as_deref() == Some(name)
+                });
+                assigns.then_some(Binding::Declared)
             }
             "import_from_statement" => {
+                let mut cursor = statement.walk();
+                if statement.named_children(&mut cursor).any(|child| child.kind() == "wildcard_import") {
+                    star_import_after_last = !found.is_empty();
+                    continue;
+                }
                 let Some(module) = statement.child_by_field_name("module_name") else { continue };
                 let module = node_text(module);
                 let mut cursor = statement.walk();
+                let mut binding = None;
                 for imported in statement.children_by_field_name("name", &mut cursor) {
                     let (original, bound) = match imported.kind() {
                         "aliased_import" => (
@@ -120,14 +142,24 @@ fn module_level_binding(text: &str, name: &str) -> Option<Binding> {
                         _ => (node_text(imported), node_text(imported)),
                     };
                     if bound == name {
-                        found = Some(Binding::Imported { module: module.clone(), original });
+                        binding = Some(Binding::Imported { module: module.clone(), original });
                     }
                 }
+                binding
             }
-            _ => (),
+            _ => None,
+        };
+        if let Some(binding) = binding {
+            found.push((binding, in_branch(statement)));
+            star_import_after_last = false;
         }
     }
-    found
+    // Alternatives that disagree, or a star import that may rebind it: not known.
+    let branches_disagree = found.iter().any(|(_, in_branch)| *in_branch) && found.iter().any(|(binding, _)| *binding != found[0].0);
+    if star_import_after_last || branches_disagree {
+        return None;
+    }
+    found.pop().map(|(binding, _)| binding)
 }
 
 /// The file that declares `name` as bound by the module file `file`, following `from … import`
@@ -215,7 +247,7 @@ fn uses_through_module(
     server_root: &Path,
     binding: &DivergentStubBinding,
     name: &str,
-) -> Vec<(PathBuf, usize)> {
+) -> Vec<(PathBuf, usize, usize)> {
     let importers = crate::lsp::dependents::python_importers(workspace_root, server_root, &binding.module, 500);
     let last_segment = binding.dotted_name.rsplit('.').next().unwrap_or(&binding.dotted_name);
     let skipped = [&binding.module, &binding.stub, &binding.run_time_declaration, &binding.stub_run_time_declaration];
@@ -233,13 +265,18 @@ fn uses_through_module(
         )
         .is_some_and(|import| import.binds_the_name && !import.also_bound_elsewhere)
             || text.lines().any(|line| {
-                let statement = line.trim_start();
-                statement.starts_with(&format!("from {} import ", binding.dotted_name))
-                    && crate::lsp::rename_coverage::word_positions(statement, name).len() == 1
+                // `from attrs import asdict` (a `src/` layout's tests resolve it by the dotted
+                // name), not `… import asdict as other` (review49 L9).
+                line.trim_start().strip_prefix(&format!("from {} import ", binding.dotted_name)).is_some_and(|names| {
+                    names.split(',').any(|item| {
+                        let item = item.trim().trim_matches(|c| c == '(' || c == ')').trim();
+                        item == name || item == format!("{name} as {name}")
+                    })
+                })
             });
         let Ok(parsed) = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), SupportLang::Python) else { continue };
         let bytes = text.as_bytes();
-        let mut lines: Vec<usize> = Vec::new();
+        let mut lines: Vec<(usize, usize)> = Vec::new();
         let mut stack = vec![parsed.root().get_inner_node()];
         while let Some(node) = stack.pop() {
             let mut cursor = node.walk();
@@ -265,12 +302,11 @@ fn uses_through_module(
                 }
             };
             if counts {
-                lines.push(node.start_position().row + 1);
+                lines.push((node.start_position().row + 1, node.start_position().column));
             }
         }
         lines.sort_unstable();
-        lines.dedup();
-        uses.extend(lines.into_iter().map(|line| (importer.clone(), line)));
+        uses.extend(lines.into_iter().map(|(line, column)| (importer.clone(), line, column)));
     }
     uses
 }
@@ -280,14 +316,15 @@ fn uses_through_module(
 /// name elsewhere than the module does at run time: asked at the run-time declaration, the uses
 /// through the module are missing from the answer; asked at (or answered with) the stub's
 /// declaration, those uses run another function. `None` when no such module is about this
-/// declaration. A definition or hover (`asked_use_line`: the asked 1-based line) is warned only
-/// when asked at one of those uses (`_attr.asdict` beside `attrs.asdict` is not one). `display`
-/// shows a path.
+/// declaration. A definition or hover (`asked_use`: the asked 1-based line and byte column of
+/// the identifier) is warned when asked at one of those uses, and only then (`_attr.asdict`
+/// beside `attrs.asdict` on one line is not one, recheck49 N1; a hover's answer names no file,
+/// recheck49 N3). `display` shows a path.
 pub fn stub_binding_note(
     workspace_root: &Path,
     server_root: &Path,
     asked_file: &Path,
-    asked_use_line: Option<usize>,
+    asked_use: Option<(usize, usize)>,
     answer_files: &[PathBuf],
     name: &str,
     display: impl Fn(&Path) -> String,
@@ -298,17 +335,24 @@ pub fn stub_binding_note(
     let reader = WorkspaceReader::open(workspace_root).ok()?;
     let mut notes = Vec::new();
     for binding in divergent_stub_bindings(&reader, workspace_root, name) {
-        let at_run_time_declaration = binding.run_time_declaration == asked_file;
         let is_stub_side = |file: &Path| binding.stub_run_time_declaration == file || binding.stub_declaration == file;
-        let at_stub_declaration =
-            !at_run_time_declaration && (is_stub_side(asked_file) || answer_files.iter().any(|file| is_stub_side(file)));
-        if !at_run_time_declaration && !at_stub_declaration {
+        let at_run_time_declaration = asked_use.is_none() && binding.run_time_declaration == asked_file;
+        let at_stub_declaration = asked_use.is_none()
+            && !at_run_time_declaration
+            && (is_stub_side(asked_file) || answer_files.iter().any(|file| is_stub_side(file)));
+        if asked_use.is_none() && !at_run_time_declaration && !at_stub_declaration {
             continue;
         }
         let uses = uses_through_module(&reader, workspace_root, server_root, &binding, name);
-        if asked_use_line.is_some_and(|line| !uses.iter().any(|(file, at)| file == asked_file && *at == line)) {
-            continue;
+        if let Some((line, column)) = asked_use {
+            if !uses.iter().any(|(file, at_line, at_column)| file == asked_file && *at_line == line && *at_column == column) {
+                continue;
+            }
         }
+        // Listed by line.
+        let mut use_lines: Vec<(&PathBuf, usize)> = uses.iter().map(|(file, line, _)| (file, *line)).collect();
+        use_lines.dedup();
+        let uses = use_lines;
         let named: Vec<String> = uses.iter().take(USES_NAMED).map(|(file, line)| format!("{}:{line}", display(file))).collect();
         let listed = if uses.is_empty() {
             "none found in the workspace's Python files by text".to_owned()
@@ -342,10 +386,28 @@ mod tests {
 
     #[test]
     fn the_last_module_level_binding_counts_and_nested_ones_do_not() {
-        let text = "from ._funcs import asdict\nif True:\n    from ._next_gen import asdict as asdict\n\ndef f():\n    asdict = 1\n\nclass C:\n    def asdict(self): ...\n";
+        let text = "from ._funcs import asdict\nfrom ._next_gen import asdict as asdict\n\ndef f():\n    asdict = 1\n\nclass C:\n    def asdict(self): ...\n";
         assert_eq!(
             module_level_binding(text, "asdict"),
             Some(Binding::Imported { module: "._next_gen".to_owned(), original: "asdict".to_owned() })
+        );
+        // review49 H5: alternatives that disagree, or a later star import, are not known.
+        let alternatives = "try:\n    from pkg._fast import make\nexcept ImportError:\n    from pkg._slow import make\n";
+        assert_eq!(module_level_binding(alternatives, "make"), None);
+        let conditional = "from ._funcs import asdict\nif NEW:\n    from ._next_gen import asdict\n";
+        assert_eq!(module_level_binding(conditional, "asdict"), None);
+        let starred = "from ._funcs import asdict\nfrom ._next_gen import *\n";
+        assert_eq!(module_level_binding(starred, "asdict"), None);
+        let star_first = "from ._next_gen import *\nfrom ._funcs import asdict\n";
+        assert_eq!(
+            module_level_binding(star_first, "asdict"),
+            Some(Binding::Imported { module: "._funcs".to_owned(), original: "asdict".to_owned() })
+        );
+        // Alternatives that agree are that binding.
+        let agreeing = "try:\n    from ._impl import make\nexcept ImportError:\n    from ._impl import make\n";
+        assert_eq!(
+            module_level_binding(agreeing, "make"),
+            Some(Binding::Imported { module: "._impl".to_owned(), original: "make".to_owned() })
         );
         assert_eq!(module_level_binding("def asdict(x): ...\n", "asdict"), Some(Binding::Declared));
         assert_eq!(module_level_binding("@overload\ndef asdict(x): ...\n", "asdict"), Some(Binding::Declared));

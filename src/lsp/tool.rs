@@ -792,7 +792,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             supervisor.workspace_root(),
             server.root(),
             &std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
-            (op != "references").then_some(resolved.line as usize),
+            (op != "references").then_some((resolved.line as usize, resolved.cursor_byte)),
             &answer_files,
             &resolved.cursor_identifier,
             |path| supervisor.display_path(path),

@@ -343,11 +343,11 @@ fn references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package
         ("caches/_impl.py", "def make(size: int) -> list[int]:\n    return [0] * size\n"),
         ("caches/_other.py", "def make(size: int) -> list[int]:\n    return [1] * size\n"),
         ("caches/_tools.py", "def tidy() -> int:\n    return 2\n"),
-        ("app.py", "import caches\n\nprint(caches.make(3))\nprint(caches.tidy())\nfrom caches import _other\nprint(_other.make(1))\n"),
+        ("app.py", "import caches\n\nprint(caches.make(3))\nprint(caches.tidy())\nfrom caches import _other\nprint(_other.make(1))\nprint(caches.make(1) == _other.make(1))\n"),
         ("user.py", "from caches import make\n\n\ndef twice() -> list[int]:\n    return make(2) + make(1)\n"),
     ]);
     // Ground truth: both callers run `_impl.make`.
-    assert_eq!(python_prints(dir.path(), "import app"), "[0, 0, 0]\n2\n[1]");
+    assert_eq!(python_prints(dir.path(), "import app"), "[0, 0, 0]\n2\n[1]\nFalse");
     assert_eq!(python_prints(dir.path(), "import user; print(user.twice())"), "[0, 0, 0]");
     let run = support::lsp_run_allowing_writes(dir.path());
 
@@ -360,15 +360,15 @@ fn references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package
         text.contains("WARNING: `caches.make` is this `make` at run time (`caches/__init__.py` binds it from `caches/_impl.py`), but the stub `caches/__init__.pyi` binds `make` to the one in `caches/_other.py`"),
         "{text}"
     );
-    assert!(text.contains("3 lines by text: app.py:3, user.py:1, user.py:5"), "{text}");
+    assert!(text.contains("4 lines by text: app.py:3, app.py:7, user.py:1, user.py:5"), "{text}");
 
     // At the stub's declaration: the callers are listed as its own, and the warning says what runs.
     let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "caches/_other.py", "line": 1, "symbol": "make"}));
     let text = references.joined_text();
     assert!(!references.is_error, "{text}");
-    assert!(text.contains("app.py (2):\n  3: print(caches.make(3))"), "pyright counts the caller as a use of `_other.make`:\n{text}");
+    assert!(text.contains("app.py (4):\n  3: print(caches.make(3))"), "pyright counts the caller as a use of `_other.make`:\n{text}");
     assert!(
-        text.contains("at run time `caches/__init__.py` binds `make` from `caches/_impl.py` — those uses (3 lines by text: app.py:3, user.py:1, user.py:5) run the `make` of `caches/_impl.py`, not this one"),
+        text.contains("at run time `caches/__init__.py` binds `make` from `caches/_impl.py` — those uses (4 lines by text: app.py:3, app.py:7, user.py:1, user.py:5) run the `make` of `caches/_impl.py`, not this one"),
         "{text}"
     );
 
@@ -377,6 +377,17 @@ fn references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package
     let text = definition.joined_text();
     assert!(!definition.is_error, "{text}");
     assert!(text.contains("WARNING: pyright resolves uses through `caches`"), "{text}");
+    // A hover there says it too (recheck49 N3: a hover's answer names no file).
+    let hover = run.call(Caller::Main, "lsp", json!({"op": "hover", "file": "app.py", "line": 3, "symbol": "make"}));
+    let text = hover.joined_text();
+    assert!(!hover.is_error, "{text}");
+    assert!(text.contains("WARNING: pyright resolves uses through `caches`"), "{text}");
+    // On one line, the use through the package warns and the other object's does not
+    // (recheck49 N1: `attrs.asdict(x) == _attr.asdict(x)` warned at both).
+    let through = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 7, "symbol": "make", "occurrence": 1}));
+    assert!(through.joined_text().contains("WARNING: pyright resolves uses through `caches`"), "{}", through.joined_text());
+    let other = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 7, "symbol": "make", "occurrence": 2}));
+    assert!(!other.joined_text().contains("WARNING"), "{}", other.joined_text());
     // Asked at a use that is no use through the package, it is right and says nothing more.
     let definition = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 6, "symbol": "make"}));
     let text = definition.joined_text();
