@@ -177,13 +177,31 @@ pub fn installed_users_note(workspace_root: &Path, server_root: &Path, edited: &
     let mut found_tops: Vec<String> = Vec::new();
     let mut read = 0usize;
     for site_packages in crate::python_env::site_packages_dirs(&venv_dir) {
-        // An installed copy of a package is what its users import: the rename does not reach them.
+        // An installed copy of a package is what its users import: the rename does not reach
+        // them. Without one, the package must be installed editable from this workspace: a
+        // `.pth` naming a workspace directory, or an `__editable__` finder naming the package
+        // (review49 M3: a package not installed at all was said "installed editable").
+        let editable_marks: Vec<String> = crate::files::walk_beneath::list_directory(workspace_root, &site_packages)
+            .into_iter()
+            .filter(|(path, kind)| {
+                let file_name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+                kind.is_file() && (file_name.ends_with(".pth") || (file_name.starts_with("__editable__") && file_name.ends_with(".py")))
+            })
+            .filter_map(|(path, _)| reader.read_to_string(&path).ok())
+            .collect();
+        let workspace_shown = workspace_root.to_string_lossy().into_owned();
         let editable_tops: Vec<&String> = tops
             .iter()
             .filter(|top| {
-                ![site_packages.join(top).join("__init__.py"), site_packages.join(format!("{top}.py"))]
+                let installed_copy = [site_packages.join(top).join("__init__.py"), site_packages.join(format!("{top}.py"))]
                     .iter()
-                    .any(|path| reader.open_file(path).is_ok())
+                    .any(|path| reader.open_file(path).is_ok());
+                let editable = editable_marks.iter().any(|text| {
+                    text.lines().any(|line| line.trim_start().starts_with(workspace_shown.as_str()))
+                        || text.contains(&format!("'{top}'"))
+                        || text.contains(&format!("\"{top}\""))
+                });
+                !installed_copy && editable
             })
             .collect();
         if editable_tops.is_empty() {
@@ -205,6 +223,7 @@ pub fn installed_users_note(workspace_root: &Path, server_root: &Path, edited: &
             let statements = import_statements(&text.lines().collect::<Vec<_>>());
             let mut lines: Vec<usize> = Vec::new();
             for top in editable_tops.iter().filter(|top| text.contains(top.as_str())) {
+                let lines_before = lines.len();
                 let qualified = format!("{top}.{old_name}");
                 for statement in &statements {
                     let imports_it = statement.text.trim_start().strip_prefix("from ").is_some_and(|rest| {
@@ -220,14 +239,20 @@ pub fn installed_users_note(workspace_root: &Path, server_root: &Path, edited: &
                 }
                 for (index, line) in text.lines().enumerate() {
                     let code = line.split('#').next().unwrap_or("");
-                    let through_package = crate::lsp::rename_coverage::word_positions(code, old_name)
-                        .iter()
-                        .any(|&at| code[..at + old_name.len()].ends_with(qualified.as_str()));
+                    // `pluggy.HookimplMarker`, not `mypluggy.HookimplMarker`.
+                    let through_package = crate::lsp::rename_coverage::word_positions(code, old_name).iter().any(|&at| {
+                        let prefix = &code[..at + old_name.len()];
+                        prefix.ends_with(qualified.as_str())
+                            && prefix[..prefix.len() - qualified.len()]
+                                .chars()
+                                .next_back()
+                                .is_none_or(|before| !crate::lsp::position::is_identifier_char(before) && before != '.')
+                    });
                     if through_package {
                         lines.push(index + 1);
                     }
                 }
-                if !lines.is_empty() && !found_tops.contains(top) {
+                if lines.len() > lines_before && !found_tops.contains(top) {
                     found_tops.push((*top).clone());
                 }
             }

@@ -384,7 +384,8 @@ fn references_and_definitions_say_a_stub_binds_a_name_elsewhere_than_the_package
     assert!(text.contains("WARNING: pyright resolves uses through `caches`"), "{text}");
     // On one line, the use through the package warns and the other object's does not
     // (recheck49 N1: `attrs.asdict(x) == _attr.asdict(x)` warned at both).
-    let through = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 7, "symbol": "make", "occurrence": 1}));
+    let through =
+        run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 7, "symbol": "make", "occurrence": 1}));
     assert!(through.joined_text().contains("WARNING: pyright resolves uses through `caches`"), "{}", through.joined_text());
     let other = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "app.py", "line": 7, "symbol": "make", "occurrence": 2}));
     assert!(!other.joined_text().contains("WARNING"), "{}", other.joined_text());
@@ -430,23 +431,32 @@ fn a_rename_of_a_public_name_names_installed_packages_that_import_it_through_an_
         .output()
         .expect("the venv's python runs");
     let site_packages = std::path::PathBuf::from(String::from_utf8_lossy(&purelib.stdout).trim());
-    // An editable install (a .pth naming the source directory), and an installed runner that
-    // imports the package's public name.
-    std::fs::write(site_packages.join("__editable__.marks-0.1.0.pth"), format!("{}\n", dir.path().join("src").display())).unwrap();
+    // An installed runner that imports the package's public name (and names `mymarks.Marker`,
+    // another package's, in a function).
     std::fs::create_dir_all(site_packages.join("runner")).unwrap();
     std::fs::write(
         site_packages.join("runner/__init__.py"),
-        "from marks import Marker\n\nimport marks\n\nDEFAULT = marks.Marker(\"runner\")\n",
+        "from marks import Marker\n\nimport marks\n\nDEFAULT = marks.Marker(\"runner\")\n\n\ndef other():\n    return mymarks.Marker\n",
     )
     .unwrap();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // Not installed from this workspace (no editable install yet): not said (review49 M3).
+    let preview = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/marks/_impl.py", "line": 1, "symbol": "Marker", "new_name": "Mark", "preview": true}),
+    );
+    assert!(preview.contains("note: public name changed"), "{preview}");
+    assert!(!preview.contains("packages installed in"), "{preview}");
+    // An editable install: a .pth naming the source directory.
+    std::fs::write(site_packages.join("__editable__.marks-0.1.0.pth"), format!("{}\n", dir.path().join("src").display())).unwrap();
     let runs = |code: &str| std::process::Command::new(&venv_python).args(["-c", code]).current_dir(dir.path()).output().unwrap();
     assert!(runs("import runner").status.success(), "the runner imports the workspace's package before the rename");
 
-    let run = support::lsp_run_allowing_writes(dir.path());
     let text =
         support::call_ok(&run, "lsp_rename", json!({"file": "src/marks/_impl.py", "line": 1, "symbol": "Marker", "new_name": "Mark"}));
     assert!(
-        text.contains("WARNING: packages installed in `.venv` use `marks.Marker`, and `marks` there is this workspace's (installed editable, no copy in site-packages): runner/__init__.py:1, runner/__init__.py:5"),
+        text.contains("WARNING: packages installed in `.venv` use `marks.Marker`, and `marks` there is this workspace's (installed editable, no copy in site-packages): runner/__init__.py:1, runner/__init__.py:5 — after this rename"),
         "{text}"
     );
     // Ground truth: the installed runner no longer imports.
