@@ -30,10 +30,10 @@ use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
-use ast_grep_core::{Node, Pattern};
+use ast_grep_core::{Language, Node, Pattern};
 use ast_grep_language::SupportLang;
 
-use crate::structural::compile::{part_label, CompiledPattern, PartLabel, PartTree};
+use crate::structural::compile::{compile_pattern, part_label, CompiledPattern, PartLabel, PartTree};
 
 /// How many unmatched candidates of the pattern's root kind one search examines at most.
 pub const MAX_CANDIDATES_EXAMINED: usize = 20_000;
@@ -52,15 +52,20 @@ pub struct MissedPartsProbe {
 /// (`itry!($E)`): inside a token tree `$E` binds one token or one bracketed group, so the
 /// invocations with longer arguments (`itry!(fs::read_dir(p))`) are not matched (trial167 M1:
 /// walkdir's `itry!($E)` matched 2 of its 9 `itry!` invocations, silently; `itry!($$$E)` matched
-/// all). The unmatched invocations of the same macro are counted.
+/// all). The unmatched invocations of the same macro that the widened pattern (`$$$E` at each
+/// such whole argument) matches are counted; the others differ from the pattern elsewhere
+/// (review49 H3: `assert_eq!($A, 1)` does not count `assert_eq!(b, 1.5)`).
 #[derive(Clone)]
 struct MacroArgumentsCheck {
     /// `macro_invocation`.
     invocation_kind: u16,
     /// The macro's name as the pattern spells it (`itry`, `log::debug`).
     macro_name: String,
-    /// The pattern with each single metavariable of its token tree made a `$$$` one.
+    /// The pattern with each single metavariable that stands as a whole argument of its token
+    /// tree made a `$$$` one (`itry!($$$E)`).
     widened: String,
+    /// `widened`, compiled: an unmatched invocation is counted only when it matches.
+    widened_pattern: Pattern,
 }
 
 /// Invocations of a pattern's macro that it did not match (see [`MacroArgumentsCheck`]).
@@ -70,7 +75,7 @@ pub struct UnmatchedMacroInvocations {
     pub macro_name: String,
     /// The pattern with `$$$` metavariables in the token tree, e.g. `itry!($$$E)`.
     pub widened: String,
-    /// How many invocations of the macro the pattern did not match.
+    /// How many invocations of the macro the pattern did not match and `widened` matches.
     pub count: usize,
     /// The first: (path, 1-based line); the path is empty until the file is known.
     pub example: Option<(String, usize)>,
@@ -440,30 +445,35 @@ impl MacroArgumentsCheck {
         if macro_name.is_empty() || macro_name.contains('$') {
             return None;
         }
-        // `$E` → `$$$E` where it is a whole single metavariable (not already `$$$E`).
-        let mut widened = String::with_capacity(source.len() + 4 * single.len());
-        let bytes = source.as_bytes();
-        let mut index = 0;
-        while index < source.len() {
-            let c = source[index..].chars().next().unwrap_or(' ');
-            if c == '$' && (index == 0 || bytes[index - 1] != b'$') && bytes.get(index + 1).is_some_and(|next| *next != b'$') {
-                let name: String =
-                    source[index + 1..].chars().take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_').collect();
-                if single.contains(&name) {
-                    widened.push_str("$$$");
-                    widened.push_str(if name == "_" { "" } else { &name });
-                    index += 1 + name.len();
-                    continue;
-                }
-            }
-            widened.push(c);
-            index += c.len_utf8();
+        // `$E` → `$$$E` only at the single metavariables that stand as whole arguments of the
+        // invocation (not a `$E` nested in an inner group, review49 L11).
+        let ranges = whole_argument_metavariable_ranges(compiled, source, invocation_kind, token_tree_kind, &single)?;
+        let mut widened = String::with_capacity(source.len() + 4 * ranges.len());
+        let mut copied = 0;
+        for range in &ranges {
+            widened.push_str(&source[copied..range.start]);
+            let name = &source[range.start + 1..range.end];
+            widened.push_str("$$$");
+            widened.push_str(if name == "_" { "" } else { name });
+            copied = range.end;
         }
-        Some(MacroArgumentsCheck { invocation_kind, macro_name, widened })
+        widened.push_str(&source[copied..]);
+        // Compiled once: an unmatched invocation counts only when the widened pattern matches it
+        // (review49 H3: `assert_eq!($A, 1)` counted `assert_eq!(b, 1.5)`, which
+        // `assert_eq!($$$A, 1)` does not match either).
+        let widened_pattern = compile_pattern(&widened, SupportLang::Rust).ok()?;
+        let PatternNode::Internal { kind_id: widened_kind, .. } = &widened_pattern.pattern.node else { return None };
+        if *widened_kind != invocation_kind {
+            return None;
+        }
+        Some(MacroArgumentsCheck { invocation_kind, macro_name, widened, widened_pattern: widened_pattern.pattern })
     }
 
     fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
         if candidate.kind_id() != self.invocation_kind || candidate.field("macro").is_none_or(|name| name.text() != self.macro_name) {
+            return;
+        }
+        if self.widened_pattern.match_node(candidate.clone()).is_none() {
             return;
         }
         let invocations = &mut tally.macro_invocations;
@@ -474,6 +484,49 @@ impl MacroArgumentsCheck {
         }
         invocations.count += 1;
     }
+}
+
+/// The byte ranges in `source` (the pattern text, trimmed) of the single metavariables (`$E`,
+/// `$_`) among `single` that are direct tokens of the root macro invocation's token tree, i.e.
+/// whole macro arguments; a `$E` inside an inner group (`m!(($E))`) is not one. Found by parsing
+/// the pre-processed pattern in a function body (the expando character replaces `$` one
+/// character for one, so character positions carry back to `source`). `None` when the parse has
+/// no macro invocation at the pattern's start or none of its tokens is such a metavariable.
+fn whole_argument_metavariable_ranges(
+    compiled: &CompiledPattern,
+    source: &str,
+    invocation_kind: u16,
+    token_tree_kind: u16,
+    single: &[String],
+) -> Option<Vec<std::ops::Range<usize>>> {
+    let language = compiled.language;
+    let expando = language.expando_char();
+    let processed = language.pre_process_pattern(source);
+    let prefix = "fn runbound_pattern() { ";
+    let wrapped = format!("{prefix}{processed};\n}}");
+    let root = language.ast_grep(&wrapped);
+    let invocation = root.root().dfs().find(|node| node.kind_id() == invocation_kind && node.range().start == prefix.len())?;
+    let tree = invocation.children().find(|child| child.kind_id() == token_tree_kind)?;
+    // A byte offset in `processed` → the same character's byte offset in `source`.
+    let to_source = |offset: usize| -> Option<usize> {
+        let characters = processed.get(..offset)?.chars().count();
+        source.char_indices().map(|(index, _)| index).chain(std::iter::once(source.len())).nth(characters)
+    };
+    let mut ranges = Vec::new();
+    for token in tree.children() {
+        let text = token.text();
+        let Some(name) = text.strip_prefix(expando) else { continue };
+        if name.starts_with(expando) || !single.iter().any(|single_name| single_name == name) {
+            continue;
+        }
+        let range = token.range();
+        let (start, end) = (to_source(range.start - prefix.len())?, to_source(range.end - prefix.len())?);
+        if source.get(start..end).is_none_or(|original| original.strip_prefix('$') != Some(name)) {
+            return None;
+        }
+        ranges.push(start..end);
+    }
+    (!ranges.is_empty()).then_some(ranges)
 }
 
 impl PartsCheck {

@@ -284,3 +284,64 @@ fn pattern_at_the_nesting_limit_matches_a_nested_source_in_bounded_time() {
     let ratio = deep_time.as_secs_f64() / shallow_time.as_secs_f64().max(1e-6);
     assert!(ratio < 256.0, "depth {MAX_MULTI_METAVARIABLE_NESTING} took {deep_time:?}, one level {shallow_time:?}: {ratio:.1}x");
 }
+
+/// The missed-candidates tally of `pattern` (Rust) over `source`, and the note `ast_grep` writes
+/// for it, as the tool's scan computes them.
+fn rust_missed_note(pattern: &str, source: &str) -> (usize, super::missed::MissedParts, Option<String>) {
+    let compiled = compile_pattern(pattern, SupportLang::Rust).unwrap();
+    let probe = super::missed::MissedPartsProbe::new(&compiled);
+    let parsed = super::search::ParsedFile::try_new(source, SupportLang::Rust).unwrap();
+    let query = Query::Pattern(compiled);
+    let scan = super::query::scan_file(&parsed, &query, probe.as_ref(), &super::evaluate::MatchBudget::unlimited(), usize::MAX);
+    let mut missed = scan.missed;
+    missed.set_path("src/lib.rs");
+    let note = super::tools::missed_note(&missed, &query);
+    (scan.matches.len(), missed, note)
+}
+
+/// Review49 H3: an unmatched `assert_eq!` is counted only when the widened pattern matches it;
+/// here `assert_eq!($$$A, 1)` matches nothing more than `assert_eq!($A, 1)`, so no note.
+#[test]
+fn a_macro_pattern_counts_no_invocation_its_widened_pattern_does_not_match() {
+    let source = "fn f(a: i32, b: f64, n1: i32) {\n    assert_eq!(a, 1); assert_eq!(b, 1.5); assert_eq!(n1, 2); assert_eq!(a, 10);\n}\n";
+    let (matches, missed, note) = rust_missed_note("assert_eq!($A, 1)", source);
+    assert_eq!(matches, 1);
+    // Ground truth: the widened pattern matches the same invocations.
+    let widened = match_source(&compile_pattern("assert_eq!($$$A, 1)", SupportLang::Rust).unwrap(), source).unwrap();
+    assert_eq!(widened.len(), matches);
+    assert_eq!(missed.macro_invocations.count, 0, "{missed:?}");
+    assert_eq!(note, None);
+}
+
+/// Trial167 M1 (walkdir `itry!`), review49 H3: the invocations counted are exactly those the
+/// widened `itry!($$$E)` matches beyond `itry!($E)`, and the note says so.
+#[test]
+fn a_macro_pattern_counts_the_invocations_its_widened_pattern_adds() {
+    let source = "fn step(result: R, p: &Path) -> Option<R> {\n    let a = itry!(result);\n    let b = itry!(fs::read_dir(p));\n    let c = itry!(p.metadata());\n    let d = itry!(other);\n    let e = itry!(a.map_err(|e| Error::from_io(depth, e)));\n    other!(x.y());\n    None\n}\n";
+    let (matches, missed, note) = rust_missed_note("itry!($E)", source);
+    assert_eq!(matches, 2);
+    let widened = match_source(&compile_pattern("itry!($$$E)", SupportLang::Rust).unwrap(), source).unwrap();
+    assert_eq!(widened.len(), 5);
+    assert_eq!(missed.macro_invocations.count, widened.len() - matches, "{missed:?}");
+    let note = note.expect("a note");
+    assert!(
+        note.contains("3 more `itry!(…)` invocations that `itry!($$$E)` matches and `itry!($E)` does not (e.g. src/lib.rs:3)"),
+        "{note}"
+    );
+    let (matches, missed, note) = rust_missed_note("itry!($$$E)", source);
+    assert_eq!((matches, missed.macro_invocations.count, note), (5, 0, None));
+}
+
+/// Review49 L11: only a `$E` that is a whole macro argument is widened; one inside an inner group
+/// stays single.
+#[test]
+fn a_macro_pattern_widens_only_its_whole_argument_metavariables() {
+    let source = "fn f() {\n    m!(x.y(), (z));\n    m!(x, (z));\n    m!(x.y(), (z.w()));\n}\n";
+    let (matches, missed, note) = rust_missed_note("m!($E, ($E2))", source);
+    assert_eq!(matches, 1);
+    assert_eq!(missed.macro_invocations.widened, "m!($$$E, ($E2))");
+    // `m!(x.y(), (z.w()))` has a long inner argument: `m!($$$E, ($E2))` does not match it.
+    let widened = match_source(&compile_pattern("m!($$$E, ($E2))", SupportLang::Rust).unwrap(), source).unwrap();
+    assert_eq!(widened.len(), 2);
+    assert_eq!(missed.macro_invocations.count, 1, "{note:?}");
+}

@@ -927,7 +927,7 @@ fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
 
 /// The note about candidates a pattern missed only because of parts it lacks: per part, how
 /// many, what to add where, and an example.
-fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
+pub(super) fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
     let Query::Pattern(pattern) = query else { return None };
     let mut text = String::new();
     if missed.candidates > 0 {
@@ -1006,7 +1006,8 @@ Reach them with grep, or the rule {} (each {} whose text has the word)",
         );
     }
     // A single metavariable in a macro's token tree binds one token (trial167 M1: `itry!($E)`
-    // matched 2 of walkdir's 9 `itry!` invocations and said nothing).
+    // matched 2 of walkdir's 9 `itry!` invocations and said nothing). Only the invocations the
+    // widened pattern matches are counted (review49 H3).
     let invocations = &missed.macro_invocations;
     if let (true, Some((path, line))) = (invocations.count > 0, &invocations.example) {
         if !text.is_empty() {
@@ -1014,10 +1015,11 @@ Reach them with grep, or the rule {} (each {} whose text has the word)",
         }
         let _ = write!(
             text,
-            "{} more `{}!(…)` {} not matched (e.g. {path}:{line}): inside a macro's arguments (a token tree, not parsed as expressions) a single metavariable such as `$E` binds exactly one token or one bracketed group, so `{}` matches only such arguments; `{}` matches any arguments",
+            "{} more `{}!(…)` {} that `{}` matches and `{}` does not (e.g. {path}:{line}): inside a macro's arguments (a token tree, not parsed as expressions) a single metavariable such as `$E` binds exactly one token or one bracketed group, a `$$$E` any run of tokens; search with `{}` to include them",
             invocations.count,
             invocations.macro_name,
-            one_or_many(invocations.count, "invocation was", "invocations were"),
+            one_or_many(invocations.count, "invocation", "invocations"),
+            invocations.widened,
             pattern.source.trim(),
             invocations.widened
         );
@@ -1037,7 +1039,19 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
         return "see the note above: the text occurs inside macro code the parser does not parse".to_owned();
     }
     if missed.macro_invocations.count > 0 {
-        return format!("see the note above: search with `{}`", missed.macro_invocations.widened);
+        let invocations = &missed.macro_invocations;
+        let source = match query {
+            Query::Pattern(pattern) => pattern.source.trim(),
+            Query::Rule(_) => "the pattern",
+        };
+        return format!(
+            "see the note above: {} `{}!(…)` {} that `{}` matches and `{source}` does not; search with `{}`",
+            invocations.count,
+            invocations.macro_name,
+            one_or_many(invocations.count, "invocation", "invocations"),
+            invocations.widened,
+            invocations.widened
+        );
     }
     let skipped = if stats.skipped_any() {
         format!(
