@@ -512,6 +512,13 @@ fn whole_argument_metavariable_ranges(
         let characters = processed.get(..offset)?.chars().count();
         source.char_indices().map(|(index, _)| index).chain(std::iter::once(source.len())).nth(characters)
     };
+    // Two metavariables in one token tree: a widened `$$$A, $$$B` cannot split the arguments at
+    // their commas — ast-grep gives `$A` nothing and `$B` the rest, and a rewrite with them drops
+    // tokens (recheck49 N2: `assert_eq!($A, $B)` → `assert_eq!($$$A, $$$B)` matched all 118
+    // calls with broken captures). No widening is offered then.
+    if tree.children().filter(|token| token.text().starts_with(expando)).count() > 1 {
+        return None;
+    }
     let mut ranges = Vec::new();
     for token in tree.children() {
         let text = token.text();

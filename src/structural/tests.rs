@@ -345,3 +345,15 @@ fn a_macro_pattern_widens_only_its_whole_argument_metavariables() {
     assert_eq!(widened.len(), 2);
     assert_eq!(missed.macro_invocations.count, 1, "{note:?}");
 }
+
+/// Recheck49 N2: with two metavariables in the macro's arguments no widening is offered —
+/// `assert_eq!($$$A, $$$B)` matches every call but cannot split at the comma (`$A` empty, `$B`
+/// the rest), and a rewrite with it drops tokens.
+#[test]
+fn a_macro_pattern_with_two_argument_metavariables_offers_no_widening() {
+    let source = "fn f(a: i32, r: Vec<i32>) {\n    assert_eq!(a, 1);\n    assert_eq!(1, r.len());\n}\n";
+    let (matches, missed, note) = rust_missed_note("assert_eq!($A, $B)", source);
+    assert_eq!(matches, 1, "`r.len()` is several tokens");
+    assert_eq!(missed.macro_invocations.count, 0, "{missed:?}");
+    assert_eq!(note, None);
+}
