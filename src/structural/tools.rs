@@ -1218,7 +1218,7 @@ fn collapsed_lines_note(root: &Path, rewrites: &[FileRewrite], language_id: &str
     let files: Vec<String> =
         rewrites.iter().filter(|rewrite| !rewrite.collapsed.is_empty()).map(|rewrite| display_path(root, &rewrite.path)).collect();
     Some(format!(
-        "note: {} {} a multi-line match on fewer lines (the rewrite template's layout; e.g. {}:{line}, {before} lines → {after}) — formatting only, the code is the same; after accepting, run `{formatter} {}` to restore the project's layout",
+        "note: {} {} a multi-line match on fewer lines (the rewrite template's layout; e.g. {}:{line}, {before} lines → {after}) — the line breaks are the template's, not a change of the rewrite's meaning (check the rewrite itself in the diff); after accepting, run `{formatter} {}` to restore the project's layout",
         collapsed.len(),
         one_or_many(collapsed.len(), "replacement puts", "replacements put"),
         display_path(root, &first_file.path),

@@ -1236,7 +1236,7 @@ fn ast_edit_says_once_when_a_one_line_template_collapses_multi_line_matches_and_
     ));
     assert_eq!(structured["replacements"], 3, "{text}");
     assert_eq!(
-        text.matches("note: 2 replacements put a multi-line match on fewer lines (the rewrite template's layout; e.g. src/a.ts:2, 4 lines → 2) — formatting only, the code is the same; after accepting, run `npx prettier --write src/a.ts` to restore the project's layout").count(),
+        text.matches("note: 2 replacements put a multi-line match on fewer lines (the rewrite template's layout; e.g. src/a.ts:2, 4 lines → 2) — the line breaks are the template's, not a change of the rewrite's meaning (check the rewrite itself in the diff); after accepting, run `npx prettier --write src/a.ts` to restore the project's layout").count(),
         1,
         "{text}"
     );
@@ -1254,7 +1254,7 @@ fn ast_edit_says_once_when_a_one_line_template_collapses_multi_line_matches_and_
     let (text, _) =
         ok(call(&run, "ast_edit", json!({"pattern": "defer func() { $$$B }()", "rewrite": "defer func() { $$$B }()", "language": "go"})));
     assert!(
-        text.contains("e.g. p/p.go:4, 4 lines → 3) — formatting only, the code is the same; after accepting, run `gofmt -w p/p.go`"),
+        text.contains("e.g. p/p.go:4, 4 lines → 3) — the line breaks are the template's, not a change of the rewrite's meaning (check the rewrite itself in the diff); after accepting, run `gofmt -w p/p.go`"),
         "{text}"
     );
     let (_, accepted) = ok(call(&run, "resolve", json!({"edit_id": "edit_3", "action": "accept"})));
