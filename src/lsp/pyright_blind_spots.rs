@@ -301,9 +301,10 @@ pub fn line_ignores_note(files: &[FileLineIgnores]) -> Option<String> {
         ));
     }
     Some(format!(
-        "{total} line-level `# type: ignore` / `# pyright: ignore` {} in the checked files with no new errors, whose errors pyright does not report, so \"no new errors\" there may hide errors this write introduced: {}; next step: for a line you doubt, check it without the pragma (remove it, call lsp with {{\"op\": \"diagnostics\", \"file\": FILE}}, put it back)",
-        if total == 1 { "comment" } else { "comments" },
-        parts.join("; ")
+        "{total} line-level `# type: ignore` / `# pyright: ignore` {} in the checked files with no new errors, whose errors pyright does not report, so \"no new errors\" there may hide errors this write introduced: {}; next step: for a line you doubt, check it without the pragma (remove it, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} for its file, put it back)",
+        crate::render::one_or_many(total, "comment", "comments"),
+        parts.join("; "),
+        files.first().map_or("…", |file| file.display.as_str()),
     ))
 }
 
@@ -480,6 +481,8 @@ mod tests {
         );
         assert!(note.contains("3 in the written files on lines naming no changed name, which still hide an error there (src/pkg/impl.py 2, testing/test_a.py 1)"), "{note}");
         assert!(!note.contains("test_c"), "{note}");
+        // A path to pass, not a placeholder (review49 M9).
+        assert!(note.contains("call lsp with {\"op\": \"diagnostics\", \"file\": \"src/pkg/impl.py\"} for its file"), "{note}");
         assert_eq!(line_ignores_note(&files[3..]), None);
     }
 
