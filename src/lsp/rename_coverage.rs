@@ -2603,7 +2603,7 @@ pub fn complete_rename(
                         // `Pick<FieldMetaBase, "errorMap">` under a rename of `BaseFormState.errorMap`),
                         // unless that type is built on the member's (trial168 F1).
                         (Some(owner), Some(base)) => {
-                            match key_checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &member_owner_declarations) {
+                            match key_checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &member_owner_declarations, old_name) {
                                 built_on @ crate::lsp::string_keys::KeyedTypeBase::BuiltOn(_) => {
                                     let chain = built_on.chain_said().unwrap_or_else(|| format!("`{base}` is `{owner}`"));
                                     rename_key(format!("   (string key{in_omit} of `{base}`: {chain}, which declares this member: {role})"))

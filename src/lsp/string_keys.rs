@@ -66,9 +66,12 @@ pub(crate) enum KeyedTypeBase {
     /// It is, or extends (through these declarations' heritage), a type that declares the member:
     /// the names from the keyed type to that type (`["TableOptionsResolved", "CoreOptions"]`).
     BuiltOn(Vec<String>),
-    /// Its declarations were all followed (or it names no declaration): none is built on it.
+    /// Its declarations were all read whole and followed (or the key is over no named type):
+    /// none is built on it.
     Unrelated,
-    /// Not all followed: the request budget or the deadline ran out, or too many declarations.
+    /// Not all followed: the request budget or the deadline ran out, too many declarations or
+    /// levels, a name the server resolves to nothing or to no type declaration, or a type that
+    /// is not followed (mapped, conditional, a utility's non-literal keys).
     Unchecked,
 }
 
@@ -192,10 +195,16 @@ impl<'a> StringKeyChecker<'a> {
     /// type, each as (canonical path of its file, its name). The keyed type's name is resolved by
     /// the server's `definition`, then each declaration's `extends`/`implements` list and a type
     /// alias's (intersected) type references are followed the same way, breadth first, at most
-    /// [`MOST_HERITAGE_STEPS`] levels and [`MOST_HERITAGE_DECLARATIONS`] declarations; `Pick`,
-    /// `Omit`, `Exclude` and `Extract` are not followed (they drop keys). Trial168 F1:
-    /// `interface TableOptionsResolved<TData> extends CoreOptions<TData>, FeatureOptions<TData>
-    /// {}` — its key `'onStateChange'` names `CoreOptions.onStateChange`.
+    /// [`MOST_HERITAGE_STEPS`] levels and [`MOST_HERITAGE_DECLARATIONS`] declarations; the
+    /// utilities that keep the member `member_name` (`Omit<X, 'other'>`, `Partial<X>`,
+    /// `Pick<X, 'member_name'>`, …) are read through to `X` by
+    /// [`ParsedSource::typescript_heritage_at`]. Trial168 F1: `interface
+    /// TableOptionsResolved<TData> extends CoreOptions<TData>, FeatureOptions<TData> {}` — its
+    /// key `'onStateChange'` names `CoreOptions.onStateChange`. `Unrelated` only when every
+    /// declaration met was read whole and followed; a name the server resolves to nothing or to
+    /// no type declaration (a type parameter), or a mapped, conditional or other type that is
+    /// not followed, makes it `Unchecked` (review49 H2: `extends Omit<CoreOptions, 'data'>` was
+    /// a definite "leave it", and tsc failed after the rename).
     pub(crate) fn keyed_type_base(
         &mut self,
         path: &Path,
@@ -203,6 +212,7 @@ impl<'a> StringKeyChecker<'a> {
         line0: u32,
         byte_column: usize,
         owners: &[(PathBuf, String)],
+        member_name: &str,
     ) -> KeyedTypeBase {
         let Some(keyed) = source.string_key_base_type(line0, byte_column) else { return KeyedTypeBase::Unrelated };
         let Some(line_text) = source.line_text(keyed.line0) else { return KeyedTypeBase::Unrelated };
@@ -211,7 +221,7 @@ impl<'a> StringKeyChecker<'a> {
         let mut level: Vec<(PathBuf, u32, u32, Vec<String>)> = vec![(start.0, start.1, start.2, Vec::new())];
         let mut seen: std::collections::HashSet<(PathBuf, u32)> = std::collections::HashSet::new();
         let mut unanswered = false;
-        for _ in 0..MOST_HERITAGE_STEPS {
+        for step in 0..MOST_HERITAGE_STEPS {
             let mut next = Vec::new();
             for (at_path, at_line, at_character, chain) in level {
                 let Some(targets) = self.definitions(&at_path, at_line, at_character) else {
@@ -219,6 +229,10 @@ impl<'a> StringKeyChecker<'a> {
                     continue;
                 };
                 let mut targets: Vec<_> = targets.into_iter().collect();
+                if targets.is_empty() {
+                    // The server resolves the name to no declaration: not settled.
+                    unanswered = true;
+                }
                 targets.sort();
                 for (target, target_line, target_character) in targets {
                     if seen.len() >= MOST_HERITAGE_DECLARATIONS {
@@ -232,20 +246,25 @@ impl<'a> StringKeyChecker<'a> {
                         let text = crate::lsp::listing::read_listed_file(self.workspace_root, &target)?;
                         ParsedSource::parse(&target, &text)
                     });
-                    let Some(declaration) = declaration.as_ref() else { continue };
-                    let Some(target_text) = declaration.line_text(target_line) else { continue };
-                    let target_byte = encoding.byte_from_column(target_text, target_character);
-                    let Some((own_name, built_on)) = declaration.typescript_heritage_at(target_line, target_byte) else { continue };
+                    // A declaration not read (no file, no line, a type parameter or another kind
+                    // of declaration): not settled.
+                    let heritage = declaration.as_ref().and_then(|declaration| {
+                        let target_text = declaration.line_text(target_line)?;
+                        let target_byte = encoding.byte_from_column(target_text, target_character);
+                        declaration.typescript_heritage_at(target_line, target_byte, member_name)
+                    });
+                    let (Some(declaration), Some(heritage)) = (declaration.as_ref(), heritage) else {
+                        unanswered = true;
+                        continue;
+                    };
                     let canonical = std::fs::canonicalize(&target).unwrap_or_else(|_| target.clone());
                     let mut chain = chain.clone();
-                    chain.push(own_name.clone());
-                    if owners.iter().any(|(owner_path, owner)| *owner == own_name && *owner_path == canonical) {
+                    chain.push(heritage.own_name.clone());
+                    if owners.iter().any(|(owner_path, owner)| *owner == heritage.own_name && *owner_path == canonical) {
                         return KeyedTypeBase::BuiltOn(chain);
                     }
-                    for type_name in built_on {
-                        if matches!(type_name.name.as_str(), "Pick" | "Omit" | "Exclude" | "Extract") {
-                            continue;
-                        }
+                    unanswered |= heritage.unfollowed;
+                    for type_name in heritage.built_on {
                         let Some(type_line) = declaration.line_text(type_name.line0) else { continue };
                         let character = encoding.column_from_byte(type_line, type_name.byte_column);
                         next.push((target.clone(), type_name.line0, character, chain.clone()));
@@ -255,7 +274,9 @@ impl<'a> StringKeyChecker<'a> {
             if next.is_empty() {
                 break;
             }
+            // Past the last level, names remain unread: not settled.
             level = next;
+            unanswered |= step + 1 == MOST_HERITAGE_STEPS;
         }
         if unanswered {
             KeyedTypeBase::Unchecked

@@ -2595,6 +2595,22 @@ pub struct TypeNameAt {
     pub byte_column: usize,
 }
 
+/// What [`ParsedSource::typescript_heritage_at`] reads of one TypeScript interface, class or
+/// type alias declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypescriptHeritage {
+    /// The declaration's own name (`TableOptions`).
+    pub own_name: String,
+    /// The named types it is built on, each by the last identifier of its name with its
+    /// position, in source order; a utility that keeps the member (`Omit<X, 'other'>`,
+    /// `Partial<X>`, `Pick<X, 'member'>`) is read through to its first type argument `X`.
+    pub built_on: Vec<TypeNameAt>,
+    /// Whether some part of its heritage or value was neither followed nor known to lack the
+    /// member: a mapped, conditional, union, `keyof`/`typeof` or indexed type, a `Pick`/`Omit`
+    /// whose keys are no string literals, `Exclude`/`Extract`, a mixin call (review49 H2).
+    pub unfollowed: bool,
+}
+
 impl ParsedSource {
     /// For a TypeScript/JavaScript file: the names of the interfaces and classes it declares whose
     /// `extends` (or `implements`) clause names `base` as a word (`interface RootConfig<T>
@@ -2726,8 +2742,13 @@ impl ParsedSource {
     /// CoreOptions<TData>, FeatureOptions<TData> {}` → `CoreOptions`, `FeatureOptions`), a
     /// class's `extends` and `implements`, and a type alias's type reference or the type
     /// references of its top-level intersection (`type R = A<T> & B`). Its instances carry the
-    /// members of each. `None` when no such declaration is named there.
-    pub fn typescript_heritage_at(&self, line0: u32, byte_column: usize) -> Option<(String, Vec<TypeNameAt>)> {
+    /// members of each. The utilities that keep the member `member_name` are read through to
+    /// their first type argument (`Omit<X, 'other'>`, `Partial<X>`, `Required<X>`,
+    /// `Readonly<X>`, `NonNullable<X>`, `Pick<X, 'member_name' | …>`); a `Pick` without it or an
+    /// `Omit` of it drops the member and names nothing; any other type that is no plain name is
+    /// said unfollowed (review49 H2: `interface TableOptions extends Omit<CoreOptions, 'data'>`
+    /// was said to be built on nothing). `None` when no such declaration is named there.
+    pub fn typescript_heritage_at(&self, line0: u32, byte_column: usize, member_name: &str) -> Option<TypescriptHeritage> {
         let name = self.typescript_node_at(line0, byte_column)?;
         let declaration = name.parent()?;
         if !matches!(
@@ -2738,7 +2759,8 @@ impl ParsedSource {
             return None;
         }
         let own_name = self.source.get(name.start_byte()..name.end_byte())?.to_owned();
-        // The types a heritage list or a type alias's value names, each by its last identifier.
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("");
+        // The types a heritage list or a type alias's value names.
         let mut types: Vec<tree_sitter::Node<'_>> = Vec::new();
         let mut cursor = declaration.walk();
         for child in declaration.named_children(&mut cursor) {
@@ -2758,41 +2780,95 @@ impl ParsedSource {
             }
         }
         if declaration.kind() == "type_alias_declaration" {
-            let mut stack: Vec<tree_sitter::Node<'_>> = declaration.child_by_field_name("value").into_iter().collect();
+            types.extend(declaration.child_by_field_name("value"));
+        }
+        // The string literals of a key list (`'a' | 'b'`); `None` when it holds anything else.
+        let literal_keys = |keys: tree_sitter::Node<'_>| -> Option<Vec<String>> {
+            let mut found = Vec::new();
+            let mut stack = vec![keys];
             while let Some(node) = stack.pop() {
                 match node.kind() {
-                    "intersection_type" | "parenthesized_type" => {
+                    "union_type" | "parenthesized_type" => {
                         let mut inner = node.walk();
                         stack.extend(node.named_children(&mut inner));
                     }
-                    _ => types.push(node),
+                    "literal_type" => {
+                        let literal = node.named_child(0)?;
+                        if literal.kind() != "string" {
+                            return None;
+                        }
+                        found.push(text(literal).trim_matches(|c| c == '\'' || c == '"' || c == '`').to_owned());
+                    }
+                    _ => return None,
                 }
             }
-        }
-        let mut names = Vec::new();
-        for mut node in types {
-            loop {
-                node = match node.kind() {
-                    "generic_type" => match node.child_by_field_name("name").or_else(|| node.named_child(0)) {
-                        Some(next) => next,
-                        None => break,
-                    },
-                    "nested_type_identifier" | "member_expression" => {
-                        match node.child_by_field_name("name").or_else(|| node.child_by_field_name("property")) {
-                            Some(next) => next,
-                            None => break,
-                        }
+            Some(found)
+        };
+        let mut built_on = Vec::new();
+        let mut unfollowed = false;
+        let mut stack = types;
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "intersection_type" | "parenthesized_type" => {
+                    let mut inner = node.walk();
+                    stack.extend(node.named_children(&mut inner));
+                }
+                // Members written out: they come from no other type; a mapped type
+                // (`{ [K in keyof X]: … }`, an object type holding a mapped clause) does.
+                "object_type" => {
+                    let mut inner = node.walk();
+                    let mapped = node.named_children(&mut inner).any(|member| {
+                        let mut clauses = member.walk();
+                        member.kind() == "index_signature"
+                            && member.named_children(&mut clauses).any(|clause| clause.kind() == "mapped_type_clause")
+                    });
+                    unfollowed |= mapped;
+                }
+                "predefined_type" | "literal_type" => {}
+                "type_identifier" | "identifier" | "property_identifier" => built_on.extend(self.type_name_at(node)),
+                "nested_type_identifier" | "member_expression" => {
+                    match node.child_by_field_name("name").or_else(|| node.child_by_field_name("property")) {
+                        Some(last) => built_on.extend(self.type_name_at(last)),
+                        None => unfollowed = true,
                     }
-                    "type_identifier" | "identifier" | "property_identifier" => {
-                        names.extend(self.type_name_at(node));
-                        break;
+                }
+                "generic_type" => {
+                    let Some(generic) = node.child_by_field_name("name").or_else(|| node.named_child(0)) else {
+                        unfollowed = true;
+                        continue;
+                    };
+                    let utility = text(generic);
+                    let arguments: Vec<tree_sitter::Node<'_>> = node
+                        .child_by_field_name("type_arguments")
+                        .map(|list| {
+                            let mut inner = list.walk();
+                            list.named_children(&mut inner).collect()
+                        })
+                        .unwrap_or_default();
+                    match utility {
+                        "Partial" | "Required" | "Readonly" | "NonNullable" => match arguments.first() {
+                            Some(first) => stack.push(*first),
+                            None => unfollowed = true,
+                        },
+                        "Omit" | "Pick" => match (arguments.first(), arguments.get(1).and_then(|keys| literal_keys(*keys))) {
+                            (Some(first), Some(keys)) => {
+                                let names_member = keys.iter().any(|key| key == member_name);
+                                // `Omit` keeps the member unless it names it; `Pick` only if it does.
+                                if names_member == (utility == "Pick") {
+                                    stack.push(*first);
+                                }
+                            }
+                            _ => unfollowed = true,
+                        },
+                        "Exclude" | "Extract" | "Record" => unfollowed = true,
+                        _ => stack.push(generic),
                     }
-                    _ => break,
-                };
+                }
+                _ => unfollowed = true,
             }
         }
-        names.sort_by_key(|at| (at.line0, at.byte_column));
-        Some((own_name, names))
+        built_on.sort_by_key(|at| (at.line0, at.byte_column));
+        Some(TypescriptHeritage { own_name, built_on, unfollowed })
     }
 
     /// For a TypeScript member name on 0-based `line0` (a property or method signature of an
@@ -3499,8 +3575,12 @@ const value = 1
 ";
         let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
         let names = |line0: u32, byte_column: usize| {
-            parsed.typescript_heritage_at(line0, byte_column).map(|(own, built_on)| {
-                (own, built_on.into_iter().map(|at| format!("{}@{}:{}", at.name, at.line0, at.byte_column)).collect::<Vec<_>>())
+            parsed.typescript_heritage_at(line0, byte_column, "onChange").map(|heritage| {
+                assert!(!heritage.unfollowed, "plain names only: {heritage:?}");
+                (
+                    heritage.own_name,
+                    heritage.built_on.into_iter().map(|at| format!("{}@{}:{}", at.name, at.line0, at.byte_column)).collect::<Vec<_>>(),
+                )
             })
         };
         assert_eq!(names(0, 17), Some(("Resolved".to_owned(), vec!["Core@0:37".to_owned(), "Feature@0:49".to_owned()])));
@@ -3514,6 +3594,39 @@ const value = 1
         assert_eq!(names(4, 6), None, "a variable is no type declaration");
         let base = parsed.string_key_base_type(3, 40).expect("the key's type");
         assert_eq!((base.name.as_str(), base.line0, base.byte_column), ("Resolved", 3, 24));
+    }
+
+    /// Review49 H2: the utilities that keep a member are read through to the type they are
+    /// built on; those that drop it name nothing; what is not followed is said.
+    #[test]
+    fn utility_types_in_heritage_are_read_through_to_their_type_argument() {
+        let source = "interface A extends Omit<Core, 'data'> {}
+type B = Partial<Core>
+type C = Readonly<Required<ns.Core<T>>> & { extra: 1 }
+type D = Pick<Core, 'onChange' | 'data'>
+type E = Pick<Core, 'data'>
+type F = Omit<Core, 'onChange'>
+type G = Omit<Core, Keys>
+type H = { [K in keyof Core]: Core[K] }
+type I = Core extends X ? Core : never
+";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let read = |line0: u32, byte_column: usize| {
+            let heritage = parsed.typescript_heritage_at(line0, byte_column, "onChange").expect("a declaration");
+            (
+                heritage.built_on.into_iter().map(|at| format!("{}@{}:{}", at.name, at.line0, at.byte_column)).collect::<Vec<_>>(),
+                heritage.unfollowed,
+            )
+        };
+        assert_eq!(read(0, 10), (vec!["Core@0:25".to_owned()], false), "`Omit` of another key keeps the member");
+        assert_eq!(read(1, 5), (vec!["Core@1:17".to_owned()], false));
+        assert_eq!(read(2, 5), (vec!["Core@2:30".to_owned()], false), "nested utilities and a written-out object");
+        assert_eq!(read(3, 5), (vec!["Core@3:14".to_owned()], false), "`Pick` of the member");
+        assert_eq!(read(4, 5), (Vec::<String>::new(), false), "`Pick` without the member drops it");
+        assert_eq!(read(5, 5), (Vec::<String>::new(), false), "`Omit` of the member drops it");
+        assert_eq!(read(6, 5), (Vec::<String>::new(), true), "keys that are no literals");
+        assert_eq!(read(7, 5), (Vec::<String>::new(), true), "a mapped type");
+        assert_eq!(read(8, 5), (Vec::<String>::new(), true), "a conditional type");
     }
 
     #[test]

@@ -2707,7 +2707,7 @@ fn string_keys_not_listed(
             !owners.is_empty() && !owners.contains(base) && !source.typescript_type_parameter_in_scope(hit.line, hit.byte_start, base)
         });
         if let Some(base) = other_base {
-            match checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &owner_declarations) {
+            match checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &owner_declarations, name) {
                 built_on @ crate::lsp::string_keys::KeyedTypeBase::BuiltOn(_) => {
                     let chain = built_on.chain_said().unwrap_or_else(|| format!("`{base}` declares it"));
                     keys.push(said(&format!("{role} of `{base}`; {chain}, so it names this member — lsp_rename renames it")));

@@ -188,3 +188,42 @@ fn calls_in_functions_bound_to_properties_are_not_called_top_level_code() {
     assert!(entry.contains("the others stand outside any named function"), "the top-level call is said: {entry}");
     assert!(!text.contains("the calls below stand outside any named function or method"), "{text}");
 }
+
+/// Review49 H2: keys over types built on the member's type through `Omit<…, 'other'>` (an
+/// interface's heritage) and `Partial<…>` (an alias's value) name the member: renamed with it,
+/// and the project still compiles. Ground truth: tsc after the rename.
+#[test]
+fn a_key_over_a_type_built_through_omit_or_partial_is_renamed_with_it() {
+    let test = "lsp_trial168::a_key_over_a_type_built_through_omit_or_partial_is_renamed_with_it";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"utility\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/core.ts", "export interface CoreOptions {\n  onStateChange: () => void\n  data: number\n}\n"),
+        (
+            "src/options.ts",
+            "import type { CoreOptions } from './core'\n\nexport interface TableOptions extends Omit<CoreOptions, 'data'> {}\nexport type Loose = Partial<CoreOptions>\n\nexport type K1 = Pick<TableOptions, 'onStateChange'>\nexport type K2 = Pick<Loose, 'onStateChange'>\n",
+        ),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/core.ts", "line": 2, "symbol": "onStateChange", "new_name": "onStateUpdate"}),
+    );
+    assert!(!text.contains("leave it"), "{text}");
+    assert!(text.contains("runbound renamed 2 string keys in types"), "{text}");
+    let written = std::fs::read_to_string(dir.path().join("src/options.ts")).unwrap();
+    assert!(
+        written.contains("Pick<TableOptions, 'onStateUpdate'>") && written.contains("Pick<Loose, 'onStateUpdate'>"),
+        "{written}\n{text}"
+    );
+    // Ground truth: the rename compiles.
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+}
