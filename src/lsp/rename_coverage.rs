@@ -2575,7 +2575,9 @@ pub fn complete_rename(
                     // its key names X's member (trial109 F1: form-core's
                     // `T['onDynamic']` under `T extends FieldValidators<…>` was said to need an edit
                     // for a rename of `FormValidators.onDynamic`, and the edit broke tsc).
-                    let base = base.map(|base| source.typescript_conditional_narrowing(hit.line, hit.byte_start, &base).unwrap_or(base));
+                    let narrowed = base.as_ref().and_then(|base| source.typescript_conditional_narrowing(hit.line, hit.byte_start, base));
+                    let is_narrowed = narrowed.is_some();
+                    let base = narrowed.or(base);
                     let in_omit = if role == crate::lsp::syntax::OMIT_KEY_ROLE { " in `Omit<…>`" } else { "" };
                     // Renamed with the member: the key, and why it names the member.
                     let mut rename_key = |why: String| {
@@ -2585,9 +2587,45 @@ pub fn complete_rename(
                         type_keys_renamed.push((hit.clone(), why));
                         String::new()
                     };
+                    // Whether the keyed type is the member's own declaration (or one whose member
+                    // the edit renames) or built on one, by the server's definitions: a type of the
+                    // same name declared elsewhere is another type (review49 H1: `Pick<Options,
+                    // 'timeout'>` over b.ts's own `Options` was renamed under a rename of a.ts's
+                    // `Options.timeout`, and tsc failed). A narrowed type parameter is not asked.
+                    let confirmed = |key_checker: &mut crate::lsp::string_keys::StringKeyChecker<'_>| {
+                        if is_narrowed {
+                            crate::lsp::string_keys::KeyedTypeBase::Unchecked
+                        } else {
+                            key_checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &member_owner_declarations, old_name)
+                        }
+                    };
+                    // A key whose type has the name of a type that declares the member, the
+                    // server not confirming it is that type: warned of, not renamed.
+                    let omit_said = if role == crate::lsp::syntax::OMIT_KEY_ROLE {
+                        " — `Omit` accepts a key its type lacks: left as is, the type it builds keeps the renamed member"
+                    } else {
+                        ""
+                    };
                     let label = match (member_owner.as_ref(), base) {
-                        (Some(owner), Some(base)) if *owner == base => {
-                            rename_key(format!("   (string key{in_omit} of `{owner}`, the type that declares this member: {role})"))
+                        (Some(owner), Some(base)) if *owner == base || renamed_member_owners.contains(&base) && !source.typescript_type_parameter_in_scope(hit.line, hit.byte_start, &base) => {
+                            let declares = if *owner == base {
+                                "the type that declares this member".to_owned()
+                            } else {
+                                format!("whose `{old_name}` this rename renames too")
+                            };
+                            match confirmed(&mut key_checker) {
+                                built_on @ crate::lsp::string_keys::KeyedTypeBase::BuiltOn(_) => match built_on.chain_said() {
+                                    Some(chain) => rename_key(format!("   (string key{in_omit} of `{base}`: {chain}, which declares this member: {role})")),
+                                    None => rename_key(format!("   (string key{in_omit} of `{base}`, {declares}: {role})")),
+                                },
+                                crate::lsp::string_keys::KeyedTypeBase::Unrelated => format!(
+                                    "   (string key of another `{base}`: {role} — the server's definition of this `{base}` leads to a declaration of the same name that neither is nor extends the one that declares this member: another property; leave it)"
+                                ),
+                                crate::lsp::string_keys::KeyedTypeBase::Unchecked => {
+                                    keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                                    format!("   (string key{in_omit} of `{base}`, by its name {declares}: {role}{omit_said} — the server did not confirm in time that this `{base}` is that declaration (a type of the same name elsewhere is another type): edit it if it is, or the renamed code does not compile)")
+                                }
+                            }
                         }
                         // A key over a type parameter (`TParams['_ctx_out']` with `TParams extends
                         // ProcedureParams`): tsc rejects it once the member is renamed (TS2536,
@@ -2596,14 +2634,11 @@ pub fn complete_rename(
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                             format!("   (string key of the type parameter `{base}`: {role} — it names this member where `{base}` is constrained to `{owner}` (or a type that has it); edit it, or the renamed code does not compile)")
                         }
-                        (Some(_), Some(base)) if renamed_member_owners.contains(&base) => {
-                            rename_key(format!("   (string key{in_omit} of `{base}`, whose `{old_name}` this rename renames too: {role})"))
-                        }
                         // Another type's key (trial35 F1: the other branch's `T['onBlurAsync']`,
                         // `Pick<FieldMetaBase, "errorMap">` under a rename of `BaseFormState.errorMap`),
                         // unless that type is built on the member's (trial168 F1).
                         (Some(owner), Some(base)) => {
-                            match key_checker.keyed_type_base(&hit.path, source, hit.line, hit.byte_start, &member_owner_declarations, old_name) {
+                            match confirmed(&mut key_checker) {
                                 built_on @ crate::lsp::string_keys::KeyedTypeBase::BuiltOn(_) => {
                                     let chain = built_on.chain_said().unwrap_or_else(|| format!("`{base}` is `{owner}`"));
                                     rename_key(format!("   (string key{in_omit} of `{base}`: {chain}, which declares this member: {role})"))

@@ -189,6 +189,37 @@ fn calls_in_functions_bound_to_properties_are_not_called_top_level_code() {
     assert!(!text.contains("the calls below stand outside any named function or method"), "{text}");
 }
 
+/// Review49 H1: a key over a type that only has the name of the member's type (`Options` in
+/// another file, declared there) names another property: the rename leaves it, and the project
+/// still compiles. Ground truth: tsc after the rename.
+#[test]
+fn a_key_over_another_type_of_the_same_name_is_left() {
+    let test = "lsp_trial168::a_key_over_another_type_of_the_same_name_is_left";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let other = "// its own, unrelated Options\ninterface Options { timeout: number; retries: number }\nexport type Only = Pick<Options, 'timeout'>\nexport type Rest = Omit<Options, 'timeout'>\nexport const r: Rest = { retries: 2 }\n";
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"same\", \"version\": \"1.0.0\", \"type\": \"module\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"module\": \"ESNext\", \"moduleResolution\": \"Bundler\"}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/a.ts", "// the renamed member's type\nexport interface Options { timeout: number }\nexport const o: Options = { timeout: 1 }\n"),
+        ("src/b.ts", other),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/a.ts", "line": 2, "symbol": "timeout", "new_name": "limit"}));
+    assert!(!text.contains("string keys in types") && !text.contains("string key in types"), "no key renamed: {text}");
+    let written = std::fs::read_to_string(dir.path().join("src/b.ts")).unwrap();
+    assert_eq!(written, other, "b.ts untouched:\n{text}");
+    let key = text.lines().find(|line| line.contains("Pick<Options, 'timeout'>")).unwrap_or_else(|| panic!("{text}"));
+    assert!(key.contains("another `Options`") && key.contains("leave it"), "{key}");
+    // Ground truth: the rename compiles.
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+}
+
 /// Review49 H2: keys over types built on the member's type through `Omit<…, 'other'>` (an
 /// interface's heritage) and `Partial<…>` (an alias's value) name the member: renamed with it,
 /// and the project still compiles. Ground truth: tsc after the rename.
