@@ -94,8 +94,18 @@ pub fn dynamic_interface_changes(old: &str, new: &str, elsewhere_new: &[&str]) -
     let old_methods = method_declarations(old);
     let new_methods = method_declarations(new);
     let elsewhere: Vec<MethodDeclaration> = elsewhere_new.iter().flat_map(|text| method_declarations(text)).collect();
+    // sort.Interface takes all three of `Len`, `Less`, `Swap` (review of trial161: a lone `Len`
+    // is no sort.Interface, lsp_trial161).
+    let implements = |methods: &[MethodDeclaration], method: &MethodDeclaration| {
+        method.interface != Some("sort.Interface")
+            || ["Len", "Less", "Swap"].iter().all(|name| {
+                methods.iter().any(|other| {
+                    other.receiver_type == method.receiver_type && other.name == *name && other.interface == Some("sort.Interface")
+                })
+            })
+    };
     let mut changes = Vec::new();
-    for before in old_methods.iter().filter(|method| method.interface.is_some()) {
+    for before in old_methods.iter().filter(|method| method.interface.is_some() && implements(&old_methods, method)) {
         let interface = before.interface.unwrap_or_default();
         let same = |method: &&MethodDeclaration| method.receiver_type == before.receiver_type && method.name == before.name;
         let after = new_methods.iter().find(same).or_else(|| elsewhere.iter().find(same));
@@ -104,7 +114,11 @@ pub fn dynamic_interface_changes(old: &str, new: &str, elsewhere_new: &[&str]) -
             Some(after) if after.interface != before.interface && !after.parameters_on_line => None,
             Some(after) if after.interface != before.interface => Some(DynamicInterfaceChangeKind::TypeLoses),
             Some(after) if !before.pointer_receiver && after.pointer_receiver => Some(DynamicInterfaceChangeKind::ValuesLose),
-            Some(after) if before.pointer_receiver && !after.pointer_receiver => Some(DynamicInterfaceChangeKind::ValuesGain),
+            // A method that fills its receiver (an unmarshaler, a scanner) is called through a
+            // pointer anyway: values gaining it change nothing (recheck49 N4).
+            Some(after) if before.pointer_receiver && !after.pointer_receiver && !fills_its_receiver(&before.name) => {
+                Some(DynamicInterfaceChangeKind::ValuesGain)
+            }
             Some(_) => None,
             None => Some(DynamicInterfaceChangeKind::TypeLoses),
         };
@@ -118,6 +132,12 @@ pub fn dynamic_interface_changes(old: &str, new: &str, elsewhere_new: &[&str]) -
         }
     }
     changes
+}
+
+/// Whether the method `name` of a standard interface fills its receiver (`UnmarshalJSON`, `Scan`,
+/// `GobDecode`, `ReadFrom`): the library calls it through a pointer only.
+fn fills_its_receiver(name: &str) -> bool {
+    name.starts_with("Unmarshal") || matches!(name, "Scan" | "GobDecode" | "ReadFrom")
 }
 
 /// The write check's WARNING for `changes` of the file shown as `file`, or `None` when there
@@ -136,7 +156,7 @@ pub fn dynamic_interface_changes_note(file: &str, changes: &[DynamicInterfaceCha
                     "`{method}` now has a pointer receiver, so a `{receiver}` value no longer implements `{interface}` (only `*{receiver}` does): where a value is handed to {caller}, the call no longer reaches `{method}` and the default behaviour runs instead"
                 ),
                 DynamicInterfaceChangeKind::TypeLoses => format!(
-                    "`{receiver}.{method}` is gone or no longer has `{interface}`'s parameters, so `{receiver}` no longer implements `{interface}`: {caller} no longer reach it"
+                    "`{receiver}.{method}` is gone or no longer has `{interface}`'s parameters, so `{receiver}` no longer implements `{interface}`: calls from {caller} no longer reach it"
                 ),
                 DynamicInterfaceChangeKind::ValuesGain => format!(
                     "`{method}` now has a value receiver, so a `{receiver}` value implements `{interface}` (before, only `*{receiver}` did): where a value is handed to {caller}, the call now reaches `{method}` instead of the default behaviour"
@@ -145,7 +165,7 @@ pub fn dynamic_interface_changes_note(file: &str, changes: &[DynamicInterfaceCha
         })
         .collect();
     Some(format!(
-        "WARNING: this write to {file} changes which values implement an interface the standard library checks at run time — {} — with NO compile error (gopls and go vet cannot see it, \"no new errors\" says nothing about it); next step: run the tests that encode, print or scan these values (`go test ./...`), or keep the receiver as it was",
+        "WARNING: this write to {file} changes which values implement an interface the standard library checks at run time — {} — with NO compile error (gopls and go vet cannot see it, \"no new errors\" says nothing about it); next step: run the tests that encode, print or scan these values (`go test ./...`), or keep the method and its receiver as they were",
         said.join("; ")
     ))
 }
@@ -169,6 +189,21 @@ mod tests {
         assert!(note.contains("a `Version` value no longer implements `json.Marshaler` (only `*Version` does)"), "{note}");
         // And back: values gain it.
         assert_eq!(kinds(&new, JSON_GO), vec![("MarshalJSON".to_owned(), "json.Marshaler", DynamicInterfaceChangeKind::ValuesGain)]);
+    }
+
+    #[test]
+    fn sort_interface_counts_with_its_three_methods_and_filling_methods_gain_nothing() {
+        // lsp_trial161: a lone `Len` renamed is no lost sort.Interface.
+        let lone = "package p\n\nfunc (t *Tree) Len() int { return 0 }\n";
+        assert!(kinds(lone, &lone.replace("Len()", "Count()")).is_empty());
+        let full = "package p\n\nfunc (a byInts) Len() int { return 0 }\nfunc (a byInts) Less(i, j int) bool { return false }\nfunc (a byInts) Swap(i, j int) {}\n";
+        assert_eq!(
+            kinds(full, &full.replace("Len()", "Count()")),
+            vec![("Len".to_owned(), "sort.Interface", DynamicInterfaceChangeKind::TypeLoses)]
+        );
+        // recheck49 N4: `Scan` given a value receiver changes nothing database/sql does.
+        let scan = "package p\n\nfunc (v *Version) Scan(src interface{}) error { return nil }\n";
+        assert!(kinds(scan, &scan.replace("(v *Version)", "(v Version)")).is_empty());
     }
 
     #[test]
