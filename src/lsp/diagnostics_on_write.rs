@@ -7879,7 +7879,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                 String::new()
             };
             format!(
-                "{headline} — counted in the {} checked only, NOT the whole project{importers}: files that use the changed code through another module were not checked; for the whole count, {}",
+                "{headline} — counted in the {} checked only, NOT the whole project{importers}: files that reach the changed code only through another module (an inferred type, a value built from it) were not checked; for the whole count, {}",
                 crate::render::plural(files_checked, "file"),
                 next_step(checks.iter().any(|check| any_rust(&check.written)))
             )
@@ -7895,7 +7895,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         lines.insert(
             0,
             format!(
-                "no new errors in the {} checked — NOT the whole project: files that use the changed code through another module (an inferred type, a value built from it) were not checked; for the whole count, {}",
+                "no new errors in the {} checked — NOT the whole project: files that reach the changed code only through another module (an inferred type, a value built from it) were not checked; for the whole count, {}",
                 crate::render::plural(files_checked, "file"),
                 next_step(checks.iter().any(|check| any_rust(&check.written)))
             ),

@@ -713,7 +713,7 @@ fn typescript_headline_of_a_partial_check_carries_its_scope() {
     assert!(!dow.contains("src/main.ts"), "main.ts is not among the checked files:\n{text}");
     let headline = dow.lines().find(|line| line.starts_with("this write introduced")).unwrap_or_else(|| panic!("no headline in:\n{text}"));
     assert!(
-        headline.starts_with("this write introduced 2 new errors in 1 file (listed below) — counted in the 3 files checked only, NOT the whole project: files that use the changed code through another module were not checked; for the whole count, call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"),
+        headline.starts_with("this write introduced 2 new errors in 1 file (listed below) — counted in the 3 files checked only, NOT the whole project: files that reach the changed code only through another module (an inferred type, a value built from it) were not checked; for the whole count, call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"),
         "{headline}"
     );
     // The whole project's check finds main.ts's error too: the headline's warning was needed.
