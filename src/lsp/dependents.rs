@@ -261,8 +261,6 @@ fn finish(mut found: Vec<PathBuf>, cap: usize, scan_incomplete: bool, found_thro
     Dependents { files: found, total_found, scan_incomplete, found_through_another_file, reexporting_modules: Vec::new() }
 }
 
-/// The name other modules use for `path`: the file stem, or the package directory's name for an
-/// `__init__.py`.
 /// The dotted import name of the module file `path` (`src/attrs/__init__.py` → `attrs`,
 /// `src/attr/_funcs.py` → `attr._funcs`): its stem, under every enclosing directory that holds
 /// an `__init__.py` or `__init__.pyi`.
@@ -303,6 +301,8 @@ pub(crate) fn python_imports_name_from(reader: &WorkspaceReader, importer: &Path
     })
 }
 
+/// The name other modules use for `path`: the file stem, or the package directory's name for an
+/// `__init__.py`.
 fn python_module_name(path: &Path) -> Option<String> {
     let stem = path.file_stem()?.to_str()?;
     if stem == "__init__" {

@@ -3282,28 +3282,30 @@ pub fn complete_rename(
             !other
         });
     }
-    if !other_declarations_elsewhere.is_empty() {
-        let files: std::collections::BTreeSet<&Path> = other_declarations_elsewhere.iter().map(|hit| hit.path.as_path()).collect();
+    // `N occurrences in M files (a.py, b.py and K more)`, for the occurrences left rightly.
+    let counted_in_files = |hits: &[WordHit]| {
+        let files: std::collections::BTreeSet<&Path> = hits.iter().map(|hit| hit.path.as_path()).collect();
         let named: Vec<String> = files.iter().take(5).map(|path| shown(path)).collect();
-        report.push(format!(
-            "  left unrenamed, rightly: {} in {} ({}{}) whose definition {} resolves to another declaration not tied to the renamed one — a parameter of another function, {}or one outside the workspace (typeshed, the standard library, an installed package) — another symbol, not listed",
-            crate::render::plural(other_declarations_elsewhere.len(), "occurrence"),
+        format!(
+            "{} in {} ({}{})",
+            crate::render::plural(hits.len(), "occurrence"),
             crate::render::plural(files.len(), "file"),
             named.join(", "),
             if files.len() > named.len() { format!(" and {} more", files.len() - named.len()) } else { String::new() },
+        )
+    };
+    if !other_declarations_elsewhere.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} whose definition {} resolves to another declaration not tied to the renamed one — a parameter of another function, {}or one outside the workspace (typeshed, the standard library, an installed package) — another symbol, not listed",
+            counted_in_files(&other_declarations_elsewhere),
             server.id(),
             if renamed_is_python_parameter { "any other declaration (the renamed symbol is a parameter: only the same parameter of an override is tied to it), " } else { "" },
         ));
     }
     if !local_bindings_elsewhere.is_empty() {
-        let files: std::collections::BTreeSet<&Path> = local_bindings_elsewhere.iter().map(|hit| hit.path.as_path()).collect();
-        let named: Vec<String> = files.iter().take(5).map(|path| shown(path)).collect();
         report.push(format!(
-            "  left unrenamed, rightly: {} in {} ({}{}) whose definition {} resolves to a local variable or parameter named `{old_name}` (another symbol with its own binding, not listed)",
-            crate::render::plural(local_bindings_elsewhere.len(), "occurrence"),
-            crate::render::plural(files.len(), "file"),
-            named.join(", "),
-            if files.len() > named.len() { format!(" and {} more", files.len() - named.len()) } else { String::new() },
+            "  left unrenamed, rightly: {} whose definition {} resolves to a local variable or parameter named `{old_name}` (another symbol with its own binding, not listed)",
+            counted_in_files(&local_bindings_elsewhere),
             server.id(),
         ));
     }
@@ -4403,24 +4405,21 @@ pub fn complete_rename(
     let mut keyword_argument_callees: Vec<String> = Vec::new();
     let keyword_arguments_left: Vec<String> =
         if matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { .. })) {
-            let mut keyword_lines: HashMap<PathBuf, (String, Vec<(u32, usize)>)> = HashMap::new();
+            // Each file's `old=` keyword arguments with their callees, parsed once.
+            let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
             let mut left: Vec<String> = Vec::new();
             for (hit, target) in &elsewhere {
                 if target.is_some() || !path_is_python(&hit.path) {
                     continue;
                 }
-                let (text, keywords) = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
+                let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
                     let text = reader.read_to_string(&hit.path).unwrap_or_default();
-                    let keywords = crate::lsp::rename_pytest_fixtures::python_keyword_argument_names(&text, old_name);
-                    (text, keywords)
+                    crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
                 });
-                if keywords.contains(&(hit.line, hit.byte_start)) {
+                if let Some((_, _, callee)) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) {
                     left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                    if let Some(callee) = crate::lsp::rename_pytest_fixtures::python_keyword_argument_callee(text, hit.line, hit.byte_start)
-                    {
-                        if !keyword_argument_callees.contains(&callee) {
-                            keyword_argument_callees.push(callee);
-                        }
+                    if let Some(callee) = callee.as_ref().filter(|callee| !keyword_argument_callees.contains(callee)) {
+                        keyword_argument_callees.push(callee.clone());
                     }
                 }
             }

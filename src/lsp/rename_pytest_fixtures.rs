@@ -1181,16 +1181,41 @@ fn string_requests(source: &str, root: tree_sitter::Node<'_>, name: &str) -> Vec
 
 /// The (0-based line, byte column) of each keyword argument `name=` of a call in a Python
 /// `source` (tree-sitter `keyword_argument`), for the rename check of a parameter's keywords
-/// left (trial154 F1). Empty when the file does not parse.
+/// left (trial154 F1). Empty when the file does not parse. (Test view of
+/// [`python_keyword_arguments`].)
+#[cfg(test)]
 pub fn python_keyword_argument_names(source: &str, name: &str) -> Vec<(u32, usize)> {
+    python_keyword_arguments(source, Some(name)).into_iter().map(|(line0, byte, _)| (line0, byte)).collect()
+}
+
+/// The callee of the call whose keyword argument's name starts at 0-based (`line0`, `byte`) of
+/// Python `source`, as written (`hookspec`, `self.marker`, `MC`): the `function` of the `call`
+/// around its argument list. `None` when no keyword argument starts there, or it is no call's.
+/// (Test view of [`python_keyword_arguments`].)
+#[cfg(test)]
+pub fn python_keyword_argument_callee(source: &str, line0: u32, byte: usize) -> Option<String> {
+    python_keyword_arguments(source, None).into_iter().find(|(line, at, _)| (*line, *at) == (line0, byte))?.2
+}
+
+/// Every keyword argument of a call in Python `source` (those named `name` when given), in one
+/// parse: (0-based line, byte column) of its name, and the callee of its call as written
+/// (`None` when its argument list is no call's), sorted by position (trial166 M5).
+pub fn python_keyword_arguments(source: &str, name: Option<&str>) -> Vec<(u32, usize, Option<String>)> {
     let Ok(grep) = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python) else { return Vec::new() };
     let mut found = Vec::new();
     let mut stack = vec![grep.root().get_inner_node()];
     while let Some(node) = stack.pop() {
         if node.kind() == "keyword_argument" {
-            if let Some(key) = node.child_by_field_name("name").filter(|key| node_text(source, *key) == name) {
+            if let Some(key) = node.child_by_field_name("name").filter(|key| name.is_none_or(|name| node_text(source, *key) == name)) {
                 let position = key.start_position();
-                found.push((position.row as u32, position.column));
+                let callee = node
+                    .parent()
+                    .filter(|list| list.kind() == "argument_list")
+                    .and_then(|list| list.parent())
+                    .filter(|call| call.kind() == "call")
+                    .and_then(|call| call.child_by_field_name("function"))
+                    .map(|function| node_text(source, function).to_owned());
+                found.push((position.row as u32, position.column, callee));
             }
         }
         let mut cursor = node.walk();
@@ -1198,26 +1223,6 @@ pub fn python_keyword_argument_names(source: &str, name: &str) -> Vec<(u32, usiz
     }
     found.sort_unstable();
     found
-}
-
-/// The callee of the call whose keyword argument's name starts at 0-based (`line0`, `byte`) of
-/// Python `source`, as written (`hookspec`, `self.marker`, `MC`): the `function` of the `call`
-/// around its argument list. `None` when no keyword argument starts there, or it is no call's.
-pub fn python_keyword_argument_callee(source: &str, line0: u32, byte: usize) -> Option<String> {
-    let grep = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python).ok()?;
-    let mut stack = vec![grep.root().get_inner_node()];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "keyword_argument" {
-            let at = node.child_by_field_name("name").map(|key| key.start_position());
-            if at.is_some_and(|at| at.row as u32 == line0 && at.column == byte) {
-                let call = node.parent().filter(|list| list.kind() == "argument_list")?.parent().filter(|call| call.kind() == "call")?;
-                return call.child_by_field_name("function").map(|function| node_text(source, function).to_owned());
-            }
-        }
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
-    }
-    None
 }
 
 #[cfg(test)]
