@@ -3439,8 +3439,9 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     // hierarchy names by the file: those members, as written, with where their names are
     // (trial121 M1, F2: "(the file's top-level code) … outside any named function or method", and
     // "the hierarchy ends here" two levels short).
+    // The files of whole-file entries, parsed once for both readings below.
+    let mut parsed: HashMap<String, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     let member_functions: HashMap<usize, Vec<(String, u32, u32)>> = if dir.op == "incoming_calls" {
-        let mut parsed: HashMap<String, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
         walk.entries
             .iter()
             .enumerate()
@@ -3474,7 +3475,6 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     // function (trial168 M3: every call in a feature object's methods was "the file's top-level
     // code … outside any named function or method").
     let enclosing_functions: HashMap<usize, (Vec<(String, u32)>, bool)> = if dir.op == "incoming_calls" {
-        let mut parsed: HashMap<String, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
         walk.entries
             .iter()
             .enumerate()
