@@ -3429,7 +3429,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     out.push_str(&format!(
         "{} of {of}: {}{}{}\n",
         dir.what,
-        counted(total, dir.noun, &extra, &tally),
+        counted(total, dir.noun, &extra, !sites_text.is_empty(), &tally),
         alias_headline(&walk.aliases),
         unlisted_direct_calls_headline(&walk.aliases)
     ));

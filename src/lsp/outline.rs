@@ -464,7 +464,13 @@ fn is_go_function_literal_value(after_name: &str) -> bool {
     after_name
         .split_once('=')
         .is_some_and(|(before, value)| !value.starts_with('=') && !before.contains(['(', '{']) && value.trim_start().starts_with("func"))
-        && after_name.trim_end().ends_with('{')
+        && {
+            // `f = func() {` opens a body; a one-line literal (`check = func() {}` inside
+            // `var ( … )`, review49 L8) closes it on the line, where a function type
+            // (`type F = func() struct{}`) has no `) {`.
+            let line = after_name.trim_end();
+            line.ends_with('{') || (line.ends_with('}') && line.contains(") {"))
+        }
 }
 
 /// The readable kind of a symbol known only by its kind number, name and line (a
@@ -1001,6 +1007,9 @@ mod tests {
         assert_eq!(readable_kind_on_line(12, "compEQ", "\tcompEQ comparator = func(v1 Version, v2 Version) bool {", "go"), "variable");
         assert_eq!(readable_kind_on_line(12, "compNE", "\tcompNE = func(v1 Version, v2 Version) bool {", "go"), "variable");
         assert_eq!(readable_kind_on_line(12, "check", "var check = func() {}", "go"), "variable");
+        // review49 L8: a one-line literal inside `var ( … )` is a variable; a function type alias is not.
+        assert_eq!(readable_kind_on_line(12, "check", "\tcheck = func() {}", "go"), "variable");
+        assert_eq!(readable_kind_on_line(12, "Empty", "type Empty = func() struct{}", "go"), "type alias");
         assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
         // Trial162 M4: a module-level `def` is a function, whatever its first parameter.

@@ -217,13 +217,17 @@ pub fn checks_turned_off(
             continue;
         }
         before_first_statement = false;
-        if let Some((code, comment)) = line.split_once('#') {
-            let comment = comment.trim();
-            if comment.starts_with("type: ignore") || comment.starts_with("pyright: ignore") {
-                let named = changed_names.iter().find(|name| crate::lsp::position::contains_word(code, name)).cloned();
-                if written || named.is_some() {
-                    ignore_lines.push((index + 1, named));
-                }
+        // The pragma's own `#`, not the first one on the line (`f("#", g(1))  # type: ignore`,
+        // review49 L4), nor a later comment's (`# type: ignore  # noqa`).
+        let pragma = line.match_indices('#').map(|(byte, _)| byte).find(|&byte| {
+            let comment = line[byte + 1..].trim_start();
+            comment.starts_with("type: ignore") || comment.starts_with("pyright: ignore")
+        });
+        if let Some(byte) = pragma {
+            let code = &line[..byte];
+            let named = changed_names.iter().find(|name| crate::lsp::position::contains_word(code, name)).cloned();
+            if written || named.is_some() {
+                ignore_lines.push((index + 1, named));
             }
         }
     }
@@ -484,6 +488,21 @@ mod tests {
         // A path to pass, not a placeholder (review49 M9).
         assert!(note.contains("call lsp with {\"op\": \"diagnostics\", \"file\": \"src/pkg/impl.py\"} for its file"), "{note}");
         assert_eq!(line_ignores_note(&files[3..]), None);
+    }
+
+    /// review49 L4: the pragma is found by its own `#`, not the line's first one.
+    #[test]
+    fn an_ignore_comment_is_found_after_a_hash_in_a_string_and_before_another_comment() {
+        let (_dir, root) = workspace(&[(
+            "app.py",
+            "x = f(\"#\", changed(1))  # type: ignore\ny = changed(2)  # type: ignore[arg-type]  # noqa: E501\nw = unrelated(3)  # pyright: ignore\n",
+        )]);
+        let found = checks_turned_off(&root, &root.join("app.py"), false, &["changed".to_owned()], "app.py").unwrap();
+        assert_eq!(found.ignore_lines, vec![(1, Some("changed".to_owned())), (2, Some("changed".to_owned()))]);
+        // A written file: every pragma.
+        let written = checks_turned_off(&root, &root.join("app.py"), true, &["changed".to_owned()], "app.py").unwrap();
+        let lines: Vec<usize> = written.ignore_lines.iter().map(|(line, _)| *line).collect();
+        assert_eq!(lines, vec![1, 2, 3]);
     }
 
     #[test]

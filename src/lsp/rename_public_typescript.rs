@@ -56,11 +56,11 @@ pub(crate) struct ExportedMemberChange {
     pub kind: String,
     /// The declaration's name (`RowSorting`).
     pub owner: String,
-    /// The npm package (`@tanstack/table-core`) and the import path it exports the declaration from.
+    /// The npm package that exports the declaration (`@tanstack/table-core`).
     pub package_name: String,
     /// The import path (`@tanstack/table-core`, `pkg/sub`).
     pub import_path: String,
-    /// The member's path within the declaration before (`createTable`) and after the rename.
+    /// The member's path within the declaration before the rename (`createTable`).
     pub member_path: String,
     /// The member's path after the rename (`setupTable`).
     pub renamed_path: String,

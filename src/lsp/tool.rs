@@ -1723,12 +1723,14 @@ pub(crate) fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally)
 }
 
 /// The count line of a list: `N <what>` plus, when not all are workspace code, where the rest
-/// lie (`12 in the workspace (3 files); 5 outside: site-packages 5 (2 files)`).
-pub(crate) fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
+/// lie (`12 in the workspace (3 files); 5 outside: site-packages 5 (2 files)`). `extra` follows
+/// the count; `extra_counts_another_unit` says it counts something else than `noun` (`, 3 call
+/// sites` after `2 callees`), and then the places are said to be counted by `noun`.
+pub(crate) fn counted(total: usize, noun: &str, extra: &str, extra_counts_another_unit: bool, tally: &PathTally) -> String {
     match tally.summary() {
         // The tally counts `noun`s, not what `extra` counts (trial168 M5: "2 callees, 3 call
         // sites — 1 in the workspace …; 1 in dependencies" read as splitting the call sites).
-        Some(summary) if extra.contains("call site") => format!("{}{extra} — by {noun}: {summary}", plural(total, noun)),
+        Some(summary) if extra_counts_another_unit => format!("{}{extra} — by {noun}: {summary}", plural(total, noun)),
         Some(summary) => format!("{}{extra} — {summary}", plural(total, noun)),
         None => format!("{}{extra}", plural(total, noun)),
     }
@@ -1772,7 +1774,7 @@ fn render_locations(
     let mut tally = PathTally::default();
     places.iter().filter_map(|(place, _, _)| place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(places.len(), offset, query.supervisor.config().locations_cap, "locations")?;
-    let mut out = format!("{}:\n", counted(places.len(), "location", "", &tally));
+    let mut out = format!("{}:\n", counted(places.len(), "location", "", false, &tally));
     let mut results = Vec::new();
     for (place, label, _) in &places[page.range()] {
         let label_text = label.as_deref().map(|label| format!("   ← {label}")).unwrap_or_default();
@@ -1858,7 +1860,7 @@ fn render_references(
     let n_files = per_file.len();
     let page = Page::new(total, offset, query.supervisor.config().references_cap, "references")?;
     let extra = format!(" in {}", plural(n_files, "file"));
-    let mut out = format!("{}:\n", counted(total, "reference", &extra, &tally));
+    let mut out = format!("{}:\n", counted(total, "reference", &extra, false, &tally));
     // More than one page over several files: each file's count up front, in listing order.
     if total > query.supervisor.config().references_cap && n_files > 1 {
         const FILES_COUNTED: usize = 20;
@@ -4120,7 +4122,7 @@ fn workspace_symbols(
     } else if total == 0 {
         format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "))
     } else {
-        format!("workspace symbols matching {query:?} ({}): {}\n", asked.join(", "), counted(total, "symbol", "", &tally))
+        format!("workspace symbols matching {query:?} ({}): {}\n", asked.join(", "), counted(total, "symbol", "", false, &tally))
     };
     let mut results = Vec::new();
     // A re-export or import whose name has exactly one definition among the symbols found is
@@ -5093,9 +5095,9 @@ mod tests {
         let mut tally = crate::lsp::listing::PathTally::default();
         tally.add(&crate::lsp::listing::ListedPath::new(root, std::path::Path::new("/work/project/src/a.ts")));
         tally.add(&crate::lsp::listing::ListedPath::new(root, std::path::Path::new("/usr/lib/node_modules/typescript/lib/lib.d.ts")));
-        let line = super::counted(2, "callee", ", 3 call sites", &tally);
+        let line = super::counted(2, "callee", ", 3 call sites", true, &tally);
         assert!(line.starts_with("2 callees, 3 call sites — by callee: 1 in the workspace (1 file); 1 outside"), "{line}");
-        let line = super::counted(2, "reference", " in 2 files", &tally);
+        let line = super::counted(2, "reference", " in 2 files", false, &tally);
         assert!(line.starts_with("2 references in 2 files — 1 in the workspace (1 file); 1 outside"), "{line}");
     }
 
