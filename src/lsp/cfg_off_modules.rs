@@ -610,7 +610,7 @@ pub(crate) fn items_behind_off_target_cfgs(
 /// The targets that turn on a gate that is off on this host (see [`TargetGatedItem::targets`]):
 /// evaluated per target with `test`/`debug_assertions` on and features, build-script cfgs and
 /// target features unknown (unknown is not off). `None` when no target turns it on.
-fn targets_turning_on(attribute: &str) -> Option<Vec<String>> {
+pub(crate) fn targets_turning_on(attribute: &str) -> Option<Vec<String>> {
     let expression = parse_cfg_attribute(attribute)?;
     let not_off = |target: &cfg_expr::targets::TargetInfo| {
         expression.eval(|predicate| match predicate {

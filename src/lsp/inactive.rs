@@ -1751,6 +1751,9 @@ pub struct RustUnresolvedPlace {
     /// their gate — `` behind `#[cfg(feature = "x")]` at src/a.rs:3 `` or `` in a module declared
     /// under `#[cfg(feature = "rayon")]` (src/lib.rs:126, …) ``; `None` for a template.
     pub gate: Option<String>,
+    /// Behind a `#[cfg]`: the gate's attribute as written (`#[cfg(windows)]`), on the line or on
+    /// the gated `mod`; `None` for a template.
+    pub gate_attribute: Option<String>,
     /// Behind a `#[cfg]`: the check that compiles the place (`check with {"op": "diagnostics",
     /// …}`); empty for a template.
     pub check: String,
@@ -1896,6 +1899,7 @@ pub fn rust_unresolved_place(
                 features_off: Vec::new(),
                 in_macro_template: true,
                 gate: None,
+                gate_attribute: None,
                 check: String::new(),
                 selection: None,
             });
@@ -1971,6 +1975,7 @@ pub fn rust_unresolved_place(
             features,
             in_macro_template: false,
             gate: Some(format!("behind `{attribute}` at {}", shown(path, at))),
+            gate_attribute: Some(attribute.clone()),
             check,
             selection,
         });
@@ -1993,6 +1998,7 @@ pub fn rust_unresolved_place(
         features,
         in_macro_template: false,
         gate: Some(format!("in a module declared under `{}` ({})", declared.cfg, declared.where_declared())),
+        gate_attribute: Some(declared.cfg.clone()),
         check,
         selection,
     })

@@ -1520,6 +1520,28 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Rust: uses of the renamed member behind a `#[cfg]` that is off that the syntax tree shows
+    // to be that member (`self.field` in its type's `impl`, a literal of its type naming the
+    // field, `Type::function`, a cfg twin's `fn`): rust-analyzer's rename does not reach them and
+    // a build with that cfg breaks, while this host's check sees nothing (trial167 M2: walkdir's
+    // `follow_link` renamed and written, 9 windows lines left, the windows build broken).
+    let staged_because = staged_because.or_else(|| {
+        let left = &coverage.cfg_off_same_member_uses;
+        (!args.preview && !left.is_empty()).then(|| {
+            format!(
+                "NOT written: this rename leaves `{}` on {} behind a `#[cfg]` that is off ({}) where the syntax tree shows `{}` itself (listed below with how): {} does not analyze that code, so its rename did not reach {}, and a build with that cfg (another target OS, a feature) breaks there while this host's check reports nothing; it is staged instead — `resolve` accept and then replace `{}` with `{}` on {} (the edit tool) and run the check named below, or discard",
+                resolved.cursor_identifier,
+                crate::render::plural(left.len(), "line"),
+                left.join(", "),
+                resolved.cursor_identifier,
+                server.id(),
+                crate::render::one_or_many(left.len(), "it", "them"),
+                resolved.cursor_identifier,
+                args.new_name,
+                crate::render::one_or_many(left.len(), "that line", "those lines"),
+            )
+        })
+    });
     if let Some(note) =
         go_format.and_then(|check| check.note(!args.preview && staged_because.is_none(), &|path| supervisor.display_path(path)))
     {

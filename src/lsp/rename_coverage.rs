@@ -1172,6 +1172,11 @@ pub struct RenameCoverage {
     /// (`` `causer` (errors.go:277), asserted at errors.go:283 ``): it silently stops matching;
     /// they stage the rename (recheck47 N2).
     pub asserted_interfaces_left: Vec<String>,
+    /// Rust: the places (`path:line`) behind a `#[cfg]` that is off where the syntax tree shows
+    /// the renamed member itself (`self.field` in its type's `impl`, a literal of its type naming
+    /// the field, `Type::function`, a cfg twin's `fn`), which rust-analyzer's rename cannot
+    /// reach: a build with that cfg breaks; they stage the rename (trial167 M2).
+    pub cfg_off_same_member_uses: Vec<String>,
     /// The renamed symbol's scope when it is a local variable or parameter (its function) or a
     /// JavaScript/TypeScript private member (its class): no occurrence outside it can name it.
     pub symbol_scope: Option<crate::lsp::rename_local_scope::LocalScope>,
@@ -1210,6 +1215,7 @@ pub fn complete_rename(
                 keyword_argument_callees: Vec::new(),
                 anonymous_interfaces_left: Vec::new(),
                 asserted_interfaces_left: Vec::new(),
+                cfg_off_same_member_uses: Vec::new(),
                 symbol_scope: None,
             }
         }
@@ -1223,8 +1229,19 @@ pub fn complete_rename(
         let mut report = vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()];
         let mut write_check_blind_spots = Vec::new();
         let unanalyzed = occurrences_unanalyzed_outside_edit(server, workspace_root, &edit, old_name);
-        report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
+        let cfg_off_same_member_uses = report_unanalyzed(
+            &mut report,
+            &mut write_check_blind_spots,
+            &unanalyzed,
+            server.id(),
+            old_name,
+            new_name,
+            None,
+            workspace_root,
+            &shown,
+        );
         return RenameCoverage {
+            cfg_off_same_member_uses,
             edit,
             report,
             summary: RenameCoverageSummary::NotChecked(UncheckedRenameCoverage {
@@ -3178,7 +3195,20 @@ pub fn complete_rename(
         let lines = one_per_line(unanalyzed_through_use.iter(), |(hit, _)| hit);
         list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |_| String::new());
     }
-    report_unanalyzed(&mut report, &mut write_check_blind_spots, &unanalyzed, server.id(), old_name, &shown);
+    // The renamed member, for telling its own uses behind an off `#[cfg]` (trial167 M2) from
+    // other symbols of the same name there (M3).
+    let renamed_member = rust_member_of_targets(workspace_root, &origin_targets, old_name, encoding);
+    let cfg_off_same_member_uses = report_unanalyzed(
+        &mut report,
+        &mut write_check_blind_spots,
+        &unanalyzed,
+        server.id(),
+        old_name,
+        new_name,
+        renamed_member.as_ref(),
+        workspace_root,
+        &shown,
+    );
     // Go package clauses (`package lru`) name the package, which no other rename changes: never
     // the renamed symbol, so they are no occurrence to check (trial157 M4: renaming the field
     // `Cache.lru` listed 7 `package lru` lines under "check them").
@@ -4450,6 +4480,7 @@ pub fn complete_rename(
         keyword_argument_callees,
         anonymous_interfaces_left,
         asserted_interfaces_left,
+        cfg_off_same_member_uses,
         symbol_scope: local_scope,
     }
 }
@@ -5063,32 +5094,168 @@ fn in_rust_macro_arguments(workspace_root: &Path, (path, line, character): &Targ
     parsed.in_macro_invocation_arguments(*line, byte)
 }
 
+/// The Rust member (a struct's field, an inherent `impl`'s function) declared at the first of
+/// `origin_targets` (canonical path, 0-based line, column in `encoding`), read beneath
+/// `workspace_root`; `None` for anything else or another language (see
+/// [`crate::lsp::rust_cfg_off_occurrences::rust_member_declared_at`]).
+fn rust_member_of_targets(
+    workspace_root: &Path,
+    origin_targets: &HashSet<Target>,
+    name: &str,
+    encoding: PositionEncoding,
+) -> Option<crate::lsp::rust_cfg_off_occurrences::RustMember> {
+    let (path, target_line, target_character) = origin_targets.iter().min()?;
+    if !path_is_rust(path) {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(workspace_root, path).ok()?;
+    let line_text = text.lines().nth(*target_line as usize)?;
+    let byte_column = encoding.byte_from_column(line_text, *target_character);
+    crate::lsp::rust_cfg_off_occurrences::rust_member_declared_at(&text, *target_line, byte_column, name)
+}
+
 /// The report lines and write-check blind spots of Rust occurrences rust-analyzer does not
 /// analyze (`unanalyzed`: behind a `#[cfg]` that is off, inside a `macro_rules!` template), each
-/// with its reason and the check that compiles it. Nothing when there are none.
+/// with where it stands, and the check that compiles it. With the renamed `member` known, the
+/// gated ones the syntax tree shows to be that very member are listed first, as uses a build
+/// with the cfg needs renamed (trial167 M2), and those it shows to be other symbols of the same
+/// name are counted in one line (trial167 M3); the rest stay "if they name this symbol". Returns
+/// the places (`path:line`) of the uses of the member, which stage the rename. Nothing when
+/// there are none.
+#[allow(clippy::too_many_arguments)]
 fn report_unanalyzed(
     report: &mut Vec<String>,
     write_check_blind_spots: &mut Vec<String>,
     unanalyzed: &[(WordHit, crate::lsp::inactive::RustUnresolvedPlace)],
     server_id: &str,
     old_name: &str,
+    new_name: &str,
+    member: Option<&crate::lsp::rust_cfg_off_occurrences::RustMember>,
+    workspace_root: &Path,
     shown: &dyn Fn(&Path) -> String,
-) {
+) -> Vec<String> {
+    use crate::lsp::rust_cfg_off_occurrences::CfgOffOccurrence;
     if unanalyzed.is_empty() {
-        return;
+        return Vec::new();
     }
-    let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
-    let gated = unanalyzed.len() - templates;
-    report.push(format!(
-        "  left unrenamed: {} in code {} does not analyze ({gated} behind a `#[cfg]` that is off, {templates} in `macro_rules!` templates), so its rename could not reach {} — if {} this symbol, edit {} by hand:",
-        crate::render::plural(unanalyzed.len(), "occurrence"),
-        server_id,
-        if unanalyzed.len() == 1 { "it" } else { "them" },
-        if unanalyzed.len() == 1 { "it names" } else { "they name" },
-        if unanalyzed.len() == 1 { "it" } else { "them" },
-    ));
-    let lines = one_per_line(unanalyzed.iter(), |(hit, _)| hit);
-    list_lines(report, &lines, LISTED, |(hit, _)| hit, shown, old_name.len(), |(_, place)| format!("   ({})", place.reason));
+    let verdicts: Vec<CfgOffOccurrence> = match member {
+        Some(member) => {
+            let places: Vec<(PathBuf, u32, usize)> =
+                unanalyzed.iter().map(|(hit, _)| (hit.path.clone(), hit.line, hit.byte_start)).collect();
+            crate::lsp::rust_cfg_off_occurrences::classify_occurrences(workspace_root, &places, member)
+                .into_iter()
+                .zip(unanalyzed)
+                .map(|(verdict, (_, place))| if place.in_macro_template { CfgOffOccurrence::Undecided } else { verdict })
+                .collect()
+        }
+        None => vec![CfgOffOccurrence::Undecided; unanalyzed.len()],
+    };
+    let same: Vec<(&(WordHit, crate::lsp::inactive::RustUnresolvedPlace), String)> = unanalyzed
+        .iter()
+        .zip(&verdicts)
+        .filter_map(|(item, verdict)| match verdict {
+            CfgOffOccurrence::SameMember(how) => Some((item, how.clone())),
+            _ => None,
+        })
+        .collect();
+    let others: Vec<(&(WordHit, crate::lsp::inactive::RustUnresolvedPlace), String)> = unanalyzed
+        .iter()
+        .zip(&verdicts)
+        .filter_map(|(item, verdict)| match verdict {
+            CfgOffOccurrence::OtherSymbol(why) => Some((item, why.clone())),
+            _ => None,
+        })
+        .collect();
+    let undecided: Vec<&(WordHit, crate::lsp::inactive::RustUnresolvedPlace)> =
+        unanalyzed.iter().zip(&verdicts).filter(|(_, verdict)| **verdict == CfgOffOccurrence::Undecided).map(|(item, _)| item).collect();
+    // Where a gated place stands, short: its gate; the gate's check is said once below.
+    let short_place = |place: &crate::lsp::inactive::RustUnresolvedPlace| place.gate.clone().unwrap_or_else(|| place.reason.clone());
+    let mut same_member_places: Vec<String> = Vec::new();
+    if let (Some(member), false) = (member, same.is_empty()) {
+        let lines = one_per_line(same.iter(), |((hit, _), _)| hit);
+        same_member_places = lines.iter().map(|(((hit, _), _), _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        report.push(format!(
+            "  left unrenamed: {} of the renamed {} behind a `#[cfg]` that is off — {server_id} does not analyze that code, so its rename could not reach {}; by the syntax tree {} this same member (how, on each line), so a build with that cfg breaks until {} renamed too — after `resolve` accept, replace `{old_name}` with `{new_name}` at {} on these {} (the edit tool), then run the check below:",
+            crate::render::plural(same.len(), "use"),
+            member.described(),
+            crate::render::one_or_many(same.len(), "it", "them"),
+            crate::render::one_or_many(same.len(), "it is", "each is"),
+            crate::render::one_or_many(same.len(), "it is", "they are"),
+            crate::render::one_or_many(same.len(), "that occurrence", "those occurrences"),
+            crate::render::plural(lines.len(), "line"),
+        ));
+        list_lines(
+            report,
+            &lines,
+            LISTED,
+            |((hit, _), _)| hit,
+            shown,
+            old_name.len(),
+            |((_, place), how)| format!("   ({how}; {})", short_place(place)),
+        );
+    }
+    if !others.is_empty() {
+        let mut reasons: Vec<&str> = Vec::new();
+        for (_, why) in &others {
+            if !reasons.contains(&why.as_str()) {
+                reasons.push(why);
+            }
+        }
+        let mut places: Vec<String> = others.iter().map(|((hit, _), _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        places.dedup();
+        let more = if places.len() > LISTED { format!(" and {} more", places.len() - LISTED) } else { String::new() };
+        report.push(format!(
+            "  left unrenamed, rightly: {} behind a `#[cfg]` that is off that name other symbols of the same name, by the syntax tree ({}): {}{more}",
+            crate::render::plural(others.len(), "occurrence"),
+            reasons.iter().take(4).copied().collect::<Vec<_>>().join("; "),
+            places.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", "),
+        ));
+    }
+    if !undecided.is_empty() {
+        let templates = undecided.iter().filter(|(_, place)| place.in_macro_template).count();
+        report.push(format!(
+            "  left unrenamed: {} in code {} does not analyze ({} behind a `#[cfg]` that is off, {templates} in `macro_rules!` templates), so its rename could not reach {} — if {} this symbol, edit {} by hand:",
+            crate::render::plural(undecided.len(), "occurrence"),
+            server_id,
+            undecided.len() - templates,
+            if undecided.len() == 1 { "it" } else { "them" },
+            if undecided.len() == 1 { "it names" } else { "they name" },
+            if undecided.len() == 1 { "it" } else { "them" },
+        ));
+        let lines = one_per_line(undecided.iter().copied(), |(hit, _)| hit);
+        list_lines(report, &lines, LISTED, |(hit, _)| hit, shown, old_name.len(), |(_, place)| format!("   ({})", short_place(place)));
+    }
+    // The gates' checks, once each (their places were listed above): a gate that is off on this
+    // host for its target whatever the features (`#[cfg(windows)]`) gets the `cargo check
+    // --target` of a target that turns it on (trial167 M2: "e.g. `cargo check` with the matching
+    // `--target`" named none).
+    let mut checks: Vec<String> = Vec::new();
+    for ((_, place), _) in unanalyzed.iter().zip(&verdicts).filter(|((_, place), verdict)| {
+        !place.in_macro_template && place.gate.is_some() && !matches!(verdict, CfgOffOccurrence::OtherSymbol(_))
+    }) {
+        let attribute = place.gate_attribute.as_deref().unwrap_or("");
+        let by_target =
+            (place.selection.is_none() && place.features.is_empty() && place.features_off.is_empty() && !attribute.contains("feature"))
+                .then(|| crate::lsp::cfg_off_modules::targets_turning_on(attribute))
+                .flatten()
+                .and_then(|targets| targets.into_iter().next());
+        let check = match by_target {
+            Some(target) => format!(
+                "`{attribute}`: `cargo check --all-targets --target {target}` (`rustup target list --installed` shows whether it is installed, else `rustup target add {target}` first)"
+            ),
+            None => format!("`{attribute}`: {}", place.check),
+        };
+        if !checks.contains(&check) {
+            checks.push(check);
+        }
+    }
+    if !checks.is_empty() && (!same.is_empty() || undecided.iter().any(|(_, place)| !place.in_macro_template)) {
+        report.push(format!(
+            "  {server_id}'s configuration leaves those cfgs off: it does not analyze that code and the write check does not compile it — {}",
+            checks.join("; ")
+        ));
+    }
+    let gated = unanalyzed.iter().filter(|(_, place)| !place.in_macro_template).count() - others.len();
     if gated > 0 {
         // One check per feature selection that compiles some of them: places gated differently
         // may need contradicting selections (trial67 F1: once_cell's `imp_cs.rs` needs std off,
@@ -5097,7 +5264,12 @@ fn report_unanalyzed(
         let mut features: Vec<String> = Vec::new();
         let mut features_off: Vec<String> = Vec::new();
         let mut unsolved = 0usize;
-        for (hit, place) in unanalyzed.iter().filter(|(_, place)| !place.in_macro_template) {
+        let counted = unanalyzed
+            .iter()
+            .zip(&verdicts)
+            .filter(|((_, place), verdict)| !place.in_macro_template && !matches!(verdict, CfgOffOccurrence::OtherSymbol(_)))
+            .map(|(item, _)| item);
+        for (hit, place) in counted {
             let at = format!("{}:{}", shown(&hit.path), hit.line + 1);
             match &place.selection {
                 Some(selection) => match selections.iter_mut().find(|(known, _)| known == selection) {
@@ -5163,6 +5335,7 @@ fn report_unanalyzed(
             checks.join("; ")
         ));
     }
+    same_member_places
 }
 
 /// For a Rust file: the renamed occurrences of `name` (`renamed`: 0-based line, byte column) that
@@ -6531,6 +6704,8 @@ fn complete_references_in_served_files(
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
     let mut nowhere: Vec<(PathBuf, u32)> = Vec::new();
+    // The byte column of each of `nowhere`'s occurrences, for reading them by the syntax tree.
+    let mut nowhere_columns: Vec<usize> = Vec::new();
     let mut unanswered_while_loading = 0usize;
     let mut in_doctests: Vec<(PathBuf, u32)> = Vec::new();
     let before = references.len();
@@ -6562,6 +6737,7 @@ fn complete_references_in_served_files(
             // off, a file outside every target) may call this very symbol.
             unanswered_while_loading += usize::from(server.lookup_unanswered_while_loading(&hit.path, hit.line, start));
             nowhere.push((hit.path.clone(), hit.line));
+            nowhere_columns.push(hit.byte_start);
             continue;
         }
         // As in `complete_rename`: a target in a Rust macro call's arguments counts only as the
@@ -6631,6 +6807,65 @@ fn complete_references_in_served_files(
     }
     let ask_again = "call lsp with the same references arguments";
     notes.extend(crate::lsp::loading_lookups::unanswered_note(server, unanswered_while_loading, "this answer's cross-check", ask_again));
+    // Rust: the occurrences the server cannot resolve read by the syntax tree against the asked
+    // member (trial167 M3: `Error::from_path(…)` calls and `Handle::from_path` were listed "read
+    // them" for `DirEntry::from_path`): other symbols of the same name counted in one line, the
+    // member's own uses said as such, the rest listed as before.
+    let member = (server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun && !nowhere.is_empty())
+        .then(|| rust_member_of_targets(workspace_root, &renamable_targets(workspace_root, origin_targets.clone()), name, encoding))
+        .flatten();
+    if let Some(member) = &member {
+        use crate::lsp::rust_cfg_off_occurrences::CfgOffOccurrence;
+        let places: Vec<(PathBuf, u32, usize)> =
+            nowhere.iter().zip(&nowhere_columns).map(|((path, line0), column)| (path.clone(), *line0, *column)).collect();
+        let verdicts = crate::lsp::rust_cfg_off_occurrences::classify_occurrences(workspace_root, &places, member);
+        let mut same: Vec<(PathBuf, u32)> = Vec::new();
+        let mut hows: Vec<String> = Vec::new();
+        let mut others: Vec<(PathBuf, u32)> = Vec::new();
+        let mut reasons: Vec<String> = Vec::new();
+        let mut rest: Vec<(PathBuf, u32)> = Vec::new();
+        for (place, verdict) in nowhere.drain(..).zip(verdicts) {
+            let (into, why) = match verdict {
+                CfgOffOccurrence::SameMember(how) => (&mut same, Some((&mut hows, how))),
+                CfgOffOccurrence::OtherSymbol(why) => (&mut others, Some((&mut reasons, why))),
+                CfgOffOccurrence::Undecided => (&mut rest, None),
+            };
+            if !into.contains(&place) {
+                into.push(place);
+            }
+            if let Some((said, why)) = why {
+                if !said.contains(&why) {
+                    said.push(why);
+                }
+            }
+        }
+        let place = |path: &Path, line0: u32| format!("{}:{}", shown(path), line0 + 1);
+        let listed = |places: &[(PathBuf, u32)]| {
+            let more = if places.len() > LISTED { format!(" and {} more", places.len() - LISTED) } else { String::new() };
+            format!("{}{more}", places.iter().take(LISTED).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", "))
+        };
+        if !same.is_empty() {
+            let hint = crate::lsp::inactive::rust_unanalyzed_hint(server.workspace_root(), &same, &place);
+            notes.push(format!(
+                "note: NOT in this answer: {} of the {} in code {} gives no definition for, which the syntax tree shows to be this member ({}){hint}: {}",
+                crate::render::plural(same.len(), "line"),
+                member.described(),
+                server.id(),
+                hows.iter().take(4).cloned().collect::<Vec<_>>().join("; "),
+                listed(&same),
+            ));
+        }
+        if !others.is_empty() {
+            notes.push(format!(
+                "note: not references: {} in code {} gives no definition for name other symbols of the same name, by the syntax tree ({}): {}",
+                crate::render::plural(others.len(), "line"),
+                server.id(),
+                reasons.iter().take(4).cloned().collect::<Vec<_>>().join("; "),
+                listed(&others),
+            ));
+        }
+        nowhere = rest;
+    }
     if !nowhere.is_empty() {
         // similar 2.7.0: `get_diff_ratio` is called in src/text/inline.rs, a module behind
         // `#[cfg(feature = "inline")]` (off by default); rust-analyzer's 3 references left it

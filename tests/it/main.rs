@@ -113,6 +113,7 @@ mod lsp_trial164;
 mod lsp_trial165;
 mod lsp_trial166;
 mod lsp_trial167;
+mod lsp_trial167_cfg_twins;
 mod lsp_trial168;
 mod lsp_trial17;
 mod lsp_trial18;
