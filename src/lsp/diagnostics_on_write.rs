@@ -810,6 +810,11 @@ pub struct ServerCheck {
     /// use what the write changed (`go_unbuilt_users`), as shown: the clean claim does not cover
     /// them, and says so (trial161 M4).
     pub outside_build_users: Vec<String>,
+    /// Go: the vet findings `go test` fails on, on the text before the write
+    /// ([`crate::lsp::go_vet_before_write`]), asked when gopls reported such findings after the
+    /// write in files it had no pre-write state for; `Err` says why it is not known. `None`
+    /// when not asked.
+    pub go_vet_before_write: Option<Result<crate::lsp::go_vet_before_write::PreWriteGoVet, String>>,
 }
 
 /// Errors one dependent root's build reports in the written root's files after the write and not
@@ -1468,6 +1473,7 @@ pub fn check_write(
                     project_checked_roots: Vec::new(),
                     new_errors_under_dependent_builds: Vec::new(),
                     outside_build_users: Vec::new(),
+                    go_vet_before_write: None,
                 });
                 continue;
             }
@@ -1701,14 +1707,58 @@ pub fn check_write(
         .into_iter()
         .map(|mut group| {
             let dependent_root_runs = std::mem::take(&mut group.dependent_root_runs);
+            let old_texts = if group.server.id() == "gopls" { group.old_texts.clone() } else { HashMap::new() };
             let mut check = collect_after(supervisor, group);
             compare_dependent_roots_after_write(supervisor, &mut check, dependent_root_runs, deadline);
+            check.go_vet_before_write = go_vet_before_write_when_unknown(supervisor, &check, &old_texts, deadline);
             check
         })
         .collect();
     PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().clear());
     checks.extend(failed_leases);
     (checks, not_served, deleted_unchecked)
+}
+
+/// Go: when gopls reports, after the write, findings of the vet checks `go test` runs in files
+/// it had no pre-write state for (or only what it had republished for a file it had not
+/// analysed), runs those checks once on the text before the write
+/// ([`crate::lsp::go_vet_before_write`]) so the answer says which the write introduced
+/// (trial169 M2). `old_texts`: the written files' text before the write. `None` when there is
+/// no such finding (nothing asked).
+fn go_vet_before_write_when_unknown(
+    supervisor: &LspSupervisor,
+    check: &ServerCheck,
+    old_texts: &HashMap<PathBuf, String>,
+    deadline: Instant,
+) -> Option<Result<crate::lsp::go_vet_before_write::PreWriteGoVet, String>> {
+    if check.server_id != "gopls" {
+        return None;
+    }
+    let analyzers = crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root());
+    let mut directories: Vec<PathBuf> = Vec::new();
+    for file in &check.files {
+        let FileDiagnostics::Checked { before, after, .. } = &file.diagnostics else { continue };
+        let state_unknown = before.is_none() || file.role == CheckedRole::Republished;
+        let has_finding =
+            after.iter().any(|record| crate::lsp::write_ledger_rules::is_go_test_vet_finding(&check.server_id, record, analyzers));
+        if let Some(directory) = file.path.parent().filter(|_| state_unknown && has_finding) {
+            if !directories.iter().any(|known| known == directory) {
+                directories.push(directory.to_path_buf());
+            }
+        }
+    }
+    if directories.is_empty() {
+        return None;
+    }
+    Some(crate::lsp::go_vet_before_write::go_vet_before_write(
+        supervisor.workspace_root(),
+        supervisor.path_env().as_deref(),
+        &check.written,
+        old_texts,
+        &directories,
+        analyzers,
+        deadline,
+    ))
 }
 
 /// After a write: runs the project checker of each root of `before` (the roots that depend on
@@ -2998,6 +3048,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         project_checked_roots: Vec::new(),
         new_errors_under_dependent_builds: Vec::new(),
         outside_build_users: Vec::new(),
+        go_vet_before_write: None,
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -3652,6 +3703,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         project_checked_roots: Vec::new(),
         new_errors_under_dependent_builds: Vec::new(),
         outside_build_users: group.outside_build_users.clone(),
+        go_vet_before_write: None,
     }
 }
 
@@ -6830,6 +6882,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     let mut go_test_refusals: Vec<(String, Option<bool>)> = Vec::new();
     // A vet finding not known to be new because this write resolved type errors (see below).
     let mut vet_findings_after_resolved_errors = false;
+    // Of `go_test_refusals`, those whose state before the write `go vet` on the text before
+    // it gave (gopls had none), and why it could not for the others (the first reason).
+    let mut go_test_refusals_settled_by_vet = 0usize;
+    let mut go_vet_before_write_unknown: Option<String> = None;
     // Errors reported now in files the write did not change where it resolved errors (listed
     // apart, counted among the errors remaining, not as new).
     let mut maybe_unmasked_errors = 0usize;
@@ -7404,18 +7460,46 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         // for it — nothing when gopls had not analysed it yet: a finding there is
                         // not known to be new (trial29 F4: pflag's flag_test.go:1242 printf
                         // finding, there before the write, was counted as introduced by it).
-                        let introduced = match (file.role, introduced) {
+                        let mut after_resolved_errors = false;
+                        let mut introduced = match (file.role, introduced) {
                             (CheckedRole::Republished, Some(true)) => None,
                             // gopls runs no vet analysis of a package with type errors: a finding
                             // seen once a write resolved them may predate it (trial61 M3: the
                             // Logf line written by the previous edit was "introduced" by the edit
                             // that only removed an unused variable).
                             (_, Some(true)) if resolved_errors => {
-                                vet_findings_after_resolved_errors = true;
+                                after_resolved_errors = true;
                                 None
                             }
                             (_, introduced) => introduced,
                         };
+                        // No pre-write state from gopls: `go vet` on the text before the write
+                        // says (trial169 M2: 4 printf findings a pointer receiver made in a
+                        // cold session were "not known" to be new on a vet-clean project).
+                        if introduced.is_none() {
+                            match &check.go_vet_before_write {
+                                Some(Ok(pre_write)) => {
+                                    let analyzer = finding.source.as_deref().unwrap_or("");
+                                    match pre_write.was_there_before(&finding.path, finding.line, analyzer, |old| line_map.map(old).0) {
+                                        Some(there) => {
+                                            introduced = Some(!there);
+                                            after_resolved_errors = false;
+                                            go_test_refusals_settled_by_vet += 1;
+                                        }
+                                        None => {
+                                            if let Some(why) = pre_write.why_not_analysed(&finding.path) {
+                                                go_vet_before_write_unknown.get_or_insert_with(|| why.to_owned());
+                                            }
+                                        }
+                                    }
+                                }
+                                Some(Err(why)) => {
+                                    go_vet_before_write_unknown.get_or_insert_with(|| why.clone());
+                                }
+                                None => (),
+                            }
+                        }
+                        vet_findings_after_resolved_errors |= after_resolved_errors;
                         go_test_refusals.push((finding.render(&display), introduced));
                     }
                     if !config.write_diagnostics_warnings {
@@ -7908,7 +7992,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             crate::lsp::write_ledger_rules::go_test_refusal_line(
                 &go_test_refusals,
                 crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root()),
-                vet_findings_after_resolved_errors,
+                &crate::lsp::write_ledger_rules::GoTestRefusalBasis {
+                    resolved_errors: vet_findings_after_resolved_errors,
+                    settled_by_pre_write_vet: go_test_refusals_settled_by_vet,
+                    pre_write_vet_not_known: go_vet_before_write_unknown.as_deref(),
+                },
             ),
         );
     }
@@ -7954,6 +8042,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             "no file's diagnostics were obtained, so nothing is known about errors after this write: the written Go file is excluded by its build constraint, and {{\"op\": \"diagnostics\", \"file\": \"*\"}} runs go vet and go build under the same GOOS/GOARCH and tags, so it would not check it either; run {} (e.g. through an exec tool) to check it",
             constraint_commands.join(" and ")
         );
+    }
+    // The closing line is what a skimming agent reads last: with go vet findings `go test`
+    // fails on, "no errors in the files that were checked" alone reads as clean (trial169 M2).
+    if !go_test_refusals.is_empty() && constraint_commands.is_empty() {
+        closing.push_str(&format!(
+            " — but go test will refuse to build on {} of the go vet checks it runs before the tests (listed in the first lines)",
+            crate::render::plural(go_test_refusals.len(), "finding"),
+        ));
     }
     if maybe_unmasked_errors > 0 && files_checked > 0 {
         closing.push_str(&format!(
@@ -8580,6 +8676,7 @@ mod tests {
             project_checked_roots: Vec::new(),
             new_errors_under_dependent_builds: Vec::new(),
             outside_build_users: Vec::new(),
+            go_vet_before_write: None,
         }
     }
 

@@ -32,6 +32,8 @@
 //! - `go_format_check`: whether a Go rename leaves files gofmt would change (`gofmt -l` on the
 //!   planned texts).
 //! - `go_rename_refusals`: gopls's rename refusals said once, with the declaration they name.
+//! - `go_vet_before_write`: the vet findings `go test` fails on, on the text before a write
+//!   (`go vet` in a temporary module), when gopls had no pre-write state for their files.
 //! - `uri`: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -61,6 +63,7 @@ pub(crate) mod go_interface_references;
 pub(crate) mod go_method_uses;
 pub(crate) mod go_rename_refusals;
 pub(crate) mod go_unbuilt_users;
+pub(crate) mod go_vet_before_write;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

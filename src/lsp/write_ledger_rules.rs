@@ -204,11 +204,26 @@ pub(crate) fn is_go_test_vet_finding(server_id: &str, record: &DiagnosticRecord,
         && record.source.as_deref().is_some_and(|source| analyzers.iter().any(|name| name == source))
 }
 
+/// How the findings of [`go_test_refusal_line`] were known to be new or not.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct GoTestRefusalBasis<'a> {
+    /// This write resolved type errors, which hold gopls' vet analysis back: the findings not
+    /// known to be new may predate it.
+    pub resolved_errors: bool,
+    /// How many findings' pre-write state `go vet` run on the text before the write gave, gopls
+    /// having none ([`crate::lsp::go_vet_before_write`]).
+    pub settled_by_pre_write_vet: usize,
+    /// Why that run could not tell for the findings still not known (a clause), when it was
+    /// asked and could not.
+    pub pre_write_vet_not_known: Option<&'a str>,
+}
+
 /// The line that says `go test` will refuse to build: `findings` are the checked files' findings
 /// of the vet checks `go test` runs (rendered, and whether this write introduced each: `None`
 /// when the file's pre-write state is unknown, or when this write resolved type errors, which
-/// hold gopls' vet analysis back: `resolved_errors`); `analyzers` are those checks.
-pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzers: &[String], resolved_errors: bool) -> String {
+/// hold gopls' vet analysis back); `analyzers` are those checks; `basis` says how the state
+/// before the write was had, and why it is not known where it is not.
+pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzers: &[String], basis: &GoTestRefusalBasis<'_>) -> String {
     let count = |wanted: Option<bool>| findings.iter().filter(|(_, introduced)| *introduced == wanted).count();
     let (introduced, earlier, unknown) = (count(Some(true)), count(Some(false)), count(None));
     let mut whose: Vec<String> = Vec::new();
@@ -218,14 +233,29 @@ pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzer
     if earlier > 0 {
         whose.push(format!("{earlier} {} there before this write", crate::render::one_or_many(earlier, "was", "were")));
     }
+    if basis.settled_by_pre_write_vet > 0 {
+        whose.push(format!(
+            "{} by running these go vet checks on the text before this write, as gopls had no pre-write state for {}",
+            if basis.settled_by_pre_write_vet == findings.len() {
+                "known".to_owned()
+            } else {
+                format!("{} of them known", basis.settled_by_pre_write_vet)
+            },
+            crate::render::one_or_many(basis.settled_by_pre_write_vet, "its file", "their files")
+        ));
+    }
     if unknown > 0 {
-        whose.push(if resolved_errors {
+        let vet = basis
+            .pre_write_vet_not_known
+            .map(|why| format!("; go vet on the text before this write could not tell: {why}"))
+            .unwrap_or_default();
+        whose.push(if basis.resolved_errors {
             format!(
-                "whether this write introduced {unknown} is not known (found now that this write resolved type errors, which hold gopls' vet analysis back: {} may predate this write)",
+                "whether this write introduced {unknown} is not known (found now that this write resolved type errors, which hold gopls' vet analysis back: {} may predate this write{vet})",
                 crate::render::one_or_many(unknown, "it", "they")
             )
         } else {
-            format!("whether this write introduced {unknown} is not known (no pre-write state)")
+            format!("whether this write introduced {unknown} is not known (no pre-write state{vet})")
         });
     }
     let shown: Vec<&str> = findings.iter().take(5).map(|(rendered, _)| rendered.as_str()).collect();
@@ -500,12 +530,26 @@ mod tests {
     #[test]
     fn the_go_test_refusal_line_says_which_findings_the_write_introduced() {
         let analyzers = vec!["printf".to_owned()];
-        let line = go_test_refusal_line(&[("a.go:8: warning format %d (printf)".to_owned(), Some(true))], &analyzers, false);
+        let gopls_state = GoTestRefusalBasis::default();
+        let line = go_test_refusal_line(&[("a.go:8: warning format %d (printf)".to_owned(), Some(true))], &analyzers, &gopls_state);
         assert_eq!(line, "go test will refuse to build: 1 finding of the go vet checks `go test` runs before the tests (printf) is in the checked files, and the package's test build fails on it (this write introduced 1): a.go:8: warning format %d (printf)");
-        let line = go_test_refusal_line(&[("a".to_owned(), Some(false)), ("b".to_owned(), None)], &analyzers, false);
+        let line = go_test_refusal_line(&[("a".to_owned(), Some(false)), ("b".to_owned(), None)], &analyzers, &gopls_state);
         assert!(
             line.contains("2 findings")
                 && line.contains("(1 was there before this write; whether this write introduced 1 is not known (no pre-write state))"),
+            "{line}"
+        );
+        // trial169 M2: gopls had no pre-write state; go vet on the text before the write gave it.
+        let by_vet = GoTestRefusalBasis { settled_by_pre_write_vet: 2, ..GoTestRefusalBasis::default() };
+        let line = go_test_refusal_line(&[("a".to_owned(), Some(true)), ("b".to_owned(), Some(true))], &analyzers, &by_vet);
+        assert!(
+            line.contains("(this write introduced 2; known by running these go vet checks on the text before this write, as gopls had no pre-write state for their files)"),
+            "{line}"
+        );
+        let not_run = GoTestRefusalBasis { pre_write_vet_not_known: Some("go was not found"), ..GoTestRefusalBasis::default() };
+        let line = go_test_refusal_line(&[("b".to_owned(), None)], &analyzers, &not_run);
+        assert!(
+            line.contains("(whether this write introduced 1 is not known (no pre-write state; go vet on the text before this write could not tell: go was not found))"),
             "{line}"
         );
     }

@@ -152,6 +152,57 @@ fn a_go_write_that_breaks_the_go_test_vet_step_says_go_test_will_refuse_to_build
     assert!(!text.contains("this write also introduced 1 new warning"), "said as a plain warning:\n{text}");
 }
 
+/// trial169 M2 (blang/semver v4: `String` given a pointer receiver made 4 printf findings in
+/// range_test.go and sort_test.go, on a project whose `go vet ./...` was clean): on a cold
+/// session gopls has no pre-write state for the test file, and the answer said "whether this
+/// write introduced 4 is not known (no pre-write state)", then ended "no errors in the files
+/// that were checked". `go vet` run on the text before the write tells the new finding from
+/// the one that was there, and the closing line names the go test failure.
+#[test]
+fn a_cold_go_write_that_adds_a_go_test_vet_finding_says_it_introduced_it_and_which_was_there() {
+    let test = "a_cold_go_write_that_adds_a_go_test_vet_finding_says_it_introduced_it_and_which_was_there";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/versionish\n\ngo 1.19\n"),
+        (
+            "version.go",
+            "package versionish\n\nimport \"strconv\"\n\n// Version is a release number.\ntype Version struct {\n\tMajor uint64\n}\n\n// String renders the version.\nfunc (v Version) String() string {\n\treturn strconv.FormatUint(v.Major, 10)\n}\n",
+        ),
+        (
+            "version_test.go",
+            "package versionish\n\nimport \"testing\"\n\nfunc TestString(t *testing.T) {\n\tv := Version{Major: 3}\n\tif v.String() != \"3\" {\n\t\tt.Errorf(\"got %s\", v)\n\t}\n\tt.Logf(\"major %d\", \"three\")\n}\n",
+        ),
+    ]);
+    let go_vet_lines = |dir: &Path| -> Vec<String> {
+        let output = Command::new("go").args(["vet", "./..."]).current_dir(dir).output().expect("run go vet");
+        String::from_utf8_lossy(&output.stderr).lines().filter(|line| line.starts_with("./")).map(str::to_owned).collect()
+    };
+    let before = go_vet_lines(dir.path());
+    assert!(before.len() == 1 && before[0].starts_with("./version_test.go:10:"), "go vet before the write: {before:?}");
+    // No call before the write: the session is cold, as in the trial.
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let (text, _) = support::edit_and_first_server_check(&run, "version.go", "func (v Version) String()", "func (v *Version) String()");
+    let after = go_vet_lines(dir.path());
+    eprintln!("go vet after: {after:#?}\nrunbound:\n{text}");
+    assert!(
+        after.len() == 2 && after.iter().any(|line| line.starts_with("./version_test.go:8:")),
+        "go vet after the write: the new finding at line 8 and the old one at 10: {after:?}"
+    );
+    let line = text.lines().find(|line| line.starts_with("go test will refuse to build")).unwrap_or_else(|| panic!("not said:\n{text}"));
+    assert!(line.contains("version_test.go:8:") && line.contains("version_test.go:10:"), "both findings are listed:\n{line}");
+    assert!(
+        line.contains("(this write introduced 1; 1 was there before this write;") && !line.contains("is not known"),
+        "which finding this write introduced is not said (go vet before it: {before:?}):\n{line}"
+    );
+    let closing = text.lines().last().unwrap_or("");
+    assert!(
+        !closing.starts_with("no errors in the files that were checked") || closing.contains("go test will refuse to build"),
+        "the last line reads clean while go test fails to build:\n{text}"
+    );
+}
+
 /// trial29 F4 (spf13/pflag 1.0.6, whose flag_test.go:1242 already fails go vet's printf check):
 /// a write that adds a printf finding in another file counted the old finding as introduced too
 /// ("this write introduced 2"); it was there before the write.
