@@ -1395,11 +1395,16 @@ fn out_of_time_budget(check: &ServerCheck, server_id: &str, budget: Duration, ou
 /// once the server is loaded and covers every file of its check, the written ones included, less
 /// `spent_before` (what the pre-write half, [`seed_files`], already used of it); the work after
 /// its last wait (comparing, rendering) stays within [`WRITE_BUDGET_MARGIN`].
+///
+/// `interface_losses_said`: Go methods (old names) whose type's loss of an interface the tool
+/// that wrote already warned of (a method rename, [`note_interface_losses_said`]): the check's
+/// run-time interface WARNING leaves them out.
 pub fn check_write(
     supervisor: &LspSupervisor,
     written: &[PathBuf],
     deadline: Instant,
     spent_before: Duration,
+    interface_losses_said: &[String],
 ) -> (Vec<ServerCheck>, Vec<PathBuf>, Vec<PathBuf>) {
     let ledger = supervisor.diagnostics_ledger();
     let mut pending: Vec<Pending> = Vec::new();
@@ -1658,7 +1663,13 @@ pub fn check_write(
         for (path, new) in &new_texts {
             let Some(old) = group.old_texts.get(path) else { continue };
             let elsewhere: Vec<&str> = new_texts.iter().filter(|(other, _)| other != path).map(|(_, text)| text.as_str()).collect();
-            let changes = crate::lsp::go_dynamic_interfaces::dynamic_interface_changes(old, new, &elsewhere);
+            let mut changes = crate::lsp::go_dynamic_interfaces::dynamic_interface_changes(old, new, &elsewhere);
+            // The rename that wrote already warned that the renamed method's type loses the
+            // interface: said once (review49 M8: `MarshalJSON` → `ToJSON` warned twice).
+            changes.retain(|change| {
+                change.kind != crate::lsp::go_dynamic_interfaces::DynamicInterfaceChangeKind::TypeLoses
+                    || !interface_losses_said.contains(&change.method)
+            });
             group.notes.extend(crate::lsp::go_dynamic_interfaces::dynamic_interface_changes_note(&supervisor.display_path(path), &changes));
         }
         // Files outside the build gopls checks (`// +build ignore`, another GOOS) that use what
@@ -6755,11 +6766,12 @@ pub fn diagnostics_block(
     deadline: Instant,
     spent_before: Duration,
     blind_spots: &[String],
+    interface_losses_said: &[String],
 ) -> Option<(String, Value)> {
     // Project configuration first: a server that reloads its workspace on the event (gopls on
     // go.mod) must hear of it before the written files are checked.
     let config_lines = project_config_written(supervisor, written);
-    let (checks, _not_served, deleted_unchecked) = check_write(supervisor, written, deadline, spent_before);
+    let (checks, _not_served, deleted_unchecked) = check_write(supervisor, written, deadline, spent_before, interface_losses_said);
     let mut extra: Vec<String> = config_lines;
     for path in &deleted_unchecked {
         extra.push(format!(
@@ -8343,6 +8355,13 @@ thread_local! {
 }
 
 thread_local! {
+    /// Go methods (old names) whose type's loss of an interface the current call's tool already
+    /// warned of (a method rename), keyed by the call's deadline; taken by the post-write half
+    /// (see [`note_interface_losses_said`]).
+    static INTERFACE_LOSSES_SAID: std::cell::RefCell<Option<(Instant, Vec<String>)>> = const { std::cell::RefCell::new(None) };
+}
+
+thread_local! {
     /// The files the current call's write will delete, said by the tool's write planner, keyed
     /// by the call's deadline; taken by the pre-write half.
     static PLANNED_DELETIONS: std::cell::RefCell<Option<(Instant, Vec<PathBuf>)>> = const { std::cell::RefCell::new(None) };
@@ -8442,6 +8461,17 @@ pub(crate) fn note_write_check_blind_spots(deadline: Instant, blind_spots: Vec<S
     WRITE_CHECK_BLIND_SPOTS.with(|cell| *cell.borrow_mut() = Some((deadline, blind_spots)));
 }
 
+/// Records the Go methods (old names) whose type's loss of an interface the tool that writes in
+/// the call with `deadline` already warned of (`lsp_rename` of `MarshalJSON`: its type no
+/// longer implements `json.Marshaler`): the write check's run-time interface WARNING leaves
+/// them out, so it is said once (review49 M8). Call it from the tool, on the call's thread.
+pub(crate) fn note_interface_losses_said(deadline: Instant, methods: Vec<String>) {
+    if methods.is_empty() {
+        return;
+    }
+    INTERFACE_LOSSES_SAID.with(|cell| *cell.borrow_mut() = Some((deadline, methods)));
+}
+
 impl PostWriteLayer for DiagnosticsOnWriteLayer {
     fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult) {
         let call = ctx.deadline();
@@ -8449,6 +8479,11 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
             .with(|cell| cell.borrow_mut().take())
             .filter(|(of, _)| *of == call)
             .map(|(_, spots)| spots)
+            .unwrap_or_default();
+        let interface_losses_said: Vec<String> = INTERFACE_LOSSES_SAID
+            .with(|cell| cell.borrow_mut().take())
+            .filter(|(of, _)| *of == call)
+            .map(|(_, methods)| methods)
             .unwrap_or_default();
         // Whatever this call's check does not take is not carried into the next call's.
         struct ClearPreDeletionStates;
@@ -8472,7 +8507,9 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
         // loading get the larger of the call's remaining time and the check run's budget.
         let budget = supervisor.config().write_diagnostics_check_budget.max(ctx.remaining());
         let deadline = Instant::now() + budget;
-        if let Some((text, mut structured)) = diagnostics_block(supervisor, written_paths, deadline, spent_before, &blind_spots) {
+        if let Some((text, mut structured)) =
+            diagnostics_block(supervisor, written_paths, deadline, spent_before, &blind_spots, &interface_losses_said)
+        {
             result.push_text(text);
             // The pre-write half's share of the call: its wall time (a server's start and loading
             // included) and what it counted against the servers' budgets.

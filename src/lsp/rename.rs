@@ -1617,6 +1617,10 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     ctx.before_write(&touched);
     let written = commit_workspace_edit(root, &plan)?;
     crate::lsp::diagnostics_on_write::note_write_check_blind_spots(ctx.deadline(), coverage.write_check_blind_spots.clone());
+    crate::lsp::diagnostics_on_write::note_interface_losses_said(
+        ctx.deadline(),
+        coverage.interface_loss_warned_method.iter().cloned().collect(),
+    );
     let mut lines = vec![format!(
         "Renamed `{}` to `{}` ({}): {total} edit{} in {} file{}:",
         resolved.shown_name(),

@@ -1177,6 +1177,12 @@ pub struct RenameCoverage {
     /// the field, `Type::function`, a cfg twin's `fn`), which rust-analyzer's rename cannot
     /// reach: a build with that cfg breaks; they stage the rename (trial167 M2).
     pub cfg_off_same_member_uses: Vec<String>,
+    /// Go, a renamed method: the old method name, when one of [`RenameCoverage::warnings`]
+    /// already says its type no longer implements an interface it implemented by that name (gopls'
+    /// `implementation`, or the name and parameters of a standard interface the library calls
+    /// dynamically): the write check does not say it again (review49 M8: `MarshalJSON` →
+    /// `ToJSON` warned twice of `json.Marshaler`).
+    pub interface_loss_warned_method: Option<String>,
     /// The renamed symbol's scope when it is a local variable or parameter (its function) or a
     /// JavaScript/TypeScript private member (its class): no occurrence outside it can name it.
     pub symbol_scope: Option<crate::lsp::rename_local_scope::LocalScope>,
@@ -1216,6 +1222,7 @@ pub fn complete_rename(
                 anonymous_interfaces_left: Vec::new(),
                 asserted_interfaces_left: Vec::new(),
                 cfg_off_same_member_uses: Vec::new(),
+                interface_loss_warned_method: None,
                 symbol_scope: None,
             }
         }
@@ -1254,6 +1261,7 @@ pub fn complete_rename(
             keyword_argument_callees: Vec::new(),
             anonymous_interfaces_left: Vec::new(),
             asserted_interfaces_left: Vec::new(),
+            interface_loss_warned_method: None,
             symbol_scope: None,
         };
     };
@@ -4160,7 +4168,12 @@ pub fn complete_rename(
             crate::render::plural(attribute_names.len(), "occurrence")
         ));
     }
+    // The old method name when a warning below says its type loses an interface by it.
+    let mut interface_loss_warned_method: Option<String> = None;
     if !implemented_interfaces.is_empty() {
+        if renamed_is_go_method {
+            interface_loss_warned_method = Some(old_name.to_owned());
+        }
         let all: Vec<(String, bool)> = implemented_interfaces
             .iter()
             .map(|(path, target_line, _)| {
@@ -4228,6 +4241,7 @@ pub fn complete_rename(
             .as_deref()
             .and_then(|line| go_dynamic_standard_interface(line, old_name).filter(|interface| completes(line, old_name, interface)))
         {
+            interface_loss_warned_method = Some(old_name.to_owned());
             warnings.push(format!(
                 "WARNING: the renamed method has the name and parameters of `{interface}`, which the standard library calls dynamically ({}): after this rename its type no longer implements it, and those calls stop reaching it with NO compile error ({} did not list the interfaces it implements); keep a method `{old_name}` that calls `{new_name}` if they matter",
                 go_dynamic_caller(interface),
@@ -4481,6 +4495,7 @@ pub fn complete_rename(
         anonymous_interfaces_left,
         asserted_interfaces_left,
         cfg_off_same_member_uses,
+        interface_loss_warned_method,
         symbol_scope: local_scope,
     }
 }
