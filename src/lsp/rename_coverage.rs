@@ -244,6 +244,62 @@ pub fn grep_word_walking(definition: &ServerDefinition, workspace_root: &Path, r
     result
 }
 
+/// How a [`for_each_served_file_until`] walk ended.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ServedFilesWalk {
+    /// Files read (and handed to the visitor).
+    pub files_read: usize,
+    /// The walk stopped at [`MAX_FILES`].
+    pub truncated: bool,
+    /// The walk stopped at the deadline: the files after it were not read.
+    pub out_of_time: bool,
+}
+
+/// The walk of [`grep_word`] (the files `definition` serves under `root`, in its [`WalkScope`],
+/// read beneath the run's root, no symlink followed), handing each file's path (as walked) and
+/// text to `visit`, until `deadline` or [`MAX_FILES`] files (the result says which stopped it).
+pub(crate) fn for_each_served_file_until(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    deadline: Instant,
+    mut visit: impl FnMut(&Path, &str),
+) -> ServedFilesWalk {
+    let mut walked = ServedFilesWalk::default();
+    let scope = WalkScope::for_server(definition, root);
+    let walk_root = root.to_path_buf();
+    let walk_scope = scope.clone();
+    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return walked };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return walked };
+    let walker = walk
+        .hidden(true)
+        .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"])
+        .filter_entry(move |entry| {
+            let relative = entry.path().strip_prefix(&walk_root).unwrap_or(entry.path());
+            !entry.is_dir() || walk_scope.walks_directory(relative)
+        })
+        .iter();
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if !entry.is_file() || !definition.serves(path) || !scope.walks_file(path.strip_prefix(root).unwrap_or(path)) {
+            continue;
+        }
+        if walked.files_read >= MAX_FILES {
+            walked.truncated = true;
+            break;
+        }
+        if Instant::now() >= deadline {
+            walked.out_of_time = true;
+            break;
+        }
+        walked.files_read += 1;
+        if let Ok(text) = reader.read_to_string(path) {
+            visit(path, &text);
+        }
+    }
+    walked
+}
+
 /// Whole-word occurrences of `word` in the documentation files (`.md`, `.markdown`, `.rst`,
 /// `.adoc`) under `root` — README code examples no language server edits: `(path, 1-based line)`,
 /// the same walk as [`grep_word`], at most [`MAX_HITS`].

@@ -202,6 +202,128 @@ pub(crate) fn go_doc_link_names_symbol(
     qualifiers.first() == Some(&imported_as.as_str()) && qualifiers[1..] == owner[..]
 }
 
+/// The comment text of a Go source, by line: (0-based line, byte start, byte end) of each part of
+/// a line inside a `//` comment or a `/* … */` block (a block over several lines gives one span
+/// per line). String, raw string and rune literals are skipped, so `"//"` opens nothing.
+pub(crate) fn go_comment_spans(text: &str) -> Vec<(u32, usize, usize)> {
+    let mut spans = Vec::new();
+    let mut in_block = false;
+    let mut in_raw_string = false;
+    for (index, line) in text.split('\n').enumerate() {
+        let bytes = line.as_bytes();
+        let mut at = 0;
+        let mut block_start = in_block.then_some(0);
+        while at < bytes.len() {
+            if in_block {
+                if line[at..].starts_with("*/") {
+                    spans.push((index as u32, block_start.unwrap_or(0), at));
+                    in_block = false;
+                    block_start = None;
+                    at += 2;
+                } else {
+                    at += 1;
+                }
+                continue;
+            }
+            if in_raw_string {
+                if bytes[at] == b'`' {
+                    in_raw_string = false;
+                }
+                at += 1;
+                continue;
+            }
+            match bytes[at] {
+                b'/' if line[at..].starts_with("//") => {
+                    spans.push((index as u32, at + 2, line.len()));
+                    break;
+                }
+                b'/' if line[at..].starts_with("/*") => {
+                    in_block = true;
+                    block_start = Some(at + 2);
+                    at += 2;
+                }
+                b'`' => {
+                    in_raw_string = true;
+                    at += 1;
+                }
+                quote @ (b'"' | b'\'') => {
+                    at += 1;
+                    while at < bytes.len() && bytes[at] != quote {
+                        at += if bytes[at] == b'\\' { 2 } else { 1 };
+                    }
+                    at += 1;
+                }
+                _ => at += 1,
+            }
+        }
+        if in_block {
+            spans.push((index as u32, block_start.unwrap_or(0), line.len()));
+        }
+    }
+    spans
+}
+
+/// What [`go_doc_links_naming`] found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct GoDocLinkScan {
+    /// Each doc link naming the symbol: (file as walked, 0-based line).
+    pub links: Vec<(PathBuf, u32)>,
+    /// Go files read.
+    pub files_read: usize,
+    /// Of those, the files searched for links: the symbol's package and the files that import it.
+    pub files_searched: usize,
+    /// Why the walk stopped before its end (the deadline, the file cap), when it did.
+    pub stopped: Option<String>,
+}
+
+/// The Go doc links under `root` (the files `definition` serves, in its walk scope) that resolve
+/// to `symbol`, declared as `name`: only the files of the symbol's package and those that import
+/// it are searched — the only places a `[Name]`, `[Owner.Name]` or `[pkg.Name]` link resolves to
+/// it ([`go_doc_link_names_symbol`]) — in `//` and `/* */` comments ([`go_comment_spans`]).
+/// Stops at `deadline` (review49 M2: a workspace-wide grep with no deadline on every gopls
+/// `references` answer).
+pub(crate) fn go_doc_links_naming(
+    definition: &crate::lsp::servers::ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    symbol: &GoRenamedSymbol,
+    name: &str,
+    deadline: std::time::Instant,
+) -> GoDocLinkScan {
+    let mut scan = GoDocLinkScan::default();
+    let quoted_import = symbol.import_path.as_ref().map(|import_path| format!("\"{import_path}\""));
+    let walked = crate::lsp::rename_coverage::for_each_served_file_until(definition, workspace_root, root, deadline, |path, text| {
+        if !text.contains(name) {
+            return;
+        }
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let in_package = canonical.parent() == Some(symbol.package_dir.as_path());
+        let imports = quoted_import.as_ref().is_some_and(|quoted| text.contains(quoted.as_str()));
+        if !in_package && !imports {
+            return;
+        }
+        scan.files_searched += 1;
+        let lines: Vec<&str> = text.split('\n').collect();
+        for (line0, start, end) in go_comment_spans(text) {
+            let line = lines[line0 as usize];
+            for byte_start in crate::lsp::rename_coverage::word_positions(&line[start..end], name) {
+                if go_doc_link_names_symbol(symbol, &canonical, text, line, start + byte_start, name)
+                    && !scan.links.iter().any(|(known, known_line)| *known == canonical && *known_line == line0)
+                {
+                    scan.links.push((canonical.clone(), line0));
+                }
+            }
+        }
+    });
+    scan.files_read = walked.files_read;
+    if walked.out_of_time {
+        scan.stopped = Some(format!("the call's deadline came after {} Go files were read", walked.files_read));
+    } else if walked.truncated {
+        scan.stopped = Some(format!("the walk stops at {} files", crate::lsp::rename_coverage::MAX_FILES));
+    }
+    scan
+}
+
 /// Whether the rustdoc intra-doc link around the occurrence of `name` at `byte_start` of `line`
 /// (a `///` or `//!` doc comment line) names `name` itself: ``[`name`]``, `[name]`, `[name()]`,
 /// `[name!]`, `[struct@name]`, `[name::x]` (an item beneath it) — not a path ending in it
@@ -288,6 +410,15 @@ pub(crate) fn rust_enclosing_impl_type(text: &str, line0: u32) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_comment_spans_cover_line_and_block_comments_and_skip_literals() {
+        let text = "/*\nPackage p: [A].\n*/\npackage p\n\nconst s = \"// [B]\" // [C]\nvar r = `/* [D]` /* [E] */ + 1\nvar c = '/'\n";
+        let lines: Vec<&str> = text.split('\n').collect();
+        let spans: Vec<String> =
+            go_comment_spans(text).into_iter().map(|(line, start, end)| lines[line as usize][start..end].to_owned()).collect();
+        assert_eq!(spans, vec!["", "Package p: [A].", "", " [C]", " [E] "]);
+    }
 
     fn at(line: &str, name: &str) -> usize {
         line.find(name).unwrap()

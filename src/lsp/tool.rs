@@ -745,6 +745,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 server,
                 found.as_deref().unwrap_or_default(),
                 &resolved.cursor_identifier,
+                request_deadline,
             ));
         }
     }
@@ -3622,13 +3623,16 @@ fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query
 /// `found` (gopls' references: the declaration is the location where
 /// [`crate::lsp::rename_doc_links::GoRenamedSymbol::at`] reads one) and that the answer does not
 /// list, as a note: gopls lists no doc link, and a declaration changed or deleted after reading
-/// the answer leaves them dead (trial169 M4: `[Version.Compare]` in sort.go). `None` when there
-/// is none, or no declaration is among `found`.
+/// the answer leaves them dead (trial169 M4: `[Version.Compare]` in sort.go). Only the
+/// declaration's package and the files that import it are searched, in `//` and `/* */`
+/// comments, until `deadline` (review49 M2); a search cut short says so. `None` when there is
+/// nothing to say, or no declaration is among `found`.
 fn go_doc_links_not_listed_note(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     found: &[lsp_types::Location],
     name: &str,
+    deadline: Instant,
 ) -> Option<String> {
     let reader = crate::files::WorkspaceReader::open(supervisor.workspace_root()).ok()?;
     let listed: Vec<(PathBuf, u32)> = found
@@ -3639,31 +3643,35 @@ fn go_doc_links_not_listed_note(
         })
         .collect();
     let symbol = listed.iter().find_map(|(path, line0)| crate::lsp::rename_doc_links::GoRenamedSymbol::at(&reader, path, *line0, name))?;
-    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
-    let mut texts: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
-    let links: Vec<String> = grep
-        .hits
+    let scan = crate::lsp::rename_doc_links::go_doc_links_naming(
+        server.definition(),
+        supervisor.workspace_root(),
+        server.root(),
+        &symbol,
+        name,
+        deadline,
+    );
+    let links: Vec<String> = scan
+        .links
         .iter()
-        .filter(|hit| hit.line_text.trim_start().starts_with("//"))
-        .filter(|hit| {
-            let canonical = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
-            !listed.iter().any(|(path, line0)| *path == canonical && *line0 == hit.line)
-        })
-        .filter(|hit| {
-            let text = texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
-            crate::lsp::rename_doc_links::go_doc_link_names_symbol(&symbol, &hit.path, text, &hit.line_text, hit.byte_start, name)
-        })
-        .map(|hit| format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1))
+        .filter(|(path, line0)| !listed.iter().any(|(listed_path, listed_line)| listed_path == path && listed_line == line0))
+        .map(|(path, line0)| format!("{}:{}", supervisor.display_path(path), line0 + 1))
         .collect();
+    let stopped = scan.stopped.as_ref().map(|why| {
+        format!(
+            "the search for Go doc links naming it stopped early — {why} ({} of them in its package or importing it searched); grep the rest for `{name}]`",
+            scan.files_searched
+        )
+    });
     if links.is_empty() {
-        return None;
+        return stopped.map(|stopped| format!("note: NOT searched in full: {stopped}"));
     }
     let shown: Vec<&str> = links.iter().take(10).map(String::as_str).collect();
     Some(format!(
         "note: NOT in this answer: {} naming it ({} lists none; by the package's doc-link rules{}): {}{} — changing or removing the declaration leaves {} dead in `go doc` and pkg.go.dev (lsp_rename renames them)",
         crate::render::plural(links.len(), "Go doc link"),
         server.id(),
-        if grep.truncated { ", grep cut short" } else { "" },
+        stopped.map(|stopped| format!("; {stopped}")).unwrap_or_default(),
         shown.join(", "),
         if links.len() > shown.len() { format!(" and {} more", links.len() - shown.len()) } else { String::new() },
         crate::render::one_or_many(links.len(), "it", "them"),

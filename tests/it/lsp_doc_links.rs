@@ -52,6 +52,38 @@ fn a_go_rename_renames_the_doc_links_to_the_symbol_and_leaves_prose() {
     assert!(support::go_offline(dir.path(), &["vet", "./..."]).status.success());
 }
 
+/// review49 M2: the references note's search for doc links looked at `//` lines only, so a link
+/// in a `/* */` doc comment was not named; it now searches the declaration's package and its
+/// importers in both comment forms (a package that does not import it cannot link to it by
+/// `[pkg.Name]`, and a `"// [x]"` string is no comment).
+#[test]
+fn references_name_the_doc_links_in_block_comments_of_the_package_and_its_importers() {
+    let test = "lsp_doc_links::references_name_the_doc_links_in_block_comments_of_the_package_and_its_importers";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/seg\n\ngo 1.19\n"),
+        (
+            "seg.go",
+            "/*\nPackage seg splits text: see [Graphemes.Next].\n*/\npackage seg\n\n// Graphemes iterates.\ntype Graphemes struct{ n int }\n\n// Next advances.\nfunc (g *Graphemes) Next() bool {\n\tg.n++\n\treturn g.n < 2\n}\n\n// Label is no comment.\nconst Label = \"// [Graphemes.Next]\"\n",
+        ),
+        (
+            "cmd/main.go",
+            "package main\n\nimport \"example.com/seg\"\n\n/* main calls [seg.Graphemes.Next]. */\nfunc main() {\n\tvar g seg.Graphemes\n\t_ = g.Next()\n}\n",
+        ),
+        ("other/other.go", "// Package other does not import seg: [seg.Graphemes.Next] resolves to nothing here.\npackage other\n\n// Next is another.\nfunc Next() bool { return true }\n"),
+    ]);
+    let built = support::go_offline(dir.path(), &["vet", "./..."]);
+    assert!(built.status.success(), "the fixture builds and vets clean: {}", String::from_utf8_lossy(&built.stderr));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "seg.go", "line": 10, "symbol": "Next"}));
+    assert!(
+        text.contains("note: NOT in this answer: 2 Go doc links naming it (gopls lists none; by the package's doc-link rules): cmd/main.go:5, seg.go:2"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them() {
     let test = "lsp_doc_links::a_rust_rename_renames_the_intra_doc_links_and_rustdoc_resolves_them";
