@@ -1893,79 +1893,195 @@ fn python_root_keeps_own_run(dir: &Path) -> bool {
 /// collapses repeats of the same finding (same path, line and message, and the same
 /// [`DiagnosticRecord::repeat_in_step`]) reported by two steps, targets or sources into one: the most severe is kept (`go vet` repeats the compiler's type errors, and
 /// go 1.19 prints them without the `vet: ` prefix that marks them as errors), counted once, and
-/// its `source` names every step that reported it (`go build, go vet`). Two errors at the same
-/// path, line and [`DiagnosticRecord::column`] from steps that share no source are one error
-/// worded two ways (go vet's go/types and go build's types2; google/btree: 26 counted for the
-/// compiler's 25, trial56 F2): the first wording is kept; so are two errors there from Go steps
-/// that did not all report both wordings (go vet prints go/types' words and the compiler's,
-/// trial143 F3). Two rustc errors with one code at the same path, line, column and repeat
-/// number are one error whose builds printed it differently — a crate's lib and lib test builds
-/// write `&IndexMap<K, V, S>` and `&map::IndexMap<K, V, S>` (trial155 M2) —: the first wording
-/// is kept, with every build's target in [`DiagnosticRecord::targets`]. Within one step, the same
-/// message at two columns of a line is two errors (see [`deduplicated_by_message`]).
+/// its `source` names every step that reported it (`go build, go vet`).
+///
+/// Different messages at one path, line and [`DiagnosticRecord::column`] merge only where they
+/// are one error worded two ways:
+/// - Go: an error only `go vet` reported (go/types' words) merges into one a compiler step
+///   (`go build`, the compile-only `go test`) reported there (types2's words; google/btree:
+///   26 counted for the compiler's 25, trial56 F2; go vet printing both wordings, trial143
+///   F3), into `go test`'s first: vet type-checks a package's test variant, as `go test` does.
+///   The first wording is kept. Two compiler steps' different messages at one position are two
+///   errors: `go build` compiles the package without its `_test.go` files and `go test` with
+///   them, so one position can hold a different error in each (trial173 F2: `undefined: helper`
+///   from go build, `operator ! not defined on helper()` from go test, where a test file
+///   declares `helper`). Messages equal once composite literals are written one way (go vet's
+///   `(T literal)`, go build's `T{…}`) are one message.
+/// - rustc: two errors with one code at the same repeat number whose messages are equal once
+///   paths are cut — a crate's lib and lib test builds write `&IndexMap<K, V, S>` and
+///   `&map::IndexMap<K, V, S>` (trial155 M2) —: the first wording is kept, with every build's
+///   target in [`DiagnosticRecord::targets`].
+///
+/// Within one step, the same message at two columns of a line is two errors (see
+/// [`deduplicated_by_message`]).
 pub fn sorted_and_deduplicated(records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     let kept = deduplicated_by_message(records);
-    let mut merged: Vec<DiagnosticRecord> = Vec::with_capacity(kept.len());
-    let mut at_position: std::collections::HashMap<(PathBuf, u32, u32, u32), usize> = std::collections::HashMap::new();
-    for record in kept {
-        let position = record
+    let sources = |record: &DiagnosticRecord| -> Vec<String> {
+        record.source.as_deref().map(|sources| sources.split(", ").map(str::to_owned).collect()).unwrap_or_default()
+    };
+    let error_position = |record: &DiagnosticRecord| {
+        record
             .column
             .filter(|_| record.severity == Severity::Error)
-            .map(|column| (record.path.clone(), record.line, column, record.repeat_in_step));
-        let sources = |record: &DiagnosticRecord| -> Vec<String> {
-            record.source.as_deref().map(|sources| sources.split(", ").map(str::to_owned).collect()).unwrap_or_default()
-        };
-        let earlier = position.as_ref().and_then(|position| at_position.get(position).copied()).filter(|&at| {
-            let (first, second) = (sources(&merged[at]), sources(&record));
-            let disjoint = !first.is_empty() && !second.is_empty() && first.iter().all(|source| !second.contains(source));
-            // go vet prints a type error twice when the package's compile fails under it too,
-            // in go/types' words and in the compiler's, which go build repeats (spf13/cast 1.5.0,
-            // trial143 F3: conv.go:40 as "(go vet)" and "(go build, go vet)", 2 errors for 1):
-            // at one position, Go steps that did not all report both wordings saw one error.
-            let go_steps = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source.starts_with("go "));
-            let differ = first.len() != second.len() || first.iter().any(|source| !second.contains(source));
-            let one_go_error_worded_twice = go_steps(&first) && go_steps(&second) && differ;
-            // The lib and lib test builds of one crate print one error's type paths differently
-            // (`&IndexMap<K, V, S>` / `&map::IndexMap<K, V, S>`): one rustc error per position
-            // and code (trial155 M2: indexmap's 4 errors were "8 errors", each listed twice).
-            let rustc_only = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source == "rustc");
-            // Only the same message once paths are cut: several different errors of one code at
-            // one call site (`assert_eq!` lacking both `PartialEq` and `Debug`, E0277 twice) stay
-            // apart (review46 #1).
-            let one_rustc_error_printed_twice = rustc_only(&first)
-                && rustc_only(&second)
-                && merged[at].code.is_some()
-                && merged[at].code == record.code
-                && crate::lsp::write_ledger_rules::without_path_qualifiers(&merged[at].message)
-                    == crate::lsp::write_ledger_rules::without_path_qualifiers(&record.message);
-            // go vet writes a composite literal `(FromIOFS literal)` where go build writes
-            // `FromIOFS{}`: one error (trial110 M1: afero's iofs.go:160 counted twice, 103 for 102).
-            disjoint
-                || one_go_error_worded_twice
-                || one_rustc_error_printed_twice
-                || go_literal_normalized(&merged[at].message) == go_literal_normalized(&record.message)
+            .map(|column| (record.path.clone(), record.line, column, record.repeat_in_step))
+    };
+    // First pass: the same message written two ways (Go composite literals, rustc's paths).
+    let mut merged: Vec<DiagnosticRecord> = Vec::with_capacity(kept.len());
+    let mut at_position: std::collections::HashMap<(PathBuf, u32, u32, u32), Vec<usize>> = std::collections::HashMap::new();
+    for record in kept {
+        let position = error_position(&record);
+        let earlier = position.as_ref().and_then(|position| at_position.get(position)).and_then(|candidates| {
+            candidates.iter().copied().find(|&at| {
+                let (first, second) = (sources(&merged[at]), sources(&record));
+                let rustc_only = |sources: &[String]| !sources.is_empty() && sources.iter().all(|source| source == "rustc");
+                // Only the same message once paths are cut: several different errors of one code
+                // at one call site (`assert_eq!` lacking both `PartialEq` and `Debug`, E0277
+                // twice) stay apart (review46 #1).
+                let one_rustc_error_printed_twice = rustc_only(&first)
+                    && rustc_only(&second)
+                    && merged[at].code.is_some()
+                    && merged[at].code == record.code
+                    && crate::lsp::write_ledger_rules::without_path_qualifiers(&merged[at].message)
+                        == crate::lsp::write_ledger_rules::without_path_qualifiers(&record.message);
+                // go vet writes a composite literal `(FromIOFS literal)` where go build writes
+                // `FromIOFS{}`: one error (trial110 M1: afero's iofs.go:160 counted twice, 103 for 102).
+                one_rustc_error_printed_twice
+                    || (go_steps_only(&first)
+                        && go_steps_only(&second)
+                        && go_literal_normalized(&merged[at].message) == go_literal_normalized(&record.message))
+            })
         });
         match earlier {
             Some(at) => {
-                let targets = record.targets.clone();
-                merged[at].targets.extend(targets);
-                let mut all = sources(&merged[at]);
-                for source in sources(&record) {
-                    if !all.contains(&source) {
-                        all.push(source);
-                    }
-                }
-                merged[at].source = Some(all.join(", "));
+                let first = merged[at].clone();
+                merged[at] = merged_records(first, record);
             }
             None => {
                 if let Some(position) = position {
-                    at_position.entry(position).or_insert(merged.len());
+                    at_position.entry(position).or_default().push(merged.len());
                 }
                 merged.push(record);
             }
         }
     }
-    merged
+    // Second pass: an error only go vet reported (go/types' words) is a compiler step's error
+    // at its position worded by go/types, `go test`'s first (the same package variant).
+    // Each compiler record takes at most one (go vet prints one go/types error per position).
+    let mut absorbed_into: Vec<Option<usize>> = vec![None; merged.len()];
+    let mut taken: HashSet<usize> = HashSet::new();
+    for (index, record) in merged.iter().enumerate() {
+        if sources(record) != ["go vet"] {
+            continue;
+        }
+        let Some(candidates) = error_position(record).and_then(|position| at_position.get(&position)) else { continue };
+        let compiled = |at: &usize| {
+            let steps = sources(&merged[*at]);
+            !taken.contains(at) && go_steps_only(&steps) && steps.iter().any(|step| is_go_compiler_step(step))
+        };
+        let by_go_test =
+            candidates.iter().find(|at| compiled(at) && sources(&merged[**at]).iter().any(|step| step == GO_TEST_COMPILE_SOURCE));
+        if let Some(&target) = by_go_test.or_else(|| candidates.iter().find(|at| compiled(at))) {
+            absorbed_into[index] = Some(target);
+            taken.insert(target);
+        }
+    }
+    if absorbed_into.iter().all(Option::is_none) {
+        return merged;
+    }
+    // The pair's record stands where the first of the two stood, with the first one's wording.
+    let mut slots: Vec<Option<DiagnosticRecord>> = merged.into_iter().map(Some).collect();
+    for index in 0..slots.len() {
+        let Some(target) = absorbed_into[index] else { continue };
+        // Both are there: a record is absorbed once, a target taken once.
+        if slots[index].is_none() || slots[target].is_none() {
+            continue;
+        }
+        let (Some(vet_only), Some(compiled)) = (slots[index].take(), slots[target].take()) else { continue };
+        let (first_at, first, second) = if index < target { (index, vet_only, compiled) } else { (target, compiled, vet_only) };
+        slots[first_at] = Some(merged_records(first, second));
+    }
+    slots.into_iter().flatten().collect()
+}
+
+/// `go_test_records` (the compile-only `go test`'s) without those that repeat one of go vet's
+/// go/types errors in the compiler's words (`as type string` for vet's `as string value`, at
+/// another column of the line: vet places a call's error at its argument list). vet's go/types
+/// errors are its errors among `known` (the earlier steps' records) that no `go build` record
+/// repeats on their line: vet prints the compiler's errors of the package go build compiles too,
+/// without the `vet: ` prefix. For each, on its line: nothing is dropped when a `go test` record
+/// has vet's words (the same words merge as a repeat anyway); else the one nearest vet's column
+/// that is not go build's error there. Only one per vet error: the test variant's other errors on
+/// that line are errors of their own (trial173 F2: `E does not implement constraints.Ordered`
+/// and `operator ! not defined on cmp(…)` on one line, the second dropped as vet's `undefined:
+/// cmp` reworded, which was go build's).
+fn without_go_test_rewordings_of_vet_errors(known: &[DiagnosticRecord], go_test_records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
+    let by_go_build_on_line = |record: &DiagnosticRecord, message: &str| {
+        known.iter().any(|build| {
+            build.source.as_deref() == Some("go build")
+                && build.path == record.path
+                && build.line == record.line
+                && build.message == message
+        })
+    };
+    let mut dropped: HashSet<usize> = HashSet::new();
+    for vet in known
+        .iter()
+        .filter(|vet| vet.severity == Severity::Error && vet.source.as_deref() == Some("go vet") && !by_go_build_on_line(vet, &vet.message))
+    {
+        let on_line: Vec<usize> = (0..go_test_records.len())
+            .filter(|&at| {
+                let test = &go_test_records[at];
+                test.severity == Severity::Error && test.path == vet.path && test.line == vet.line && !dropped.contains(&at)
+            })
+            .collect();
+        if on_line.iter().any(|&at| go_test_records[at].message == vet.message) {
+            continue;
+        }
+        let column_distance = |at: &usize| match (go_test_records[*at].column, vet.column) {
+            (Some(test), Some(vet)) => test.abs_diff(vet),
+            _ => u32::MAX,
+        };
+        let reworded = on_line
+            .iter()
+            .copied()
+            .filter(|&at| !by_go_build_on_line(&go_test_records[at], &go_test_records[at].message))
+            .min_by_key(column_distance);
+        if let Some(at) = reworded {
+            dropped.insert(at);
+        }
+    }
+    go_test_records.into_iter().enumerate().filter(|(at, _)| !dropped.contains(at)).map(|(_, record)| record).collect()
+}
+
+/// `first` with `second`'s targets and sources added (each source once): two records found to be
+/// one error; `first`'s message, severity and position are kept.
+fn merged_records(mut first: DiagnosticRecord, second: DiagnosticRecord) -> DiagnosticRecord {
+    let source_list = |record: &DiagnosticRecord| -> Vec<String> {
+        record.source.as_deref().map(|sources| sources.split(", ").map(str::to_owned).collect()).unwrap_or_default()
+    };
+    let mut all = source_list(&first);
+    for source in source_list(&second) {
+        if !all.contains(&source) {
+            all.push(source);
+        }
+    }
+    first.targets.extend(second.targets);
+    if !all.is_empty() {
+        first.source = Some(all.join(", "));
+    }
+    first
+}
+
+/// Whether every one of `sources` is a step of the Go checker (`go vet`, `go build`, the
+/// compile-only `go test`, `gopls check`), and there is one.
+fn go_steps_only(sources: &[String]) -> bool {
+    !sources.is_empty() && sources.iter().all(|source| source.starts_with("go ") || source == GOPLS_CHECK_SOURCE)
+}
+
+/// Whether `source` is a Go step that prints the compiler's (types2's) words: `go build` or the
+/// compile-only `go test` (`go vet`'s `vet: ` lines are go/types').
+fn is_go_compiler_step(source: &str) -> bool {
+    source == "go build" || source == GO_TEST_COMPILE_SOURCE
 }
 
 /// A Go compiler message with its composite literals written one way: go vet's `(T literal)` and
@@ -2472,21 +2588,8 @@ fn run_checker(
                         tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
                     ));
                 }
-                // The compile-only `go test` of a package vet stopped in prints vet's error again,
-                // worded by the compiler (`as type string` for vet's `as string value`): an error
-                // worded otherwise on a line where vet reported one is that one (the same words
-                // merge as a repeat anyway).
                 if checker == "go" && args[0] == "test" {
-                    records.retain(|record| {
-                        !run.records.iter().any(|known| {
-                            known.path == record.path
-                                && known.line == record.line
-                                && known.severity == Severity::Error
-                                && record.severity == Severity::Error
-                                && known.source.as_deref() == Some("go vet")
-                                && known.message != record.message
-                        })
-                    });
+                    records = without_go_test_rewordings_of_vet_errors(&run.records, records);
                 }
                 run.records.extend(records);
             }
@@ -4173,5 +4276,46 @@ vet: ./range.go:36:23: not enough arguments in call to v1.Compare
         };
         let merged = sorted_and_deduplicated(vec![record(vet, "go vet"), record(build, "go build, go vet")]);
         assert_eq!(merged.len(), 1, "{merged:#?}");
+    }
+
+    #[test]
+    fn different_errors_of_go_build_and_go_test_at_one_position_are_both_listed() {
+        // golang.org/x/exp slices (trial173 F2), the shape of its fixture: `a.go` calls
+        // `helper` and `compare`, which only `a_test.go` declares, so go build (without the test
+        // files) and go test (with them) report different errors at the same positions; another
+        // package's test imports this one, so vet prints the compiler's errors of the package
+        // too, then go/types' first error as a `vet: ` line. go 1.19's own output.
+        let root = Path::new("/w");
+        let vet = "# fx/p\np/a.go:3:25: undefined: helper\np/a.go:5:41: undefined: compare\n# fx/p\nvet: p/a.go:3:25: invalid operation: operator ! not defined on helper() (value of type int)\n";
+        let build = "# fx/p\np/a.go:3:25: undefined: helper\np/a.go:5:41: undefined: compare\n";
+        let test = "# fx/p [fx/p.test]\np/a.go:3:25: invalid operation: operator ! not defined on helper() (value of type int)\np/a.go:5:41: invalid operation: operator ! not defined on compare(x, y) (value of type int)\np/a.go:5:48: E does not implement ordered\n";
+        let mut known = parse_go(vet, root, "go vet").unwrap();
+        known.extend(parse_go(build, root, "go build").unwrap());
+        let test_records = without_go_test_rewordings_of_vet_errors(&known, parse_go(test, root, GO_TEST_COMPILE_SOURCE).unwrap());
+        assert_eq!(test_records.len(), 3, "go test's errors are its own, not vet's reworded: {test_records:#?}");
+        known.extend(test_records);
+        let listed: Vec<(u32, String, String)> = sorted_and_deduplicated(known)
+            .into_iter()
+            .map(|record| (record.line, record.message, record.source.unwrap_or_default()))
+            .collect();
+        let row = |line: u32, message: &str, source: &str| (line, message.to_owned(), source.to_owned());
+        assert_eq!(
+            listed,
+            vec![
+                row(3, "undefined: helper", "go vet, go build"),
+                row(3, "invalid operation: operator ! not defined on helper() (value of type int)", "go vet, go test (compile only)"),
+                row(5, "undefined: compare", "go vet, go build"),
+                row(5, "invalid operation: operator ! not defined on compare(x, y) (value of type int)", "go test (compile only)"),
+                row(5, "E does not implement ordered", "go test (compile only)"),
+            ]
+        );
+        // vet's go/types error worded otherwise than go test's at another column of its line is
+        // go test's error: dropped from go test's, once.
+        let vet = "# c/conv\nvet: conv/conv.go:40:12: cannot use v (variable of type T) as string value in return statement\n";
+        let test = "# c/conv [c/conv.test]\nconv/conv.go:40:9: cannot use v (variable of type T) as type string in return statement\nconv/conv.go:40:30: undefined: y\n";
+        let known = parse_go(vet, root, "go vet").unwrap();
+        let test_records = without_go_test_rewordings_of_vet_errors(&known, parse_go(test, root, GO_TEST_COMPILE_SOURCE).unwrap());
+        let messages: Vec<&str> = test_records.iter().map(|record| record.message.as_str()).collect();
+        assert_eq!(messages, vec!["undefined: y"]);
     }
 }
