@@ -108,7 +108,7 @@ pub(crate) fn changed_declaration_names(old: &str, new: &str) -> Vec<String> {
 /// The 0-based line of a top-level declaration of `name` in a Go source: `func name(` or
 /// `func name[`, `type name`, `var name`, `const name`, or `name` opening a line inside a
 /// `var (`, `const (` or `type (` block.
-fn top_level_declaration_line(text: &str, name: &str) -> Option<usize> {
+pub(crate) fn top_level_declaration_line(text: &str, name: &str) -> Option<usize> {
     let mut in_block = false;
     for (index, line) in text.lines().enumerate() {
         if in_block {

@@ -24,6 +24,9 @@ pub(crate) const MAX_GO_FILES_READ: usize = 2000;
 /// Most files named.
 const MAX_FILES_NAMED: usize = 5;
 
+/// Most use lines kept per file (see [`UnbuiltUse::lines0`]).
+const MAX_USE_LINES_KEPT: usize = 20;
+
 /// GOOS values the `unix` build tag matches.
 const UNIX_OS_NAMES: &[&str] =
     &["aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "linux", "netbsd", "openbsd", "solaris"];
@@ -35,6 +38,9 @@ pub(crate) struct UnbuiltUse {
     pub path: PathBuf,
     /// The 0-based line of its first use.
     pub line0: usize,
+    /// The 0-based lines of all its uses of that name, `line0` first (at most
+    /// [`MAX_USE_LINES_KEPT`]).
+    pub lines0: Vec<usize>,
     /// The name as used there (`btree.New`, `New`, `.Len`).
     pub used_as: String,
 }
@@ -251,29 +257,32 @@ fn import_name<'t>(text: &'t str, import_path: &str, default_name: &'t str) -> O
     None
 }
 
-/// The first 0-based line of `text`, outside `//` comments, where `needle` occurs with no
-/// identifier character after it (and, when `bare`, none and no `.` before it), that is no
-/// top-level declaration of the name.
-fn first_use(text: &str, needle: &str, bare: bool) -> Option<usize> {
+/// The 0-based lines of `text` (at most [`MAX_USE_LINES_KEPT`], in order), outside `//`
+/// comments, where `needle` occurs with no identifier character after it (and, when `bare`, none
+/// and no `.` before it), that are no top-level declaration of the name.
+fn use_lines(text: &str, needle: &str, bare: bool) -> Vec<usize> {
     let is_identifier = |c: char| c.is_alphanumeric() || c == '_';
-    text.lines().enumerate().find_map(|(index, line)| {
-        if line.starts_with("func ") || line.starts_with("type ") {
-            // A declaration of the name in the file itself is another build's twin, not a use.
-            let declared: String =
-                line.trim_start_matches("func ").trim_start_matches("type ").chars().take_while(|c| is_identifier(*c)).collect();
-            if needle.trim_start_matches('.') == declared {
-                return None;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            if line.starts_with("func ") || line.starts_with("type ") {
+                // A declaration of the name in the file itself is another build's twin, not a use.
+                let declared: String =
+                    line.trim_start_matches("func ").trim_start_matches("type ").chars().take_while(|c| is_identifier(*c)).collect();
+                if needle.trim_start_matches('.') == declared {
+                    return false;
+                }
             }
-        }
-        let code = line.split("//").next().unwrap_or("");
-        code.match_indices(needle)
-            .any(|(at, _)| {
+            let code = line.split("//").next().unwrap_or("");
+            code.match_indices(needle).any(|(at, _)| {
                 let after_ok = !code[at + needle.len()..].starts_with(is_identifier);
                 let before_ok = !bare || !code[..at].ends_with(|c: char| is_identifier(c) || c == '.');
                 after_ok && before_ok
             })
-            .then_some(index)
-    })
+        })
+        .map(|(index, _)| index)
+        .take(MAX_USE_LINES_KEPT)
+        .collect()
 }
 
 /// The import path of the Go package in `directory`, from the `go.mod` at or above it (up to
@@ -366,11 +375,12 @@ pub(crate) fn unbuilt_users(
                     None => (format!("{qualifier}{name}"), false),
                 };
                 let needle_shown = needle.trim_end_matches('(').to_owned();
-                first_use(&text, &needle, bare).map(|line0| (line0, needle_shown))
+                let lines0 = use_lines(&text, &needle, bare);
+                lines0.first().copied().map(|line0| (line0, needle_shown, lines0))
             })
             .min();
-        if let Some((line0, used_as)) = first {
-            found.push(UnbuiltUse { path, line0, used_as });
+        if let Some((line0, used_as, lines0)) = first {
+            found.push(UnbuiltUse { path, line0, lines0, used_as });
         }
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
@@ -404,6 +414,80 @@ pub(crate) fn unbuilt_users_note(root: &Path, server_id: &str, uses: &[UnbuiltUs
         named.join(", "),
         crate::render::one_or_many(uses.len(), "a file", "files"),
         crate::render::one_or_many(uses.len(), "it", "them"),
+    ))
+}
+
+/// The note of a gopls `references` answer for `name` naming its uses in `.go` files the build
+/// constraints keep out of the one build gopls loads (trial173 F3: `raceEnabled`, declared in
+/// slices_test.go and set in `//go:build race` slices_race_test.go, read "2 references in 1 file"
+/// without a word, while the rename of it named the file): each file's use lines, its constraint
+/// and the command that checks it. `answer_files` are the files of the answer and the queried
+/// file (canonical); the name's declaration is looked for in them: a top-level function, type,
+/// variable or constant (used bare in its package's directory, `pkg.Name` by importers) or a
+/// method (`.Name(`, as [`unbuilt_users`] reads it). `None` when it declares none of them there
+/// (a local or a field: no other file names it by itself) or no excluded file uses it. Bounded as
+/// [`unbuilt_users`], until `deadline`; a search cut short is said.
+pub(crate) fn unbuilt_references_note(
+    workspace_root: &Path,
+    root: &Path,
+    server_id: &str,
+    name: &str,
+    answer_files: &[PathBuf],
+    deadline: Instant,
+    display: impl Fn(&Path) -> String,
+) -> Option<String> {
+    let reader = crate::files::WorkspaceReader::open(workspace_root).ok()?;
+    let mut looked_at: Vec<&PathBuf> = Vec::new();
+    let declaration = answer_files.iter().find_map(|file| {
+        if looked_at.contains(&file) || file.extension().and_then(|ext| ext.to_str()) != Some("go") {
+            return None;
+        }
+        looked_at.push(file);
+        let text = reader.read_to_string(file).ok()?;
+        let package = package_name(&text)?.to_owned();
+        if crate::lsp::go_build_twins::top_level_declaration_line(&text, name).is_some() {
+            return Some((file.clone(), package, name.to_owned()));
+        }
+        text.lines().find_map(|line| {
+            let receiver = crate::lsp::rename_public_api::go_method_receiver(line)?;
+            let after = line[line.find(')')? + 1..].trim_start();
+            let declared = after.strip_prefix(name).is_some_and(|rest| rest.starts_with(['(', '[']));
+            declared.then(|| (file.clone(), package.clone(), format!("{receiver}.{name}")))
+        })
+    })?;
+    let (declared_in, package, searched) = declaration;
+    let mut stopped = None;
+    let uses = unbuilt_users(workspace_root, root, &declared_in, &package, &[searched], answer_files, deadline, &mut stopped);
+    let stopped_said =
+        stopped.map(|why| format!(" (the search for them stopped: {why}; files after that point were not searched)")).unwrap_or_default();
+    if uses.is_empty() {
+        return None;
+    }
+    let line_count: usize = uses.iter().map(|found| found.lines0.len()).sum();
+    let named: Vec<String> = uses
+        .iter()
+        .take(MAX_FILES_NAMED)
+        .map(|found| {
+            let constraint = crate::lsp::diagnostics_on_write::go_build_constraint(&found.path, root);
+            let lines: Vec<String> = found.lines0.iter().map(|line0| (line0 + 1).to_string()).collect();
+            format!(
+                "{}:{} (`{}`; under {}; {})",
+                display(&found.path),
+                lines.join(", "),
+                found.used_as,
+                constraint.summary(),
+                constraint.check_sentence()
+            )
+        })
+        .collect();
+    let more = if uses.len() > named.len() { format!(" and {} more", uses.len() - named.len()) } else { String::new() };
+    Some(format!(
+        "note: NOT in this list: {} using `{name}` in {} whose build constraints keep {} out of the one build {server_id} loads, so it lists none of them: {}{more}{stopped_said} — changing or removing `{name}` breaks {} builds; read the lines there",
+        crate::render::plural(line_count, "line"),
+        crate::render::one_or_many(uses.len(), "a file", &format!("{} files", uses.len())),
+        crate::render::one_or_many(uses.len(), "it", "them"),
+        named.join(", "),
+        crate::render::one_or_many(uses.len(), "that file's", "those files'"),
     ))
 }
 
@@ -443,8 +527,13 @@ mod tests {
     fn a_use_is_told_from_a_declaration_and_a_longer_name() {
         let text = "package main\n\nimport (\n\tb \"example.com/btree\"\n)\n\n// b.New in a comment\nfunc main() {\n\t_ = b.NewWithFreeList\n\t_ = b.New(3)\n}\n";
         assert_eq!(import_name(text, "example.com/btree", "btree"), Some("b"));
-        assert_eq!(first_use(text, "b.New", false), Some(9));
-        assert_eq!(first_use("package p\n\nfunc New() {}\n\nvar x = New()\n", "New", true), Some(4));
-        assert_eq!(first_use("package p\n\nvar x = t.New()\n", "New", true), None);
+        assert_eq!(use_lines(text, "b.New", false), vec![9]);
+        assert_eq!(use_lines("package p\n\nfunc New() {}\n\nvar x = New()\n", "New", true), vec![4]);
+        assert_eq!(use_lines("package p\n\nvar x = t.New()\n", "New", true), Vec::<usize>::new());
+        // Every use line, in order (a references note names them all: trial173 F3).
+        assert_eq!(
+            use_lines("package p\n\nfunc init() {\n\traceEnabled = true\n\t_ = raceEnabled // raceEnabled\n}\n", "raceEnabled", true),
+            vec![3, 4]
+        );
     }
 }

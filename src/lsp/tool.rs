@@ -774,6 +774,30 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             |path| supervisor.display_path(path),
         ));
     }
+    // Go: uses in files a build constraint keeps out of gopls' build (`//go:build race`,
+    // `ignore`): gopls lists none of them (trial173 F3: `raceEnabled`'s use in
+    // slices_race_test.go), as the rename's grep check says.
+    if server.id() == "gopls" && op == "references" {
+        if let NavigationAnswer::References(found) = &answer {
+            let mut answer_files: Vec<PathBuf> = vec![std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone())];
+            answer_files.extend(
+                found
+                    .iter()
+                    .flatten()
+                    .filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri))
+                    .map(|file| std::fs::canonicalize(&file).unwrap_or(file)),
+            );
+            notes.extend(crate::lsp::go_unbuilt_users::unbuilt_references_note(
+                supervisor.workspace_root(),
+                server.root(),
+                server.id(),
+                &resolved.cursor_identifier,
+                &answer_files,
+                request_deadline,
+                |path| supervisor.display_path(path),
+            ));
+        }
+    }
     // Python: a package whose stub binds the name to another declaration than the package does
     // at run time (trial162 F2: attrs' `attrs/__init__.pyi` binds `asdict` from `attr`, its
     // `__init__.py` from `attr._next_gen`): pyright answers by the stub.

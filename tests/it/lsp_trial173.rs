@@ -5,8 +5,11 @@
 //!   without its `_test.go` files) and `go test` (with them): `undefined: helper` was not listed,
 //!   and go test's `operator ! not defined on helper()` was said to be go build's too; go test's
 //!   other errors on a line where vet printed the compiler's error were dropped as vet's reworded.
+//! - F3: `references` of `raceEnabled` said "2 references in 1 file" without a word of its use in
+//!   `//go:build race` slices_race_test.go (the rename named it).
 //!
-//! Ground truth: `go build -gcflags=-e ./...` and a compile-only `go test -gcflags=-e`.
+//! Ground truth: `go build -gcflags=-e ./...` and a compile-only `go test -gcflags=-e`; `grep`
+//! and `go vet -tags=race`.
 
 use crate::support;
 
@@ -78,4 +81,50 @@ fn different_errors_of_go_build_and_go_test_at_one_position_are_each_listed_with
     // go build's errors are not said to be go test's, nor go test's go build's.
     assert!(listed.iter().filter(|row| row.contains("undefined: ")).all(|row| !row.contains("go test")), "{text}");
     assert!(listed.iter().filter(|row| !row.contains("undefined: ")).all(|row| !row.contains("go build")), "{text}");
+}
+
+/// `p/p_test.go` declares `raceEnabled` and reads it; `p/p_race_test.go` (`//go:build race`)
+/// sets it twice, which gopls, loading the build without the `race` tag, never sees.
+fn race_tagged_use_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.18\n"),
+        ("p/p.go", "package p\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n"),
+        (
+            "p/p_test.go",
+            "package p\n\nimport \"testing\"\n\nvar raceEnabled bool\n\nfunc TestTwice(t *testing.T) {\n\tif raceEnabled {\n\t\tt.Skip(\"slow under race\")\n\t}\n\tif Twice(2) != 4 {\n\t\tt.Fatal(\"Twice\")\n\t}\n}\n",
+        ),
+        ("p/p_race_test.go", "//go:build race\n\npackage p\n\nfunc init() {\n\traceEnabled = true\n\t_ = raceEnabled\n}\n"),
+    ])
+}
+
+/// F3: `references` of a variable that a `//go:build race` file uses names those lines, which
+/// gopls does not list, and the command that checks that build; the rename of it did already.
+/// Ground truth: `grep -w` of the name, and `go vet -tags=race` compiling that file.
+#[test]
+fn references_name_the_uses_in_a_file_a_build_tag_keeps_out_of_gopls_build() {
+    if support::require_binary("lsp_trial173::references_name_the_uses_in_a_file_a_build_tag_keeps_out_of_gopls_build", "gopls").is_none() {
+        return;
+    }
+    let dir = race_tagged_use_workspace();
+    let race_file = std::fs::read_to_string(dir.path().join("p/p_race_test.go")).unwrap();
+    let race_lines: Vec<usize> =
+        race_file.lines().enumerate().filter(|(_, line)| line.contains("raceEnabled")).map(|(index, _)| index + 1).collect();
+    assert_eq!(race_lines, vec![6, 7]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "p/p_test.go", "line": 5, "symbol": "raceEnabled"}));
+    assert!(text.contains("2 references in 1 file"), "gopls lists the two in p_test.go: {text}");
+    let note = text.lines().find(|line| line.contains("NOT in this list")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("2 lines using `raceEnabled`"), "{note}");
+    assert!(note.contains("p/p_race_test.go:6, 7 (`raceEnabled`; under `//go:build race`"), "{note}");
+    let command = note.split("check with `").nth(1).and_then(|rest| rest.split('`').next()).unwrap_or_else(|| panic!("{note}"));
+    assert_eq!(command, "go vet -tags=race ./p");
+    // The command checks the file: vet under the tag reports a use of a removed name there.
+    let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+    assert!(support::go_offline(dir.path(), &words).status.success());
+    std::fs::write(dir.path().join("p/p_test.go"), "package p\n").unwrap();
+    let broken = support::go_offline(dir.path(), &words);
+    assert!(String::from_utf8_lossy(&broken.stderr).contains("p_race_test.go:6"), "{broken:?}");
+    // A name no excluded file uses gets no such note.
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "p/p.go", "line": 4, "symbol": "Twice"}));
+    assert!(!text.contains("NOT in this list"), "{text}");
 }
