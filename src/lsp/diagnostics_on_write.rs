@@ -5315,8 +5315,17 @@ pub(crate) fn go_build_constraint(path: &Path, root: &Path) -> GoBuildConstraint
     // alone, its constraint set aside as for a named file (trial165 M4).
     let own_package = crate::lsp::go_imports::go_package_clause_name(&text);
     let other_package_beside = own_package.is_some_and(|own| go_sibling_package_names(root, path).iter().any(|other| other != own));
+    // An ignored file of the package beside it names the package's declarations: vetted alone it
+    // is a package of its own and they are undeclared (trial173 M1: `go vet
+    // ./constraints/constraints_test.go` failed, `undeclared name: Signed`): the package's files
+    // in the build are listed with it.
+    let package_files = match own_package {
+        Some(own) if ignored && !other_package_beside => go_same_package_files_in_build(root, path, own),
+        _ => Vec::new(),
+    };
     let check_command = if ignored || other_package_beside {
-        format!("go vet {}", relative(path))
+        let files: Vec<String> = package_files.iter().chain(std::iter::once(&path.to_path_buf())).map(|file| relative(file)).collect();
+        format!("go vet {}", files.join(" "))
     } else {
         let mut command = Vec::new();
         if let Some(os) = goos.as_ref().filter(|os| **os != host_os) {
@@ -5365,6 +5374,34 @@ fn go_sibling_package_names(root: &Path, path: &Path) -> Vec<String> {
         }
     }
     names
+}
+
+/// The other `.go` files of `path`'s directory (test files included) whose package clause is
+/// `package` and that the build constraints keep in the build under the current GOOS/GOARCH and
+/// no tags, sorted by name: what a vet of `path` needs listed with it to see its package's
+/// declarations (listed and read beneath `root`, at most 200 entries).
+fn go_same_package_files_in_build(root: &Path, path: &Path, package: &str) -> Vec<PathBuf> {
+    let Ok(beneath) = crate::files::Beneath::open(root) else { return Vec::new() };
+    let Some(directory) = path.parent() else { return Vec::new() };
+    let Ok(relative) = beneath.relative(directory).map(Path::to_path_buf) else { return Vec::new() };
+    let Ok(entries) = beneath.list_entries(&relative) else { return Vec::new() };
+    let (os, arch) = host_go_target();
+    let mut files: Vec<PathBuf> = entries
+        .into_iter()
+        .take(200)
+        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".go"))
+        .map(|name| directory.join(name))
+        .filter(|file| file != path)
+        .filter(|file| {
+            let Ok(text) = crate::files::read_workspace_file_to_string(root, file) else { return false };
+            let name = file.file_name().and_then(|name| name.to_str()).unwrap_or("");
+            crate::lsp::go_imports::go_package_clause_name(&text) == Some(package)
+                && !crate::lsp::go_unbuilt_users::excluded_from_build(name, &text, &os, &arch)
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// Whether `term` is a Go release tag (`go1.10`, `go1.21`): satisfied by every toolchain since

@@ -7,9 +7,11 @@
 //!   other errors on a line where vet printed the compiler's error were dropped as vet's reworded.
 //! - F3: `references` of `raceEnabled` said "2 references in 1 file" without a word of its use in
 //!   `//go:build race` slices_race_test.go (the rename named it).
+//! - M1: the command advised for the `//go:build ignore` constraints_test.go, `go vet
+//!   ./constraints/constraints_test.go`, failed (`undeclared name: Signed`).
 //!
 //! Ground truth: `go build -gcflags=-e ./...` and a compile-only `go test -gcflags=-e`; `grep`
-//! and `go vet -tags=race`.
+//! and `go vet -tags=race`; the advised commands run.
 
 use crate::support;
 
@@ -127,4 +129,47 @@ fn references_name_the_uses_in_a_file_a_build_tag_keeps_out_of_gopls_build() {
     // A name no excluded file uses gets no such note.
     let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "p/p.go", "line": 4, "symbol": "Twice"}));
     assert!(!text.contains("NOT in this list"), "{text}");
+}
+
+/// M1: the command advised for a `//go:build ignore` test file of a package (constraints_test.go
+/// of golang.org/x/exp/constraints) vetted it alone, as a package of its own, and failed on the
+/// package's names (`undeclared name: Signed`); it now lists the package's files with it, and
+/// runs clean. The same command is given by `references` of a name the file uses (F3).
+#[test]
+fn the_command_advised_for_an_ignored_test_file_of_a_package_runs_clean() {
+    if support::require_binary("lsp_trial173::the_command_advised_for_an_ignored_test_file_of_a_package_runs_clean", "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.18\n"),
+        ("c/c.go", "package c\n\n// Signed is a constraint.\ntype Signed interface {\n\t~int | ~int64\n}\n"),
+        ("c/doc.go", "// Package c holds constraints.\npackage c\n"),
+        (
+            "c/c_test.go",
+            "//go:build ignore\n\npackage c\n\nimport \"testing\"\n\nfunc sum[T Signed](values ...T) T {\n\tvar total T\n\tfor _, value := range values {\n\t\ttotal += value\n\t}\n\treturn total\n}\n\nfunc TestSum(t *testing.T) {\n\tif sum(1, 2) != 3 {\n\t\tt.Fatal(\"sum\")\n\t}\n}\n",
+        ),
+    ]);
+    // Ground truth: the lone file does not compile, the package's files with it do.
+    assert!(!support::go_offline(dir.path(), &["vet", "./c/c_test.go"]).status.success());
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    let text = result.joined_text();
+    let line = text.lines().find(|line| line.contains("NOT compiled (build constraints): c/c_test.go")).unwrap_or_else(|| panic!("{text}"));
+    let command = line.split("check with `").nth(1).and_then(|rest| rest.split('`').next()).unwrap_or_else(|| panic!("{line}"));
+    assert_eq!(command, "go vet ./c/c.go ./c/doc.go ./c/c_test.go");
+    let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let vetted = support::go_offline(dir.path(), &words);
+    assert!(vetted.status.success(), "{vetted:?}");
+    // The command compiles the file: a type error there is reported by it.
+    let test_file = dir.path().join("c/c_test.go");
+    let original = std::fs::read_to_string(&test_file).unwrap();
+    std::fs::write(&test_file, original.replace("var total T", "var total T = \"zero\"")).unwrap();
+    assert!(!support::go_offline(dir.path(), &words).status.success());
+    std::fs::write(&test_file, &original).unwrap();
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "c/c.go", "line": 4, "symbol": "Signed"}));
+    let note = text.lines().find(|line| line.contains("NOT in this list")).unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        note.contains("c/c_test.go:7 (`Signed`; under `//go:build ignore`; check with `go vet ./c/c.go ./c/doc.go ./c/c_test.go`)"),
+        "{note}"
+    );
 }
