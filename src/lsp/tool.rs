@@ -1906,6 +1906,26 @@ fn render_references(
             counts.join(", ")
         ));
     }
+    // The queried reference: on the queried line, the one starting at the cursor's identifier,
+    // else the last starting before it (trial173 M4: the three references to a type parameter on
+    // its declaration line were each marked "← queried position").
+    let (_, cursor_character) = query.resolved.lsp_position(query.encoding);
+    let on_queried_line: Vec<u32> = places
+        .iter()
+        .filter(|(place, _, _)| place.absolute() == Some(queried) && place.line == query.resolved.line)
+        .map(|(_, character, _)| *character)
+        .collect();
+    let queried_character = on_queried_line
+        .iter()
+        .copied()
+        .find(|character| *character == cursor_character)
+        .or_else(|| on_queried_line.iter().copied().filter(|character| *character <= cursor_character).max())
+        .or_else(|| on_queried_line.iter().copied().min());
+    // Lines holding several references give the first one's column too.
+    let mut per_line: HashMap<(String, u32), usize> = HashMap::new();
+    for (place, _, _) in &places {
+        *per_line.entry((place.labeled(), place.line)).or_default() += 1;
+    }
     let mut results = Vec::new();
     let mut current: Option<String> = None;
     let mut previous_line: Option<u32> = None;
@@ -1917,7 +1937,7 @@ fn render_references(
             current = Some(labeled);
             previous_line = None;
         }
-        let queried_here = place.absolute() == Some(queried) && place.line == query.resolved.line;
+        let queried_here = place.absolute() == Some(queried) && place.line == query.resolved.line && Some(*character) == queried_character;
         let related = marks.get(&((*uri).clone(), place.line.saturating_sub(1), *character));
         let marker = match related {
             Some(mark) => format!("   ← {mark}"),
@@ -1927,7 +1947,9 @@ fn render_references(
         if previous_line == Some(place.line) {
             out.push_str(&format!("  {}: (again on this line, column {}){marker}\n", place.line, character + 1));
         } else {
-            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.shown()));
+            let several = per_line.get(&(place.labeled(), place.line)).is_some_and(|count| *count > 1);
+            let column = if several { format!("   (column {})", character + 1) } else { String::new() };
+            out.push_str(&format!("  {}: {}{column}{marker}\n", place.line, place.shown()));
         }
         previous_line = Some(place.line);
         results.push(ReferenceEntry { location: place.to_location(), column: character + 1 });

@@ -9,9 +9,10 @@
 //!   `//go:build race` slices_race_test.go (the rename named it).
 //! - M1: the command advised for the `//go:build ignore` constraints_test.go, `go vet
 //!   ./constraints/constraints_test.go`, failed (`undeclared name: Signed`).
+//! - M4: every reference on the queried line was marked "← queried position".
 //!
 //! Ground truth: `go build -gcflags=-e ./...` and a compile-only `go test -gcflags=-e`; `grep`
-//! and `go vet -tags=race`; the advised commands run.
+//! and `go vet -tags=race`; the advised commands run; the columns in the source.
 
 use crate::support;
 
@@ -171,5 +172,43 @@ fn the_command_advised_for_an_ignored_test_file_of_a_package_runs_clean() {
     assert!(
         note.contains("c/c_test.go:7 (`Signed`; under `//go:build ignore`; check with `go vet ./c/c.go ./c/doc.go ./c/c_test.go`)"),
         "{note}"
+    );
+}
+
+/// M4: `references` of a type parameter on its declaration line marked every reference on that
+/// line "← queried position"; now only the one at the queried column, and the line's first row
+/// gives its column too. Ground truth: the columns of the whole-word `E`s in the source.
+#[test]
+fn only_the_queried_reference_on_its_line_is_marked_and_the_first_row_gives_its_column() {
+    if support::require_binary("lsp_trial173::only_the_queried_reference_on_its_line_is_marked_and_the_first_row_gives_its_column", "gopls")
+        .is_none()
+    {
+        return;
+    }
+    let line = "func Insert[S ~[]E, E any](s S, i int, v ...E) S {";
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.18\n"),
+        ("s/s.go", &format!("package s\n\n// Insert inserts v at i.\n{line}\n\treturn append(s[:i], append(v, s[i:]...)...)\n}}\n")),
+    ]);
+    let columns: Vec<usize> = line
+        .match_indices('E')
+        .filter(|(at, _)| !line[at + 1..].starts_with(char::is_alphanumeric) && !line[..*at].ends_with(char::is_alphanumeric))
+        .map(|(at, _)| at + 1)
+        .collect();
+    assert_eq!(columns, vec![18, 21, 45]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp", json!({"op": "references", "file": "s/s.go", "line": 4, "symbol": "E any"}));
+    assert!(text.contains("3 references in 1 file"), "{text}");
+    let marked: Vec<&str> = text.lines().filter(|row| row.contains("← queried position")).collect();
+    assert_eq!(marked, vec!["  4: (again on this line, column 21)   ← queried position"], "{text}");
+    let rows: Vec<&str> = text.lines().filter(|row| row.starts_with("  4: ")).collect();
+    assert_eq!(
+        rows,
+        vec![
+            format!("  4: {line}   (column 18)").as_str(),
+            "  4: (again on this line, column 21)   ← queried position",
+            "  4: (again on this line, column 45)",
+        ],
+        "{text}"
     );
 }
