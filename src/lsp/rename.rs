@@ -160,6 +160,17 @@ impl WorkspaceEditPlan {
     }
 }
 
+/// `report` with the consecutive lines `old` (the first place they stand) replaced by `new`;
+/// unchanged when `old` is empty or not found.
+fn replace_report_lines(report: &mut Vec<String>, old: &[String], new: Vec<String>) {
+    if old.is_empty() {
+        return;
+    }
+    if let Some(start) = report.windows(old.len()).position(|window| window == old) {
+        report.splice(start..start + old.len(), new);
+    }
+}
+
 /// Resolves `edit` (an LSP `WorkspaceEdit`) into a plan; reads files, writes nothing.
 /// `server` (when given) supplies the position encoding and the document versions to check.
 /// `documentChanges` (text document edits, plain or annotated, and create / rename / delete
@@ -1106,9 +1117,33 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &args.new_name,
         &coverage.edit,
         &plan,
+        &coverage.declaration_kept,
         roots_deadline,
     );
     let plan = across.plan.unwrap_or(plan);
+    // The references the starting edit left because it did not rename their declaration, as
+    // they stand after the merge (trial172 F1, M10: the listing named lines the merge had
+    // renamed); the files it lists as unchanged, less those the merged plan changes.
+    if let Some(left) = &across.declaration_kept_left {
+        let listing =
+            crate::lsp::rename_coverage::declaration_kept_listing(left, &|path| supervisor.display_path(path), &resolved.cursor_identifier);
+        replace_report_lines(&mut coverage.report, &coverage.declaration_kept_lines, listing);
+    }
+    if let Some((line, files)) = &coverage.untouched_files_line {
+        let still: Vec<String> = files
+            .iter()
+            .filter(|file| !plan.files.iter().any(|planned| planned.path == **file))
+            .map(|file| supervisor.display_path(file))
+            .collect();
+        if still.len() != files.len() {
+            let said = (!still.is_empty())
+                .then(|| format!("  files with `{}` the edit does not change: {}", resolved.cursor_identifier, still.join(", ")));
+            replace_report_lines(&mut coverage.report, std::slice::from_ref(line), said.into_iter().collect());
+            if let crate::lsp::output::RenameCoverageSummary::Checked(checked) = &mut coverage.summary {
+                checked.files_not_changed = still;
+            }
+        }
+    }
     let declaration_renamed_across = across.import_aliases_dropped > 0 || across.owner_renamed_declaration;
     coverage.report.extend(across.report);
     coverage.warnings.extend(across.warnings);

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::lsp::client::LanguageServer;
 use crate::lsp::rename::{plan_workspace_edit, WorkspaceEditPlan};
-use crate::lsp::rename_coverage::RenameCoverage;
+use crate::lsp::rename_coverage::{RenameCoverage, WordHit};
 use crate::lsp::supervisor::LspSupervisor;
 
 /// Why a root the starting server's edit writes into is asked (at the first place the edit
@@ -68,6 +68,11 @@ pub struct AcrossRoots {
     pub import_aliases_dropped: usize,
     /// The root owning the definition (another than the starting one) renamed the declaration.
     pub owner_renamed_declaration: bool,
+    /// The starting root's references its edit left because it did not rename their
+    /// declaration, as they stand after the merge — those the merge renamed (an alias made
+    /// plain, an import from an entry that stops exporting the old name) dropped; `None` when
+    /// the merge settled none of them (trial172 F1, M10).
+    pub declaration_kept_left: Option<Vec<WordHit>>,
 }
 
 /// Why a root's part of the rename is missing (see [`rename_in_root`]).
@@ -102,6 +107,7 @@ pub fn rename_in_owning_and_dependent_roots(
     new_name: &str,
     edit: &lsp_types::WorkspaceEdit,
     plan: &WorkspaceEditPlan,
+    declaration_kept: &[WordHit],
     deadline: Instant,
 ) -> AcrossRoots {
     let mut across = AcrossRoots::default();
@@ -304,6 +310,30 @@ pub fn rename_in_owning_and_dependent_roots(
             ));
         }
     }
+    // The starting root's references its edit left because it did not rename the declaration:
+    // with the declaration renamed by now, an import of the old name from an entry point that
+    // re-exports it only through `export *` breaks (the entry exports the new name alone), and
+    // is renamed with its file's uses; those the alias fix-up renamed are no longer left
+    // (trial172 F1: 7 client files importing `AnyRouter` from
+    // `@trpc/server/unstable-core-do-not-import`, said to "keep working", 7 × TS2724; M10).
+    if (owner_renamed_declaration || declaration_renamed) && server.id() == "typescript-language-server" && !declaration_kept.is_empty() {
+        let settled = settle_declaration_kept(workspace_root, server, &mut merged, declaration_kept, old_name, new_name);
+        if !settled.renamed_files.is_empty() {
+            let entries: Vec<String> = settled.specifiers.iter().map(|specifier| format!("`{specifier}`")).collect();
+            across.report.push(format!(
+                "  renamed {} in {} ({}) that import `{old_name}` from {}: {} the renamed declaration only through `export *`, so after the rename {} `{new_name}` alone and an import of `{old_name}` would not compile (TS2724)",
+                crate::render::plural(settled.renamed_occurrences, "more occurrence"),
+                crate::render::plural(settled.renamed_files.len(), "file"),
+                settled.renamed_files.iter().map(|path| supervisor.display_path(path)).collect::<Vec<_>>().join(", "),
+                entries.join(", "),
+                crate::render::one_or_many(entries.len(), "that entry point re-exports", "those entry points re-export"),
+                crate::render::one_or_many(entries.len(), "it exports", "they export"),
+            ));
+        }
+        if settled.left.len() != declaration_kept.len() {
+            across.declaration_kept_left = Some(settled.left);
+        }
+    }
     across.renamed_by_own_server.push(server.root().to_path_buf());
     let starting_edits: usize = plan.files.iter().filter(|file| file.path.starts_with(server.root())).map(|file| file.edit_count).sum();
     across.report.push(format!(
@@ -338,6 +368,178 @@ pub fn rename_in_owning_and_dependent_roots(
     }
     across.plan = Some(merged);
     across
+}
+
+/// What [`settle_declaration_kept`] did.
+struct SettledDeclarationKept {
+    /// The references still left after the merge, as the grep check found them.
+    left: Vec<WordHit>,
+    /// The files whose imports of the old name were renamed, with their uses.
+    renamed_files: Vec<PathBuf>,
+    /// How many occurrences that renamed.
+    renamed_occurrences: usize,
+    /// The module specifiers those files imported the old name from, each once.
+    specifiers: Vec<String>,
+}
+
+/// Settles the starting root's references left because its edit did not rename their
+/// declaration (`hits`, positions in the files' texts before the rename), now that `merged`
+/// renames it: a reference the merged plan changed already (an alias made plain) is no longer
+/// left; in a file that imports `old_name` by name from an entry point that, after `merged`,
+/// exports `new_name` and no longer `old_name`
+/// ([`crate::lsp::rename_public_typescript::entry_exports_only_the_new_name`]), every left
+/// reference is renamed in `merged` — the import and its uses. The others stay left (an import
+/// from an entry whose export list keeps the old name: `export { NEW as OLD }`).
+fn settle_declaration_kept(
+    workspace_root: &Path,
+    server: &LanguageServer,
+    merged: &mut WorkspaceEditPlan,
+    hits: &[WordHit],
+    old_name: &str,
+    new_name: &str,
+) -> SettledDeclarationKept {
+    let mut settled =
+        SettledDeclarationKept { left: Vec::new(), renamed_files: Vec::new(), renamed_occurrences: 0, specifiers: Vec::new() };
+    let mut by_file: std::collections::BTreeMap<PathBuf, Vec<&WordHit>> = std::collections::BTreeMap::new();
+    for hit in hits {
+        by_file.entry(hit.path.clone()).or_default().push(hit);
+    }
+    for (path, mut file_hits) in by_file {
+        file_hits.sort_by_key(|hit| (hit.line, hit.byte_start));
+        let planned = merged.changes.iter().position(|change| change.path == path);
+        let current = match planned {
+            Some(index) => match merged.changes[index].new_content.as_ref() {
+                Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                None => continue,
+            },
+            None => match crate::files::read_workspace_file_to_string(workspace_root, &path) {
+                Ok(text) => text,
+                Err(_) => {
+                    settled.left.extend(file_hits.into_iter().cloned());
+                    continue;
+                }
+            },
+        };
+        let lines: Vec<&str> = current.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
+        // Each hit where it stands now: (line, byte column in the current line). A line the merge
+        // changed keeps as many of its hits as it still holds whole words of the old name.
+        let mut standing: Vec<(&WordHit, u32, usize)> = Vec::new();
+        for (line, group) in group_by_line(&file_hits) {
+            let Some(now) = lines.get(line as usize) else { continue };
+            if *now == group[0].line_text.strip_suffix('\r').unwrap_or(&group[0].line_text) {
+                standing.extend(group.iter().map(|hit| (*hit, line, hit.byte_start)));
+                continue;
+            }
+            let positions = crate::lsp::rename_coverage::word_positions(now, old_name);
+            standing.extend(group.iter().zip(positions).map(|(hit, at)| (*hit, line, at)));
+        }
+        let entry_breaks = named_import_specifier(&current, old_name).filter(|specifier| {
+            crate::lsp::rename_public_typescript::import_entry_source(workspace_root, &path, specifier).is_some_and(|entry| {
+                crate::lsp::rename_public_typescript::entry_exports_only_the_new_name(workspace_root, merged, &entry, old_name, new_name)
+            })
+        });
+        let Some(specifier) = entry_breaks else {
+            settled.left.extend(standing.iter().map(|(hit, _, _)| (*hit).clone()));
+            continue;
+        };
+        if let Some(index) = planned {
+            let mut rewritten: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
+            for (_, line, at) in standing.iter().rev() {
+                rewritten[*line as usize].replace_range(*at..*at + old_name.len(), new_name);
+            }
+            // The lines' own endings kept: each line took back the `\r` it had.
+            let endings: Vec<bool> = current.split('\n').map(|line| line.ends_with('\r')).collect();
+            let text: Vec<String> =
+                rewritten.into_iter().zip(endings).map(|(line, crlf)| if crlf { format!("{line}\r") } else { line }).collect();
+            merged.changes[index].new_content = Some(text.join("\n").into_bytes());
+            if let Some(file) = merged.files.iter_mut().find(|file| file.path == path) {
+                file.edit_count += standing.len();
+            }
+        } else {
+            let encoding = server.position_encoding();
+            let edits: Vec<lsp_types::TextEdit> = standing
+                .iter()
+                .map(|(_, line, at)| {
+                    let text = lines[*line as usize];
+                    lsp_types::TextEdit {
+                        range: lsp_types::Range {
+                            start: lsp_types::Position { line: *line, character: encoding.column_from_byte(text, *at) },
+                            end: lsp_types::Position { line: *line, character: encoding.column_from_byte(text, *at + old_name.len()) },
+                        },
+                        new_text: new_name.to_owned(),
+                    }
+                })
+                .collect();
+            let edit = lsp_types::WorkspaceEdit {
+                changes: Some(std::iter::once((crate::lsp::uri::path_to_lsp_uri(&path), edits)).collect()),
+                ..lsp_types::WorkspaceEdit::default()
+            };
+            match plan_workspace_edit(workspace_root, Some(server), &edit) {
+                Ok(added) => {
+                    merged.changes.extend(added.changes);
+                    merged.files.extend(added.files);
+                }
+                Err(_) => {
+                    settled.left.extend(standing.iter().map(|(hit, _, _)| (*hit).clone()));
+                    continue;
+                }
+            }
+        }
+        settled.renamed_occurrences += standing.len();
+        settled.renamed_files.push(path.clone());
+        if !settled.specifiers.contains(&specifier) {
+            settled.specifiers.push(specifier);
+        }
+    }
+    settled
+}
+
+/// `hits` (sorted by line) grouped by their 0-based line.
+fn group_by_line<'a>(hits: &[&'a WordHit]) -> Vec<(u32, Vec<&'a WordHit>)> {
+    let mut groups: Vec<(u32, Vec<&'a WordHit>)> = Vec::new();
+    for hit in hits {
+        match groups.last_mut() {
+            Some((line, group)) if *line == hit.line => group.push(hit),
+            _ => groups.push((hit.line, vec![hit])),
+        }
+    }
+    groups
+}
+
+/// The module specifier of the import statement in `text` (a TypeScript/JavaScript file) that
+/// imports `name` by name (`import { name } from '…'`, `import type { a, name as b } from "…"`,
+/// over several lines too); `None` when none does.
+fn named_import_specifier(text: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index].trim_start();
+        index += 1;
+        if !(line.starts_with("import ") || line.starts_with("import{")) {
+            continue;
+        }
+        let mut statement = line.to_owned();
+        let mut taken = 0;
+        while !(statement.contains(" from ") && statement.contains('}')) && index < lines.len() && taken < 200 {
+            statement.push(' ');
+            statement.push_str(lines[index].trim());
+            index += 1;
+            taken += 1;
+        }
+        let (Some(open), Some(close)) = (statement.find('{'), statement.find('}')) else { continue };
+        let imported = statement[open + 1..close].split(',').any(|entry| {
+            let entry = entry.trim().trim_start_matches("type ").trim();
+            entry.split_whitespace().next() == Some(name)
+        });
+        if !imported {
+            continue;
+        }
+        let after = statement[close..].split_once("from")?.1.trim_start();
+        let quote = after.chars().next().filter(|quote| matches!(quote, '"' | '\''))?;
+        let end = after[1..].find(quote)?;
+        return Some(after[1..1 + end].to_owned());
+    }
+    None
 }
 
 /// `content` (a TypeScript/JavaScript file) with each `alias` (`Old as New`) in an import

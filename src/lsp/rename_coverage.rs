@@ -1242,6 +1242,18 @@ pub struct RenameCoverage {
     /// The renamed symbol's scope when it is a local variable or parameter (its function) or a
     /// JavaScript/TypeScript private member (its class): no occurrence outside it can name it.
     pub symbol_scope: Option<crate::lsp::rename_local_scope::LocalScope>,
+    /// The references left because the edit does not rename their declaration (the
+    /// `left unrenamed: N references to the symbol; … so they keep working` block), and the
+    /// report lines of that block ([`declaration_kept_listing`]): a rename across project roots
+    /// settles them once the root owning the declaration renamed it — an import alias made
+    /// plain, an import whose entry point stops exporting the old name — and says the block
+    /// again (trial172 F1, M10).
+    pub declaration_kept: Vec<WordHit>,
+    /// The report lines listing [`RenameCoverage::declaration_kept`] (empty when none).
+    pub declaration_kept_lines: Vec<String>,
+    /// The report line `files with `OLD` the edit does not change: …` when it lists the files
+    /// by name, with those files: said again after a rename across roots (trial172 M10).
+    pub untouched_files_line: Option<(String, Vec<PathBuf>)>,
 }
 
 /// Checks and completes the server's rename `edit` of `old_name` → `new_name` requested at
@@ -1280,6 +1292,9 @@ pub fn complete_rename(
                 cfg_off_same_member_uses: Vec::new(),
                 interface_loss_warned_method: None,
                 symbol_scope: None,
+                declaration_kept: Vec::new(),
+                declaration_kept_lines: Vec::new(),
+                untouched_files_line: None,
             }
         }
     };
@@ -1319,6 +1334,9 @@ pub fn complete_rename(
             asserted_interfaces_left: Vec::new(),
             interface_loss_warned_method: None,
             symbol_scope: None,
+            declaration_kept: Vec::new(),
+            declaration_kept_lines: Vec::new(),
+            untouched_files_line: None,
         };
     };
     // Build output's declaration files (see `typescript_build_output`) are never edited, not even
@@ -3549,15 +3567,8 @@ pub fn complete_rename(
             scope.binding_shown(old_name),
         ));
     }
-    if !declaration_kept.is_empty() {
-        report.push(format!(
-            "  left unrenamed: {} reference{} to the symbol; the edit does not rename its declaration (an import alias?), so they keep working:",
-            declaration_kept.len(),
-            if declaration_kept.len() == 1 { "" } else { "s" }
-        ));
-        let lines = one_per_line(declaration_kept.iter(), |hit| hit);
-        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
-    }
+    let declaration_kept_lines = declaration_kept_listing(&declaration_kept, &shown, old_name);
+    report.extend(declaration_kept_lines.iter().cloned());
     if !kept_by_export_alias.is_empty() {
         let aliases: Vec<String> = edits
             .iter()
@@ -3790,11 +3801,13 @@ pub fn complete_rename(
         let lines = one_per_line(unchecked.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
-    let untouched_files: Vec<String> = {
-        let mut files: Vec<&PathBuf> = grep.hits.iter().map(|hit| &hit.path).filter(|path| !edits.contains_key(*path)).collect();
+    let untouched_paths: Vec<PathBuf> = {
+        let mut files: Vec<PathBuf> = grep.hits.iter().map(|hit| &hit.path).filter(|path| !edits.contains_key(*path)).cloned().collect();
         files.dedup();
-        files.into_iter().map(|path| shown(path)).collect()
+        files
     };
+    let untouched_files: Vec<String> = untouched_paths.iter().map(|path| shown(path)).collect();
+    let mut untouched_files_line: Option<(String, Vec<PathBuf>)> = None;
     match &local_scope {
         // Files other than the scope's cannot name a local or a private member: counted, not
         // listed (trial156 M2: 40 files, build output among them, listed for a parameter).
@@ -3805,7 +3818,9 @@ pub fn complete_rename(
             scope.binding_shown(old_name),
         )),
         _ if !untouched_files.is_empty() => {
-            report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")))
+            let line = format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", "));
+            untouched_files_line = Some((line.clone(), untouched_paths.clone()));
+            report.push(line)
         }
         _ => {}
     }
@@ -4553,6 +4568,9 @@ pub fn complete_rename(
         cfg_off_same_member_uses,
         interface_loss_warned_method,
         symbol_scope: local_scope,
+        declaration_kept,
+        declaration_kept_lines,
+        untouched_files_line,
     }
 }
 
@@ -5732,6 +5750,25 @@ fn occurrence_line(hit: &WordHit, word_len: usize, on_line: usize) -> String {
 }
 
 /// `items` one per (file, line), in order, each with how many of them the line holds.
+/// The report lines for references left because the edit does not rename their declaration
+/// (an import alias the server wrote, a declaration another root owns): a header and the lines,
+/// at most [`LISTED`]; empty for none. Said again after a rename across roots settles them
+/// ([`RenameCoverage::declaration_kept`]).
+pub(crate) fn declaration_kept_listing(hits: &[WordHit], shown: &dyn Fn(&Path) -> String, old_name: &str) -> Vec<String> {
+    let mut report = Vec::new();
+    if hits.is_empty() {
+        return report;
+    }
+    report.push(format!(
+        "  left unrenamed: {} reference{} to the symbol; the edit does not rename its declaration (an import alias?), so they keep working:",
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" }
+    ));
+    let lines = one_per_line(hits.iter(), |hit| hit);
+    list_lines(&mut report, &lines, LISTED, |hit| hit, shown, old_name.len(), |_| String::new());
+    report
+}
+
 fn one_per_line<'a, T>(items: impl IntoIterator<Item = &'a T>, hit: impl Fn(&T) -> &WordHit) -> Vec<(&'a T, usize)> {
     let mut lines: Vec<(&'a T, usize)> = Vec::new();
     for item in items {

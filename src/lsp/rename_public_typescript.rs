@@ -645,11 +645,17 @@ fn package_entries(workspace_root: &Path, path: &Path) -> Option<PackageEntries>
 /// [`package_entries`] with `exists` saying which source files exist (those a write deleted
 /// too, to find the entry points it moved away).
 fn package_entries_where(workspace_root: &Path, path: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<PackageEntries> {
+    package_entries_of(workspace_root, path, exists, false)
+}
+
+/// [`package_entries_where`], with `private_too` giving a private package's entry points as well
+/// (a workspace package another one imports through its `node_modules` link).
+fn package_entries_of(workspace_root: &Path, path: &Path, exists: &dyn Fn(&Path) -> bool, private_too: bool) -> Option<PackageEntries> {
     let mut directory = path.parent();
     while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
         if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("package.json")) {
             let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
-            if manifest.get("private").and_then(serde_json::Value::as_bool) == Some(true) {
+            if !private_too && manifest.get("private").and_then(serde_json::Value::as_bool) == Some(true) {
                 return None;
             }
             let name = manifest.get("name")?.as_str()?.to_owned();
@@ -1035,6 +1041,54 @@ fn module_exports(
     visiting.remove(file);
     memo.insert(file.to_path_buf(), names.clone());
     names
+}
+
+/// The source file the module specifier `specifier` of an import in `importer` names: a relative
+/// one beside the importer ([`resolve_module`]); a bare one (`@trpc/server/unstable-core-do-not-import`)
+/// through the package's `node_modules/<name>` link in a directory above the importer (a
+/// workspace package linked by yarn or npm), to the entry of its `exports` for that subpath,
+/// mapped to its source as [`package_entries`] maps entries. `None` when the package is not
+/// linked inside the workspace, or no entry of that subpath maps to a source file (trial172 F1).
+pub(crate) fn import_entry_source(workspace_root: &Path, importer: &Path, specifier: &str) -> Option<PathBuf> {
+    let directory = importer.parent()?;
+    if specifier.starts_with('.') {
+        return resolve_module(&crate::files::path::lexically_normal(&directory.join(specifier)));
+    }
+    let mut segments = specifier.splitn(if specifier.starts_with('@') { 3 } else { 2 }, '/');
+    let package_name =
+        if specifier.starts_with('@') { format!("{}/{}", segments.next()?, segments.next()?) } else { segments.next()?.to_owned() };
+    let subpath = segments.next().map_or_else(|| ".".to_owned(), |rest| format!("./{rest}"));
+    let canonical_root = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let mut current = Some(directory);
+    while let Some(dir) = current.filter(|dir| dir.starts_with(workspace_root)) {
+        let linked = dir.join("node_modules").join(&package_name);
+        if linked.join("package.json").is_file() {
+            let package_dir = std::fs::canonicalize(&linked).ok()?;
+            // The package's own directory inside the workspace (the link's target), as the
+            // plan names its files.
+            let package_dir = workspace_root.join(package_dir.strip_prefix(&canonical_root).ok()?);
+            let (_, _, entries) =
+                package_entries_of(workspace_root, &package_dir.join("package.json"), &|candidate: &Path| candidate.is_file(), true)?;
+            return entries.into_iter().find(|(entry_subpath, _)| *entry_subpath == subpath).map(|(_, source)| source);
+        }
+        current = dir.parent();
+    }
+    None
+}
+
+/// Whether the module `entry` exports `old_name` before `plan` and, after it, no longer exports
+/// it but exports `new_name`: an import of `old_name` from it breaks (TS2724), and importing
+/// `new_name` mends it — the shape of an entry that re-exports the renamed declaration through
+/// `export *` (trial172 F1: `@trpc/server/unstable-core-do-not-import`).
+pub(crate) fn entry_exports_only_the_new_name(
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    entry: &Path,
+    old_name: &str,
+    new_name: &str,
+) -> bool {
+    let after = exported_names(workspace_root, Some(plan), entry);
+    !after.contains(old_name) && after.contains(new_name) && exported_names(workspace_root, None, entry).contains(old_name)
 }
 
 /// [`resolve_module`] with `exists` saying which candidate files exist.
