@@ -1013,12 +1013,19 @@ const OPENED_FOR_CHECKS_KEPT: usize = 64;
 ///
 /// The roots that depend on a written root by path get their project checker run now, before
 /// the write reaches the disk ([`check_dependent_roots_before_write`]: up to
-/// [`DEPENDENT_ROOT_CHECK_BUDGET`] each, bounded by `deadline`, not counted below).
+/// [`DEPENDENT_ROOT_CHECK_BUDGET`] each, bounded by `deadline`, not counted below), unless
+/// `dependent_roots_too` is false (a write confined to one function: [`note_write_confined`]).
 ///
 /// Returns the time this spent that counts against the write's budget (see
 /// [`WRITE_BUDGET_MARGIN`]): everything but the server's start and loading, and rust-analyzer's
 /// wait for a check run that was due or running before the write (the project state it needs).
-pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[PathBuf], deadline: Instant) -> Duration {
+pub fn seed_files(
+    supervisor: &LspSupervisor,
+    paths: &[PathBuf],
+    deleting: &[PathBuf],
+    dependent_roots_too: bool,
+    deadline: Instant,
+) -> Duration {
     let mut counted = Duration::ZERO;
     let ledger = supervisor.diagnostics_ledger();
     let mut groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> = Vec::new();
@@ -1171,7 +1178,10 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
         }
         // Not counted against this server's budget: the dependent roots' checks are bounded on
         // their own (DEPENDENT_ROOT_CHECK_BUDGET) and by the call's deadline.
-        check_dependent_roots_before_write(supervisor, &server, &files, deadline);
+        // Not for a write that cannot change another file's code (see `note_write_confined`).
+        if dependent_roots_too {
+            check_dependent_roots_before_write(supervisor, &server, &files, deadline);
+        }
     }
     counted
 }
@@ -1523,9 +1533,24 @@ pub fn check_write(
         pending.iter().map(|group| (group.server.id().to_owned(), group.server.root().to_path_buf())).collect();
     let running: Vec<(String, PathBuf)> =
         supervisor.running_servers().iter().map(|server| (server.id().to_owned(), server.root().to_path_buf())).collect();
+    let confined = CONFINED_WRITE_NOW.with(|cell| cell.borrow().clone());
     for group in pending.iter_mut() {
         let id = group.server.id().to_owned();
         let dependents = supervisor.dependent_roots(&id, group.server.root());
+        // A write that cannot change another file's code (a local's rename): the dependent
+        // roots are not checked, and the note says why (trial172 M9).
+        if let Some(why) = confined.as_ref().filter(|_| !dependents.roots.is_empty()) {
+            let shown: Vec<String> = dependents.roots.iter().map(|root| format!("{}/", supervisor.display_path(root))).collect();
+            group.notes.push(format!(
+                "not checked, rightly: {} — {} that {} on {} by path: {why}, so no code of {} can see this change",
+                shown.join(", "),
+                crate::render::one_or_many(shown.len(), "a project root", "project roots"),
+                crate::render::one_or_many(shown.len(), "depends", "depend"),
+                supervisor.display_path(group.server.root()),
+                crate::render::one_or_many(shown.len(), "it", "theirs"),
+            ));
+            continue;
+        }
         let checked_by_own_server =
             |root: &PathBuf| checking.iter().any(|(checking_id, checking_root)| *checking_id == id && checking_root == root);
         // gopls drops a consumer module's type errors whose other position lies in the written
@@ -8363,7 +8388,8 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
             .unwrap_or_default();
         PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().clear());
         PRE_WRITE_DEPENDENT_ROOT_RUNS.with(|runs| runs.borrow_mut().clear());
-        let counted = seed_files(supervisor, &paths, &deleting, deadline);
+        let confined = CONFINED_WRITE.with(|cell| cell.borrow().as_ref().is_some_and(|(of, _)| *of == ctx.deadline()));
+        let counted = seed_files(supervisor, &paths, &deleting, !confined, deadline);
         // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
         // next call on this thread must not inherit it.
         let call = ctx.deadline();
@@ -8487,6 +8513,27 @@ pub(crate) fn note_planned_deletions(deadline: Instant, paths: Vec<PathBuf>) {
     PLANNED_DELETIONS.with(|cell| *cell.borrow_mut() = Some((deadline, paths)));
 }
 
+thread_local! {
+    /// Why the current call's write cannot change another file's code (a rename of a local or a
+    /// parameter, whose edits stay inside its function), keyed by the call's deadline: the roots
+    /// that depend on the written one are not checked by their project checker before and after
+    /// it, and the check says so (trial172 M9, trial168 M4: a parameter rename ran the consumer
+    /// package's `tsc` twice, 58 s). Read by the pre-write half, taken by the post-write half.
+    static CONFINED_WRITE: std::cell::RefCell<Option<(Instant, String)>> = const { std::cell::RefCell::new(None) };
+    /// [`CONFINED_WRITE`]'s reason while the post-write half of its call runs.
+    static CONFINED_WRITE_NOW: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records, before the write of the call with `deadline` (before `ctx.before_write`), that the
+/// write cannot change what another file's code sees: `why` completes "… — " in the check's note
+/// (`this rename stays inside `f` (lines 3–9 of src/a.ts), where the renamed parameter is
+/// visible`). The roots that depend on the written one are then not checked by their project
+/// checker (`tsc`, `cargo check`, `go build`) before and after it. Call it from the tool that
+/// writes, on the call's thread.
+pub(crate) fn note_write_confined(deadline: Instant, why: String) {
+    CONFINED_WRITE.with(|cell| *cell.borrow_mut() = Some((deadline, why)));
+}
+
 /// Records what the write check of the call with `deadline` cannot see (each a sentence, e.g.
 /// "3 occurrences of `capacity` left unrenamed behind a `#[cfg]` that is off … NOT compiled by
 /// this check — {…} compiles them"): the check's `checked:` line says it. Call it from the tool
@@ -8530,6 +8577,15 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
             }
         }
         let _clear = ClearPreDeletionStates;
+        let confined = CONFINED_WRITE.with(|cell| cell.borrow_mut().take()).filter(|(of, _)| *of == call).map(|(_, why)| why);
+        CONFINED_WRITE_NOW.with(|cell| *cell.borrow_mut() = confined);
+        struct ClearConfined;
+        impl Drop for ClearConfined {
+            fn drop(&mut self) {
+                CONFINED_WRITE_NOW.with(|cell| cell.borrow_mut().take());
+            }
+        }
+        let _clear_confined = ClearConfined;
         let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
         supervisor.forget_dependent_roots(written_paths);
         if !supervisor.config().write_diagnostics || result.is_error {

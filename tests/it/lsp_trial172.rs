@@ -9,6 +9,8 @@
 //!   imports from that entry were said to "keep working", and tsc failed there (TS2724/TS2305).
 //! - M10: the "left unrenamed … keep working" list named import lines the same call had made
 //!   plain imports of the new name.
+//! - M9: a parameter's rename asked the consumer root's server and ran the consumer's `tsc`
+//!   before and after the write (58 s), though no other file can name a parameter.
 //!
 //! Ground truth: tsc in each package.
 
@@ -102,4 +104,31 @@ fn a_rename_from_a_consumer_renames_the_imports_from_an_export_star_entry() {
     let left: Vec<&str> = text.lines().filter(|line| line.starts_with("    client/src/")).collect();
     assert!(!left.is_empty() && left.iter().all(|line| line.starts_with("    client/src/d.ts:")), "{left:#?}\n{text}");
     assert!(!text.contains("files with `Router` the edit does not change: client/src/a.ts"), "{text}");
+}
+
+/// M9: a parameter's rename stays in its function: no other root is asked, the consumer's `tsc`
+/// does not run before and after the write, and the check says why the consumer is not checked.
+#[test]
+fn a_parameter_rename_does_not_check_the_consumer_root() {
+    if support::require_binary("lsp_trial172::a_parameter_rename_does_not_check_the_consumer_root", "typescript-language-server").is_none()
+        || support::require_binary("lsp_trial172::a_parameter_rename_does_not_check_the_consumer_root", "tsc").is_none()
+    {
+        return;
+    }
+    let dir = workspace();
+    let (server, client) = (dir.path().join("server"), dir.path().join("client"));
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    support::call_ok(&run, "lsp", json!({"op": "hover", "file": "server/src/router.ts", "line": 2, "symbol": "label"}));
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "server/src/router.ts", "line": 2, "symbol": "label", "new_name": "title"}));
+    let written = std::fs::read_to_string(server.join("src/router.ts")).unwrap();
+    assert!(written.contains("makeRouter(title: string)") && written.contains("const name = title.trim();"), "{written}\n{text}");
+    assert_eq!(support::tsc_errors(&server), Vec::<String>::new(), "{text}");
+    assert_eq!(support::tsc_errors(&client), Vec::<String>::new(), "{text}");
+    assert!(!text.contains("renamed across"), "no other root is asked for a parameter:\n{text}");
+    assert!(
+        text.contains("not checked, rightly: client/ — a project root that depends on server by path: this rename stays inside function `makeRouter` (lines 2–5 of server/src/router.ts)"),
+        "{text}"
+    );
+    assert!(!text.contains("tsc --noEmit"), "the consumer's tsc does not run:\n{text}");
 }
