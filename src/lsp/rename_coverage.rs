@@ -1778,6 +1778,55 @@ pub fn complete_rename(
             }
         }
     }
+    // Python: `pkg.sub.NAME` uses whose receiver spells the renamed definition's own module by its
+    // import path — or a variable every binding of which is `importlib.import_module("pkg.sub")` —
+    // where the server resolved nothing: pyright does not follow a submodule reached as a package
+    // attribute (`import humanize` then `humanize.i18n.activate(…)`), yet at run time that is
+    // the module once anything imported it. They are renamed with the definition (trial170 F1:
+    // humanize's `activate` renamed, 24 `humanize.i18n.activate(…)` calls left, "no new errors",
+    // 142 tests failed).
+    let mut module_path_followers: Vec<(WordHit, String)> = Vec::new();
+    if renames_declaration(&edits) && module_level_definition && path_is_python(origin) {
+        let mut module_names: Vec<String> =
+            origin_targets.iter().filter_map(|(path, _, _)| crate::lsp::dependents::python_dotted_module_name(&reader, path)).collect();
+        module_names.sort();
+        module_names.dedup();
+        let mut variables: BTreeMap<PathBuf, BTreeMap<String, String>> = BTreeMap::new();
+        let mut follow: Vec<(WordHit, String)> = Vec::new();
+        for (hit, first) in &elsewhere {
+            if first.is_some() || !path_is_python(&hit.path) || module_names.is_empty() {
+                continue;
+            }
+            let Some(receiver) = crate::lsp::rename_python_imports::dotted_receiver_before(&hit.line_text, hit.byte_start) else {
+                continue;
+            };
+            let spelled = if module_names.iter().any(|module| module == receiver) {
+                Some(receiver.to_owned())
+            } else if !receiver.contains('.') {
+                let in_file = variables.entry(hit.path.clone()).or_insert_with(|| {
+                    reader
+                        .read_to_string(&hit.path)
+                        .map(|text| crate::lsp::rename_python_imports::import_module_variables(&text))
+                        .unwrap_or_default()
+                });
+                in_file
+                    .get(receiver)
+                    .filter(|module| module_names.contains(module))
+                    .map(|module| format!("{receiver} = importlib.import_module(\"{module}\")"))
+            } else {
+                None
+            };
+            if let Some(spelled) = spelled {
+                follow.push((hit.clone(), spelled));
+            }
+        }
+        for (hit, spelled) in follow {
+            let (start, end) = columns(&hit);
+            let own = text_edit(hit.line, start, end, new_name);
+            conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+            module_path_followers.push((hit, spelled));
+        }
+    }
     // Doc links that resolve to the renamed declaration (Go `[Name]`, `[Owner.Name]`,
     // `[pkg.Name]`; rustdoc ``[`Name`]`` in a file the rename edits): broken links once it is
     // renamed, and the servers rename few of them (trial165 M2, trial163 M1) — renamed here.
@@ -2230,6 +2279,19 @@ pub fn complete_rename(
         ));
         let lines = one_per_line(import_followers.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !module_path_followers.is_empty() {
+        let mut receivers: Vec<&str> = module_path_followers.iter().map(|(_, spelled)| spelled.as_str()).collect();
+        receivers.sort();
+        receivers.dedup();
+        report.push(format!(
+            "  runbound renamed {} through the renamed definition's module by its import path ({}), which {} did not resolve (a submodule reached as a package attribute, or a module imported by name): at run time they are this definition, and left they would raise AttributeError:",
+            crate::render::plural(module_path_followers.len(), "use"),
+            receivers.iter().map(|receiver| format!("`{receiver}`")).collect::<Vec<_>>().join(", "),
+            server.id()
+        ));
+        let lines = one_per_line(module_path_followers.iter(), |(hit, _)| hit);
+        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |_| String::new());
     }
     if !doc_links_renamed.is_empty() {
         let kind = if path_is_rust(origin) { "rustdoc intra-doc link" } else { "Go doc link" };
@@ -4078,6 +4140,7 @@ pub fn complete_rename(
             .iter()
             .chain(dunder_all_added.iter())
             .chain(import_followers.iter())
+            .chain(module_path_followers.iter().map(|(hit, _)| hit))
             .chain(doc_tests_renamed.iter())
             .chain(type_keys_renamed.iter().map(|(hit, _)| hit))
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
@@ -6006,7 +6069,7 @@ pub(crate) fn go_dynamic_caller(interface: &str) -> &'static str {
 /// Whether a Python line is a module-level definition of `name`: at column 0, `def name`,
 /// `async def name`, `class name`, or an assignment or annotation of `name` (`name = …`,
 /// `name: T`).
-fn python_module_level_definition_line(line: &str, name: &str) -> bool {
+pub(crate) fn python_module_level_definition_line(line: &str, name: &str) -> bool {
     let rest = ["async def ", "def ", "class "].iter().find_map(|keyword| line.strip_prefix(keyword)).unwrap_or(line);
     let Some(after) = rest.strip_prefix(name) else { return false };
     if rest.len() == line.len() {

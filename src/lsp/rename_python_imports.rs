@@ -131,6 +131,158 @@ pub(crate) fn module_candidates(path: &Path, module: &str) -> Vec<PathBuf> {
     directory.ancestors().flat_map(join).collect()
 }
 
+/// The dotted receiver right before the attribute occurrence at `byte_start` of `line`: the
+/// whole chain of identifiers in front of its `.` (`humanize.i18n` for `humanize.i18n.activate`,
+/// `i18n` for `i18n._get_default_locale_path`), or `None` when the occurrence is no attribute or
+/// the chain starts after a call, a subscript, a string or another attribute's value
+/// (`f().i18n.x`, `obj[0].x`), whose receiver no module path spells (trial170 F1).
+pub(crate) fn dotted_receiver_before(line: &str, byte_start: usize) -> Option<&str> {
+    let before = line.get(..byte_start)?.strip_suffix('.')?;
+    let chain_start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .last()
+        .map_or(before.len(), |(at, _)| at);
+    let chain = &before[chain_start..];
+    let segments_are_identifiers = chain.split('.').all(|segment| {
+        segment.chars().next().is_some_and(|first| first.is_alphabetic() || first == '_')
+            && segment.chars().all(|c| c.is_alphanumeric() || c == '_')
+    });
+    let after_value = before[..chain_start].trim_end().ends_with([')', ']', '"', '\'']);
+    (segments_are_identifiers && !after_value).then_some(chain)
+}
+
+/// The variables the Python `text` binds to a module by its literal name through
+/// `importlib.import_module("pkg.sub")` (or a bare `import_module(…)`), each with that dotted
+/// name — kept only when every binding of the variable in the file (assignments, `for` and `with`
+/// targets, imports, definitions) is such a call naming the same module, so a use of the
+/// variable anywhere in the file is that module (trial170 F1: humanize's tests read
+/// `i18n._get_default_locale_path()` after `i18n = importlib.import_module("humanize.i18n")` in
+/// five test functions). Empty when the text does not parse.
+pub(crate) fn import_module_variables(text: &str) -> std::collections::BTreeMap<String, String> {
+    let mut bound: std::collections::BTreeMap<String, Option<String>> = std::collections::BTreeMap::new();
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(text, SupportLang::Python) else { return Default::default() };
+    let bytes = text.as_bytes();
+    let mut note = |name: &str, module: Option<String>| {
+        let entry = bound.entry(name.to_owned()).or_insert_with(|| module.clone());
+        if *entry != module {
+            *entry = None;
+        }
+    };
+    let literal_module = |call: tree_sitter::Node<'_>| -> Option<String> {
+        let function = call.child_by_field_name("function")?.utf8_text(bytes).ok()?;
+        if function != "importlib.import_module" && function != "import_module" {
+            return None;
+        }
+        let arguments = call.child_by_field_name("arguments")?;
+        let mut cursor = arguments.walk();
+        let mut positional = arguments.named_children(&mut cursor);
+        let first = positional.next()?;
+        if first.kind() != "string" || positional.next().is_some() {
+            return None;
+        }
+        let quoted = first.utf8_text(bytes).ok()?;
+        let name = quoted.trim_matches(|c| c == '"' || c == '\'');
+        let dotted = !name.is_empty()
+            && !name.starts_with('.')
+            && name.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        dotted.then(|| name.to_owned())
+    };
+    let mut stack = vec![root.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        let targets: Vec<tree_sitter::Node<'_>> = match node.kind() {
+            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" | "named_expression" => {
+                node.child_by_field_name("left").or_else(|| node.child_by_field_name("name")).into_iter().collect()
+            }
+            "as_pattern" => node.child_by_field_name("alias").into_iter().collect(),
+            "function_definition" | "class_definition" => node.child_by_field_name("name").into_iter().collect(),
+            "aliased_import" => node.child_by_field_name("alias").into_iter().collect(),
+            // A parameter of that name (its annotation and default counted too: cautious).
+            "parameters" | "lambda_parameters" => vec![node],
+            "import_statement" | "import_from_statement" => {
+                let mut cursor = node.walk();
+                node.children_by_field_name("name", &mut cursor).filter(|name| name.kind() == "dotted_name").collect()
+            }
+            _ => Vec::new(),
+        };
+        for target in targets {
+            let module = (node.kind() == "assignment" && target.kind() == "identifier")
+                .then(|| node.child_by_field_name("right"))
+                .flatten()
+                .filter(|right| right.kind() == "call")
+                .and_then(literal_module);
+            let Ok(target_text) = target.utf8_text(bytes) else { continue };
+            if target.kind() == "identifier" {
+                note(target_text, module);
+            } else if target.kind() == "dotted_name" {
+                // `import a.b` binds `a`.
+                note(target_text.split('.').next().unwrap_or(target_text), None);
+            } else {
+                // A tuple or pattern target: each identifier in it is bound to something else.
+                let mut inner = vec![target];
+                while let Some(part) = inner.pop() {
+                    if part.kind() == "identifier" {
+                        if let Ok(name) = part.utf8_text(bytes) {
+                            note(name, None);
+                        }
+                    } else if part.kind() != "attribute" && part.kind() != "subscript" {
+                        let mut cursor = part.walk();
+                        inner.extend(part.named_children(&mut cursor));
+                    }
+                }
+            }
+        }
+    }
+    bound.into_iter().filter_map(|(name, module)| module.map(|module| (name, module))).collect()
+}
+
+/// Where a workspace module defines `name` at module level when the Python file `path` (its
+/// `text`) reads it as `receiver.name` with `receiver` a module spelled by its import path
+/// (`humanize.i18n`) or a variable bound to `importlib.import_module("humanize.i18n")` ([`import_module_variables`]):
+/// the module file, its 1-based line and how the receiver spells the module. The module is
+/// looked for as `a/b.py`, `a/b.pyi` or `a/b/__init__.py` under each directory from the file's
+/// up to the workspace root, and under each one's `src/`. `None` when the receiver spells no
+/// such module or the module defines no `name` at column 0 (trial170 M8: `definition` and `hover`
+/// at `humanize.i18n.activate(…)` answered only "pyright returned null").
+pub(crate) fn module_path_definition(
+    workspace_root: &Path,
+    path: &Path,
+    text: &str,
+    line_text: &str,
+    byte_start: usize,
+    name: &str,
+) -> Option<(PathBuf, usize, String)> {
+    let receiver = dotted_receiver_before(line_text, byte_start)?;
+    let (module, spelled) = if receiver.contains('.') {
+        (receiver.to_owned(), format!("`{receiver}`"))
+    } else {
+        let module = import_module_variables(text).remove(receiver)?;
+        let spelled = format!("`{receiver}` (`importlib.import_module(\"{module}\")`)");
+        (module, spelled)
+    };
+    let relative: PathBuf = module.split('.').collect();
+    let mut directory = path.parent();
+    while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
+        for base in [current.to_path_buf(), current.join("src")] {
+            let joined = base.join(&relative);
+            let files = [joined.with_extension("py"), joined.with_extension("pyi"), joined.join("__init__.py")];
+            for file in files {
+                let Ok(module_text) = crate::files::read_workspace_file_to_string(workspace_root, &file) else { continue };
+                let defined =
+                    module_text.lines().position(|line| crate::lsp::rename_coverage::python_module_level_definition_line(line, name));
+                if let Some(index) = defined {
+                    return Some((file, index + 1, spelled));
+                }
+            }
+        }
+        directory = current.parent();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +321,31 @@ mod tests {
         // Two dots: the parent package.
         let nested = Path::new("/w/more_itertools/sub/x.py");
         assert!(imports_renamed_name_from(nested, "from ..recipes import _zip_equal\n", "_zip_equal", &recipes).is_some());
+    }
+    #[test]
+    fn a_dotted_receiver_is_the_whole_identifier_chain_before_the_attribute() {
+        let line = "    humanize.i18n.activate(\"fr\")";
+        let at = line.find("activate").unwrap();
+        assert_eq!(dotted_receiver_before(line, at), Some("humanize.i18n"));
+        let local = "    assert i18n._get_default_locale_path() is None";
+        assert_eq!(dotted_receiver_before(local, local.find("_get").unwrap()), Some("i18n"));
+        // No attribute, or a receiver that is a value no module path spells.
+        assert_eq!(dotted_receiver_before("activate(\"fr\")", 0), None);
+        let called = "get().i18n.activate()";
+        assert_eq!(dotted_receiver_before(called, called.find("activate").unwrap()), None);
+        let indexed = "mods[0].activate()";
+        assert_eq!(dotted_receiver_before(indexed, indexed.find("activate").unwrap()), None);
+    }
+
+    #[test]
+    fn import_module_variables_are_kept_only_when_every_binding_names_the_same_module() {
+        let text = "import importlib\n\ndef test_a():\n    i18n = importlib.import_module(\"humanize.i18n\")\n    i18n.f()\n\ndef test_b():\n    i18n = importlib.import_module('humanize.i18n')\n\ndef test_c():\n    other = importlib.import_module(\"humanize.i18n\")\n    for other in []:\n        pass\n    third = importlib.import_module(name)\n";
+        let found = import_module_variables(text);
+        assert_eq!(found.get("i18n").map(String::as_str), Some("humanize.i18n"));
+        // Rebound by a loop, or a module name that is no literal: not known.
+        assert_eq!(found.get("other"), None);
+        assert_eq!(found.get("third"), None);
+        let two_modules = "import importlib\na = importlib.import_module(\"x.y\")\na = importlib.import_module(\"x.z\")\n";
+        assert!(import_module_variables(two_modules).is_empty());
     }
 }

@@ -380,6 +380,30 @@ impl Query<'_> {
             text.push_str("; ");
             text.push_str(&reason);
         }
+        // Python: `pkg.sub.name` (or a variable bound to `importlib.import_module("pkg.sub")`),
+        // which pyright does not follow: the workspace definition the receiver spells (trial170 M8).
+        if self.path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
+            let workspace_root = self.supervisor.workspace_root();
+            let found = crate::files::read_workspace_file_to_string(workspace_root, &self.path).ok().and_then(|file_text| {
+                crate::lsp::rename_python_imports::module_path_definition(
+                    workspace_root,
+                    &self.path,
+                    &file_text,
+                    &self.resolved.line_text,
+                    self.resolved.cursor_byte,
+                    &self.resolved.cursor_identifier,
+                )
+            });
+            if let Some((module_file, module_line, spelled)) = found {
+                text.push_str(&format!(
+                    "; note: {spelled} spells the workspace module {} by its import path, which {} does not resolve here (a submodule reached as a package attribute, or a module imported by name); at run time `{}` is what {}:{module_line} defines at module level — ask there",
+                    crate::render::display_path(workspace_root, &module_file),
+                    self.server.id(),
+                    self.resolved.cursor_identifier,
+                    crate::render::display_path(workspace_root, &module_file),
+                ));
+            }
+        }
         // Every empty answer of a confined run that withholds part of the project says so, not
         // only the run's first answer: aho-corasick opened restricted with memchr at
         // `path = "../memchr"` answered "no definition found" for a struct in the same file

@@ -1,0 +1,84 @@
+//! Wrong answers from the fresh-user trial 170 (humanize 4.17.0, pyright), against the real
+//! server on fixtures of the same shape:
+//! - F1: renaming the public `activate` (`src/humanize/i18n.py`) left the 24
+//!   `humanize.i18n.activate(…)` calls in the tests — pyright does not resolve a submodule
+//!   reached as a package attribute, so it already errored there and "no new errors" held — and
+//!   142 tests failed; the same for `i18n = importlib.import_module("humanize.i18n")` then
+//!   `i18n._get_default_locale_path()`.
+//! - M8: `definition` / `hover` there answered only "pyright returned null".
+//!
+//! Ground truth: the interpreter (the test functions run before and after the write) and grep.
+
+use crate::support;
+
+use runbound::Caller;
+use serde_json::json;
+
+/// Runs `code` with `python3` in `dir` (the tests directory on `sys.path`), returning whether it
+/// succeeded and its output.
+fn python_says(dir: &std::path::Path, code: &str) -> (bool, String) {
+    let output = std::process::Command::new("python3")
+        .args(["-c", &format!("import sys; sys.path.insert(0, 'tests')\n{code}")])
+        .current_dir(dir)
+        .output()
+        .expect("run python3");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+/// humanize's shape: the package `__init__` imports names from its submodule absolutely, and
+/// the tests reach the submodule as an attribute of the package (`pkg.sub.f`) or by name
+/// through `importlib`.
+fn package_reached_by_module_path() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", "from pkg.sub import activate\n\n__all__ = [\"activate\"]\n"),
+        ("pkg/sub.py", "def activate(locale):\n    return f\"on:{locale}\"\n\n\ndef deactivate():\n    return None\n"),
+        (
+            "tests/test_sub.py",
+            "import importlib\n\nimport pkg\n\n\ndef test_through_the_package():\n    assert pkg.sub.activate(\"fr\") == \"on:fr\"\n    assert pkg.activate(\"de\") == \"on:de\"\n\n\ndef test_by_name():\n    sub = importlib.import_module(\"pkg.sub\")\n    assert sub.activate(\"it\") == \"on:it\"\n\n\ndef test_other_variable():\n    sub = importlib.import_module(\"pkg.sub\")\n    assert sub.deactivate() is None\n",
+        ),
+    ])
+}
+
+const RUN_THE_TESTS: &str = "import test_sub\nfor name in ('test_through_the_package', 'test_by_name', 'test_other_variable'):\n    getattr(test_sub, name)()\nprint('passed')";
+
+#[test]
+fn a_rename_follows_uses_through_the_module_path_that_pyright_cannot_resolve() {
+    let test = "lsp_trial170::a_rename_follows_uses_through_the_module_path_that_pyright_cannot_resolve";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = package_reached_by_module_path();
+    let (ok, output) = python_says(dir.path(), RUN_THE_TESTS);
+    assert!(ok && output.contains("passed"), "{output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // M8: where pyright answers null, the note names the workspace definition.
+    for (line, spelled) in [(7, "`pkg.sub`"), (13, "`sub` (`importlib.import_module(\"pkg.sub\")`)")] {
+        let definition =
+            run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "tests/test_sub.py", "line": line, "symbol": "activate"}));
+        let answer = definition.joined_text();
+        assert!(
+            answer.contains(&format!(
+                "note: {spelled} spells the workspace module pkg/sub.py by its import path, which pyright does not resolve here"
+            )),
+            "{answer}"
+        );
+        assert!(answer.contains("is what pkg/sub.py:1 defines at module level"), "{answer}");
+    }
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "pkg/sub.py", "line": 1, "symbol": "activate", "new_name": "activate_locale"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("runbound renamed 2 uses through the renamed definition's module by its import path (`pkg.sub`, `sub = importlib.import_module(\"pkg.sub\")`)"),
+        "{text}"
+    );
+    let tests = std::fs::read_to_string(dir.path().join("tests/test_sub.py")).unwrap();
+    assert!(tests.contains("pkg.sub.activate_locale(\"fr\")") && tests.contains("sub.activate_locale(\"it\")"), "{tests}\n{text}");
+    // Grep: no whole-word `activate` is left in code.
+    let left: Vec<&str> = tests.lines().filter(|line| support::corpus::contains_word(line, "activate")).collect();
+    assert!(left.is_empty(), "{left:?}\n{text}");
+    // Ground truth: the tests still pass after the write.
+    let (ok, output) = python_says(dir.path(), RUN_THE_TESTS);
+    assert!(ok && output.contains("passed"), "{output}\n{text}");
+}
