@@ -1909,6 +1909,36 @@ pub fn complete_rename(
             doc_links_renamed.push(hit);
         }
     }
+    // Python: the `@pytest.mark.parametrize("a, b", …)` argnames item of a renamed parameter on
+    // its own test function, which pytest matches to the parameter by name at collection: left,
+    // the whole module fails to collect (trial170 F3). Renamed here; the same string on another
+    // test is that test's and stays.
+    let mut parametrize_renamed: Vec<WordHit> = Vec::new();
+    if renames_declaration(&edits) && path_is_python(origin) {
+        for (path, target_line, target_character) in origin_targets.iter().filter(|(path, _, _)| path_is_python(path)) {
+            let Ok(text) = reader.read_to_string(path) else { continue };
+            let Some(line_text) = text.lines().nth(*target_line as usize) else { continue };
+            let byte_column = encoding.byte_from_column(line_text, *target_character);
+            let Some(offset) = byte_offset(&reader, path, *target_line, byte_column) else { continue };
+            let ranges = crate::lsp::rename_pytest_fixtures::parametrize_argname_ranges(&text, offset, old_name);
+            if ranges.is_empty() {
+                continue;
+            }
+            in_text.retain(|(hit, _)| {
+                let at = if same_file(&hit.path, path) { byte_offset(&reader, &hit.path, hit.line, hit.byte_start) } else { None };
+                let argname = at.is_some_and(|at| ranges.iter().any(|range| range.start == at));
+                if argname {
+                    parametrize_renamed.push(hit.clone());
+                }
+                !argname
+            });
+        }
+        for hit in &parametrize_renamed {
+            let (start, end) = columns(hit);
+            let own = text_edit(hit.line, start, end, new_name);
+            conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+        }
+    }
     // A later rename (from another missed reference) may have covered an occurrence judged
     // before it: only what the final edit leaves is said as left.
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
@@ -2278,6 +2308,14 @@ pub fn complete_rename(
             server.id()
         ));
         let lines = one_per_line(import_followers.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !parametrize_renamed.is_empty() {
+        report.push(format!(
+            "  runbound renamed {} of the renamed parameter's own test function (pytest matches argnames to its parameters by name: left, the module fails to collect); the same string on other tests is theirs and was left:",
+            crate::render::plural(parametrize_renamed.len(), "`@pytest.mark.parametrize` argnames item")
+        ));
+        let lines = one_per_line(parametrize_renamed.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !module_path_followers.is_empty() {
@@ -4141,6 +4179,7 @@ pub fn complete_rename(
             .chain(dunder_all_added.iter())
             .chain(import_followers.iter())
             .chain(module_path_followers.iter().map(|(hit, _)| hit))
+            .chain(parametrize_renamed.iter())
             .chain(doc_tests_renamed.iter())
             .chain(type_keys_renamed.iter().map(|(hit, _)| hit))
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))

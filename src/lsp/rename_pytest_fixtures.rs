@@ -1048,6 +1048,76 @@ fn parametrize_argnames(decorator: &str) -> Vec<String> {
     first.split(',').map(|part| part.trim().trim_matches(['"', '\'']).trim().to_owned()).filter(|part| !part.is_empty()).collect()
 }
 
+/// The byte ranges, in Python `source`, of the items equal to `name` in the argnames of the
+/// `@pytest.mark.parametrize(…)` decorators (`@mark.parametrize` too; the first argument or
+/// `argnames=`: a string of comma-separated names, or a list or tuple of strings) of the one
+/// function whose parameter list holds byte `parameter_offset`; empty when no function's
+/// parameters hold it. pytest matches argnames to that function's parameters by name at
+/// collection, so a renamed parameter whose argnames item is left makes the whole module fail
+/// to collect (trial170 F3: humanize's `test_naturaldelta_minimum_unit_explicit(minimum_unit, …)`
+/// renamed, its `"minimum_unit, seconds, expected"` left, and test_time.py stopped running);
+/// another test's identical string is not its.
+pub(crate) fn parametrize_argname_ranges(source: &str, parameter_offset: usize, name: &str) -> Vec<std::ops::Range<usize>> {
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python) else { return Vec::new() };
+    let root = root.root().get_inner_node();
+    let Some(mut node) = root.descendant_for_byte_range(parameter_offset, parameter_offset) else { return Vec::new() };
+    let function = loop {
+        if matches!(node.kind(), "parameters") {
+            match node.parent() {
+                Some(function) if function.kind() == "function_definition" => break function,
+                _ => return Vec::new(),
+            }
+        }
+        if matches!(node.kind(), "block" | "module" | "lambda") {
+            return Vec::new();
+        }
+        let Some(up) = node.parent() else { return Vec::new() };
+        node = up;
+    };
+    let Some(decorated) = function.parent().filter(|up| up.kind() == "decorated_definition") else { return Vec::new() };
+    let mut found = Vec::new();
+    let mut cursor = decorated.walk();
+    for decorator in decorated.named_children(&mut cursor).filter(|child| child.kind() == "decorator") {
+        let Some(call) = decorator.named_child(0).filter(|call| call.kind() == "call") else { continue };
+        let callee = call.child_by_field_name("function").map(|callee| node_text(source, callee)).unwrap_or("");
+        if callee != "mark.parametrize" && !callee.ends_with(".mark.parametrize") {
+            continue;
+        }
+        let Some(arguments) = call.child_by_field_name("arguments") else { continue };
+        let mut cursor = arguments.walk();
+        let children: Vec<tree_sitter::Node<'_>> = arguments.named_children(&mut cursor).collect();
+        let argnames = children
+            .iter()
+            .find(|argument| {
+                argument.kind() == "keyword_argument"
+                    && argument.child_by_field_name("name").is_some_and(|keyword| node_text(source, keyword) == "argnames")
+            })
+            .and_then(|keyword| keyword.child_by_field_name("value"))
+            .or_else(|| children.first().copied().filter(|first| first.kind() != "keyword_argument"));
+        let Some(argnames) = argnames else { continue };
+        let strings: Vec<tree_sitter::Node<'_>> = match argnames.kind() {
+            "string" => vec![argnames],
+            "list" | "tuple" => {
+                let mut cursor = argnames.walk();
+                argnames.named_children(&mut cursor).filter(|item| item.kind() == "string").collect()
+            }
+            _ => Vec::new(),
+        };
+        for string in strings {
+            let Some((content, range)) = string_literal_content(source, string) else { continue };
+            let mut offset = range.start;
+            for item in content.split(',') {
+                let leading = item.len() - item.trim_start().len();
+                if item.trim() == name {
+                    found.push(offset + leading..offset + leading + name.len());
+                }
+                offset += item.len() + 1;
+            }
+        }
+    }
+    found
+}
+
 /// The identifier node of `function`'s parameter `name` when it has no default (a plain or
 /// annotated parameter).
 fn parameter_named<'t>(source: &str, function: tree_sitter::Node<'t>, name: &str) -> Option<tree_sitter::Node<'t>> {
@@ -1395,5 +1465,23 @@ mod tests {
         let grep = parse(source);
         let found = string_requests(source, grep.root().get_inner_node(), "thing");
         assert_eq!(found.len(), 2);
+    }
+    #[test]
+    fn parametrize_argnames_of_the_parameters_own_function_are_found() {
+        // humanize 4.17.0 (trial170 F3): two tests share one argnames string; only the renamed
+        // parameter's own function's decorator counts.
+        let source = "import pytest\n\n\n@pytest.mark.parametrize(\n    \"minimum_unit, seconds, expected\",\n    [(\"s\", 1, \"x\")],\n)\ndef test_a(minimum_unit, seconds, expected):\n    assert minimum_unit\n\n\n@pytest.mark.parametrize(\"minimum_unit, seconds, expected\", [])\ndef test_b(minimum_unit, seconds, expected):\n    pass\n\n\n@pytest.mark.parametrize(argnames=[\"x\", \"minimum_unit\"], argvalues=[])\ndef test_c(x, minimum_unit):\n    pass\n";
+        let parameter = source.find("test_a(minimum_unit").unwrap() + "test_a(".len();
+        let found = parametrize_argname_ranges(source, parameter, "minimum_unit");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(&source[found[0].clone()], "minimum_unit");
+        assert_eq!(source[..found[0].start].lines().count(), 5, "line 5 holds test_a's argnames");
+        let in_list = source.find("test_c(x, minimum_unit").unwrap() + "test_c(x, ".len();
+        let found = parametrize_argname_ranges(source, in_list, "minimum_unit");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(source[..found[0].start].ends_with("argnames=[\"x\", \""), "{found:?}");
+        // An offset in a body, or another name: nothing.
+        assert!(parametrize_argname_ranges(source, source.find("assert minimum_unit").unwrap() + 7, "minimum_unit").is_empty());
+        assert!(parametrize_argname_ranges(source, parameter, "seconds_x").is_empty());
     }
 }

@@ -6,8 +6,11 @@
 //!   142 tests failed; the same for `i18n = importlib.import_module("humanize.i18n")` then
 //!   `i18n._get_default_locale_path()`.
 //! - M8: `definition` / `hover` there answered only "pyright returned null".
+//! - F3: a parametrized test's parameter renamed without its `@pytest.mark.parametrize`
+//!   argnames item: the module failed to collect.
 //!
-//! Ground truth: the interpreter (the test functions run before and after the write) and grep.
+//! Ground truth: the interpreter (the test functions run before and after the write), pytest
+//! when importable, and grep.
 
 use crate::support;
 
@@ -81,4 +84,58 @@ fn a_rename_follows_uses_through_the_module_path_that_pyright_cannot_resolve() {
     // Ground truth: the tests still pass after the write.
     let (ok, output) = python_says(dir.path(), RUN_THE_TESTS);
     assert!(ok && output.contains("passed"), "{output}\n{text}");
+}
+
+/// pytest's summary line (`3 passed`, `1 error`; without its timing) for the tests of `dir`.
+fn pytest_summary(dir: &std::path::Path) -> String {
+    let output = std::process::Command::new("python3")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
+        .current_dir(dir)
+        .output()
+        .expect("run pytest");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let last = stdout.lines().last().unwrap_or("").trim_matches('=').trim();
+    last.split(" in ").next().unwrap_or(last).to_owned()
+}
+
+/// humanize's tests: two parametrized tests share one argnames string.
+const PARAMETRIZED: &str = "import pytest\n\n\n@pytest.mark.parametrize(\n    \"minimum_unit, seconds\",\n    [(\"s\", 1), (\"ms\", 2)],\n)\ndef test_a(minimum_unit, seconds):\n    assert minimum_unit and seconds\n\n\n@pytest.mark.parametrize(\"minimum_unit, seconds\", [(\"s\", 1)])\ndef test_b(minimum_unit, seconds):\n    assert minimum_unit and seconds\n";
+
+#[test]
+fn a_parametrized_tests_parameter_is_renamed_with_its_own_argnames_item() {
+    let test = "lsp_trial170::a_parametrized_tests_parameter_is_renamed_with_its_own_argnames_item";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"t\"\nversion = \"0.1.0\"\n"),
+        ("tests/test_units.py", PARAMETRIZED),
+    ]);
+    let pytest = support::python_prints(dir.path(), "import pytest; print('ok')") == "ok";
+    if pytest {
+        assert_eq!(pytest_summary(dir.path()), "3 passed");
+    }
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "tests/test_units.py", "line": 8, "symbol": "minimum_unit", "new_name": "unit"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("runbound renamed 1 `@pytest.mark.parametrize` argnames item of the renamed parameter's own test function"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(dir.path().join("tests/test_units.py")).unwrap();
+    assert!(written.contains("    \"unit, seconds\",\n") && written.contains("def test_a(unit, seconds):"), "{written}");
+    // test_b's identical string and parameter are its own.
+    assert!(
+        written.contains("@pytest.mark.parametrize(\"minimum_unit, seconds\", [(\"s\", 1)])\ndef test_b(minimum_unit, seconds):"),
+        "{written}"
+    );
+    // Ground truth: pytest collects and passes every test.
+    if pytest {
+        assert_eq!(pytest_summary(dir.path()), "3 passed", "{text}");
+    }
 }
