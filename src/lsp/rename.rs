@@ -1205,6 +1205,17 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let taken = crate::lsp::rename_taken_names::taken_name_findings(&plan, &resolved.cursor_identifier, &args.new_name, &|path| {
         supervisor.display_path(path)
     });
+    // Python: a parameter or local renamed onto a local binding of its function that then
+    // captures renamed uses changes what the code reads with no error (trial170 F2: humanize's
+    // `format` → `fmt` beside `for unit, fmt in …`, 18 tests failed): refused, as gopls and
+    // rust-analyzer refuse a rename onto a name another local in scope takes.
+    if !taken.refusals.is_empty() {
+        return Err(ToolError::new(
+            ErrorKind::Conflict,
+            format!("refused to rename `{}` to `{}`: {}", resolved.cursor_identifier, args.new_name, taken.refusals.join("; ")),
+        )
+        .with_hint("pick another new name (one no local of the function binds), or rename that local first; nothing was changed"));
+    }
     // A renamed Python method whose overrides (or overridden base method) keep the old name
     // changes dispatch without a type error: said near the top too (a sixth of what is left,
     // at most 15 s).

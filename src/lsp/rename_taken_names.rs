@@ -42,6 +42,11 @@ pub struct TakenNameFindings {
     /// What was checked (`None` when the rename changes no TypeScript/JavaScript, Rust or Python
     /// file).
     pub summary: Option<String>,
+    /// The findings (`path:line: what`, without `WARNING:`) for which the rename is refused: a
+    /// Python parameter or local renamed onto a local binding of its function that would then
+    /// capture renamed uses, with no error from any checker when nothing is annotated (trial170
+    /// F2); also among [`TakenNameFindings::warnings`].
+    pub refusals: Vec<String>,
 }
 
 /// How a declaration's name is used: in TypeScript a type alias or interface and a value of the
@@ -118,19 +123,22 @@ pub fn taken_name_findings(
         if script {
             findings.warnings.extend(private_member_made_public(old, new, old_name, new_name, &display(&change.path)));
         }
+        let shown = display(&change.path);
         let found = if script {
             file_findings(&change.path, old, new, old_name, new_name)
         } else {
             // Rust and Python: two definitions of the new name in one scope (trial27b M8).
             let renamed = renamed_offsets(old, new, old_name, new_name);
-            crate::lsp::rename_taken_names_items::file_findings(&change.path, new, &renamed, old_name, new_name)
+            crate::lsp::rename_taken_names_items::file_findings(&change.path, new, &renamed, old_name, new_name).map(|found| {
+                findings.refusals.extend(found.iter().filter(|finding| finding.refuses).map(|finding| format!("{shown}:{}", finding.text)));
+                found.into_iter().map(|finding| finding.text).collect()
+            })
         };
         if !languages.contains(&language) {
             languages.push(language);
         }
         match found {
             Some(found) => {
-                let shown = display(&change.path);
                 findings.warnings.extend(found.into_iter().map(|finding| format!("WARNING: {shown}:{finding}")));
                 checked.push(change.path.clone());
             }
@@ -154,7 +162,7 @@ pub fn taken_name_findings(
         summary.push_str("; files it does not change are not read (a global of a script file, `export *` of two modules)");
     } else {
         summary.push_str(&format!(
-            "; Rust/Python: only definitions are compared (module, impl, class, struct fields, generic parameters), not uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
+            "; Rust/Python: only definitions are compared (module, impl, class, struct fields, generic parameters; a Python function's parameters and locals — assignments, `for`/`with`/`except` targets, `:=` — but not a comprehension's own targets or a nested function's), not uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
         ));
     }
     if !unparsed.is_empty() {

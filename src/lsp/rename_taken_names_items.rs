@@ -95,18 +95,36 @@ struct Definition {
     /// impls have ([`rust_item_scope`]), whose method of the same name takes precedence over it in
     /// method calls.
     inherent_scope_of_type: Option<String>,
+    /// Python: the byte range of the function body whose local this is (a parameter, or a
+    /// binding in the body — not a nested `def`'s or class's); `None` at module or class level.
+    function_body: Option<ByteSpan>,
+    /// Python: the byte range of the outermost `for`/`while` loop around this binding in its
+    /// function: a use earlier in that loop reads it from the second iteration on.
+    loop_span: Option<ByteSpan>,
 }
 
-/// The findings of one Rust or Python file, each `line: what` (1-based lines of the renamed
-/// text); `None` when the file is neither or does not parse. `renamed_starts` are the byte
-/// offsets in `new` of the identifiers the rename wrote.
+/// One finding of [`file_findings`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ItemFinding {
+    /// `line: what` (the 1-based line of the renamed text, what happens, the next step).
+    pub text: String,
+    /// The rename would make existing code read another value with no error at all (a Python
+    /// parameter or local renamed onto a local binding of its function that then captures the
+    /// renamed uses): the rename is refused, as gopls and rust-analyzer refuse a rename whose
+    /// new name another local in scope takes (trial170 F2).
+    pub refuses: bool,
+}
+
+/// The findings of one Rust or Python file (see [`ItemFinding`]); `None` when the file is
+/// neither or does not parse. `renamed_starts` are the byte offsets in `new` of the identifiers
+/// the rename wrote.
 pub(crate) fn file_findings(
     path: &Path,
     new: &str,
     renamed_starts: &HashSet<usize>,
     old_name: &str,
     new_name: &str,
-) -> Option<Vec<String>> {
+) -> Option<Vec<ItemFinding>> {
     let language = SupportLang::from_path(path)?;
     let rust = match language {
         SupportLang::Rust => true,
@@ -130,7 +148,11 @@ pub(crate) fn file_findings(
         if let Some((scope, conditional, space, what)) = found {
             let inherent_scope_of_type = if rust { rust_trait_impl_type_scope(node, new) } else { None };
             let enclosing_generics = if rust && space == NameSpace::Generic { rust_enclosing_generics(node) } else { None };
+            let (function_body, loop_span) =
+                if rust || matches!(what, "def" | "class" | "import") { (None, None) } else { python_local_spans(node) };
             definitions.push(Definition {
+                function_body,
+                loop_span,
                 enclosing_generics,
                 inherent_scope_of_type,
                 conditional,
@@ -154,10 +176,13 @@ pub(crate) fn file_findings(
         let Some(inherent_scope) = &renamed.inherent_scope_of_type else { continue };
         let Some(inherent) = definitions.iter().find(|existing| !existing.renamed && existing.scope == *inherent_scope) else { continue };
         let type_name = inherent_scope.rsplit(' ').next().unwrap_or("the type");
-        found.push(format!(
-            "{}: the renamed trait method `{old_name}` becomes `{}`, and `{type_name}` already has an inherent `{}` (line {}): an inherent method takes precedence in method calls, so `x.{new_name}(…)` on a `{type_name}` — the calls this rename writes too — reaches the inherent one, with no error when the signatures agree; pick another name",
-            renamed.line, renamed.what, inherent.what, inherent.line
-        ));
+        found.push(ItemFinding {
+            text: format!(
+                "{}: the renamed trait method `{old_name}` becomes `{}`, and `{type_name}` already has an inherent `{}` (line {}): an inherent method takes precedence in method calls, so `x.{new_name}(…)` on a `{type_name}` — the calls this rename writes too — reaches the inherent one, with no error when the signatures agree; pick another name",
+                renamed.line, renamed.what, inherent.what, inherent.line
+            ),
+            refuses: false,
+        });
     }
     for renamed in definitions.iter().filter(|definition| definition.renamed) {
         let same_scope = |existing: &Definition| {
@@ -169,10 +194,25 @@ pub(crate) fn file_findings(
             !existing.renamed
                 && same_scope(existing)
                 && renamed.space.collides_with(existing.space)
-                && (rust || renamed.python_definition || existing.python_definition)
+                && (rust
+                    || renamed.python_definition
+                    || existing.python_definition
+                    || (renamed.function_body.is_some() && existing.function_body.is_some()))
                 && !(renamed.conditional && existing.conditional)
         });
         let Some(existing) = clash else { continue };
+        // Python: the renamed parameter or local and a local binding of its function become one
+        // variable; the renamed uses after the binding — or earlier in a loop around it — read
+        // the binding's value (trial170 F2).
+        let local_binding =
+            !rust && ["assignment ", "for target ", "with target ", "except target "].iter().any(|kind| existing.what.starts_with(kind));
+        let captured_uses = existing.function_body.filter(|_| local_binding).map_or(0, |(body_start, body_end)| {
+            renamed_starts
+                .iter()
+                .filter(|start| (body_start..body_end).contains(*start))
+                .filter(|start| **start > existing.start || existing.loop_span.is_some_and(|(from, to)| (from..to).contains(*start)))
+                .count()
+        });
         let consequence = if !rust && renamed.what.starts_with("parameter ") && existing.what.starts_with("parameter ") {
             "two parameters of one name, a SyntaxError (duplicate argument): the module no longer imports".to_owned()
         } else if rust && renamed.space == NameSpace::Generic {
@@ -181,23 +221,35 @@ pub(crate) fn file_findings(
             "two generic parameters of one name in one item's generics (a method's and its `impl`'s or trait's count as one list), which cargo check rejects (E0403: the name is already used for a generic parameter), and every use of the name then means one of them".to_owned()
         } else if rust {
             "a duplicate definition, which cargo check rejects (E0428 in a module, E0201/E0592 in an impl, E0124 for a field, E0252/E0255 with a `use`)".to_owned()
-        } else if !rust
-            && renamed.what.starts_with("parameter ")
-            && existing.what.starts_with("assignment ")
-            && existing.start > renamed.start
-        {
-            // A later assignment in the body rebinds the renamed parameter — one local now: only
-            // the renamed uses after it change (trial57 M2: humanize's `minimum_unit` → `min_unit`
-            // was said to make "every renamed use reach the other symbol"; all tests passed).
-            let uses_after = renamed_starts.iter().filter(|start| **start > existing.start).count();
-            if uses_after == 0 {
+        } else if local_binding && !renamed.what.starts_with("parameter ") {
+            let binding = existing.what.rsplit_once(' ').map_or("assignment", |(kind, _)| kind);
+            if captured_uses > 0 {
                 format!(
-                    "the assignment at line {} now rebinds the parameter (one local): no renamed use comes after it, so what the uses read is unchanged, but the value assigned there must now fit the parameter's annotation (pyright: reportAssignmentType when it does not)",
+                    "two locals of the function become one variable: {} of the renamed `{old_name}` after the {binding} at line {} (or earlier in a loop around it) would read the value bound there, with no error",
+                    crate::render::plural(captured_uses, "use"),
                     existing.line
                 )
             } else {
                 format!(
-                    "the assignment at line {} now rebinds the parameter (one local): {} after it {} the value assigned there instead of the argument — check {}; the value assigned must also fit the parameter's annotation (pyright: reportAssignmentType)",
+                    "two locals of the function become one variable: no renamed use comes after the {binding} at line {}, but that local's own uses after the renamed bindings now read them — check each",
+                    existing.line
+                )
+            }
+        } else if !rust && renamed.what.starts_with("parameter ") && local_binding && (existing.start > renamed.start || captured_uses > 0)
+        {
+            // A later assignment in the body rebinds the renamed parameter — one local now: only
+            // the renamed uses after it change (trial57 M2: humanize's `minimum_unit` → `min_unit`
+            // was said to make "every renamed use reach the other symbol"; all tests passed).
+            let uses_after = captured_uses;
+            let binding = existing.what.rsplit_once(' ').map_or("assignment", |(kind, _)| kind);
+            if uses_after == 0 {
+                format!(
+                    "the {binding} at line {} now rebinds the parameter (one local): no renamed use comes after it, so what the uses read is unchanged, but the value assigned there must now fit the parameter's annotation (pyright: reportAssignmentType when it does not)",
+                    existing.line
+                )
+            } else {
+                format!(
+                    "the {binding} at line {} now rebinds the parameter (one local): {} after it (or earlier in a loop around it) {} the value bound there instead of the argument, with no error when the parameter has no annotation — check {}; the value bound must also fit the parameter's annotation (pyright: reportAssignmentType)",
                     existing.line,
                     crate::render::plural(uses_after, "renamed use"),
                     crate::render::one_or_many(uses_after, "reads", "read"),
@@ -214,10 +266,14 @@ pub(crate) fn file_findings(
                 + &existing.line.to_string()
                 + ") replaces the renamed one at run time, so every renamed use reaches the other symbol (pyright: reportRedeclaration)"
         };
-        found.push(format!(
-            "{}: the renamed `{old_name}` becomes `{}`, which line {} already defines in the same scope (`{}`) — {consequence}; pick another name, or rename that one first",
-            renamed.line, renamed.what, existing.line, existing.what
-        ));
+        let refuses = local_binding && captured_uses > 0;
+        found.push(ItemFinding {
+            text: format!(
+                "{}: the renamed `{old_name}` becomes `{}`, which line {} already defines in the same scope (`{}`) — {consequence}; pick another name, or rename that one first",
+                renamed.line, renamed.what, existing.line, existing.what
+            ),
+            refuses,
+        });
     }
     Some(found)
 }
@@ -416,6 +472,99 @@ fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, bool,
             (single && in_list).then_some(())?;
             found(statement, NameSpace::Both, "import")
         }
+        _ => python_target_binding(identifier).and_then(|(statement, what, conditional_itself)| {
+            scope_of(statement).map(|(scope, conditional)| (scope, conditional || conditional_itself, NameSpace::Both, what))
+        }),
+    }
+}
+
+/// A byte range of a file's text: (start, end).
+type ByteSpan = (usize, usize);
+
+/// For a Python binding at `identifier` (a parameter or a binding in a body): the byte range of
+/// the function body it is local to — `None` at module or class level — and of the outermost
+/// `for`/`while` loop around it inside that function.
+fn python_local_spans(identifier: tree_sitter::Node<'_>) -> (Option<ByteSpan>, Option<ByteSpan>) {
+    let mut loop_span = None;
+    let mut node = identifier;
+    while let Some(up) = node.parent() {
+        match up.kind() {
+            "for_statement" | "while_statement" => loop_span = Some((up.start_byte(), up.end_byte())),
+            "parameters" | "lambda_parameters" => {
+                let body = up.parent().and_then(|function| function.child_by_field_name("body"));
+                return (body.map(|body| (body.start_byte(), body.end_byte())), None);
+            }
+            "function_definition" => {
+                let body = up.child_by_field_name("body");
+                return (body.map(|body| (body.start_byte(), body.end_byte())), loop_span);
+            }
+            "class_definition" | "module" | "lambda" => return (None, None),
+            _ => {}
+        }
+        node = up;
+    }
+    (None, None)
+}
+
+/// When the Python `identifier` is bound as a target of a statement other than a plain
+/// `name = …`: a `for` target (also inside `a, b` / `[a, *b]` / `(a, b)`), an unpacking or
+/// augmented assignment, a `with … as` or `except … as` target, or a walrus (`:=`, which binds in
+/// the enclosing function even from a comprehension) — the statement whose block holds the
+/// binding, the kind word, and whether the binding may not run (a loop's target, an `except`'s,
+/// a walrus). A comprehension's own `for` targets are its own scope and are not bindings here
+/// (trial170 F2: humanize's `precisedelta(…, format)` renamed to `fmt`, and the body's `for
+/// unit, fmt in zip(…)` then captured every later use of the parameter: 18 tests failed after
+/// "no other definition of `fmt` in the same scope").
+fn python_target_binding(identifier: tree_sitter::Node<'_>) -> Option<(tree_sitter::Node<'_>, &'static str, bool)> {
+    let mut target = identifier;
+    loop {
+        let parent = target.parent()?;
+        if !matches!(
+            parent.kind(),
+            "pattern_list"
+                | "tuple_pattern"
+                | "list_pattern"
+                | "list_splat_pattern"
+                | "tuple"
+                | "list"
+                | "parenthesized_expression"
+                | "as_pattern_target"
+        ) {
+            break;
+        }
+        target = parent;
+    }
+    let owner = target.parent()?;
+    let is_field = |field: &str| owner.child_by_field_name(field).is_some_and(|node| node.id() == target.id());
+    match owner.kind() {
+        "for_statement" if is_field("left") => Some((owner, "for target", true)),
+        "assignment" | "augmented_assignment" if is_field("left") => {
+            owner.parent().filter(|statement| statement.kind() == "expression_statement").map(|statement| (statement, "assignment", false))
+        }
+        "as_pattern" if is_field("alias") => {
+            let clause = owner.parent()?;
+            match clause.kind() {
+                "with_item" => {
+                    let with_statement = clause.parent()?.parent()?;
+                    (with_statement.kind() == "with_statement").then_some((with_statement, "with target", false))
+                }
+                "except_clause" | "except_group_clause" => Some((clause.parent()?, "except target", true)),
+                _ => None,
+            }
+        }
+        "named_expression" if is_field("name") => {
+            let mut statement = owner;
+            loop {
+                let up = statement.parent()?;
+                if matches!(up.kind(), "block" | "module") {
+                    break Some((statement, "assignment", true));
+                }
+                if matches!(up.kind(), "lambda" | "function_definition" | "class_definition") {
+                    break None;
+                }
+                statement = up;
+            }
+        }
         _ => None,
     }
 }
@@ -427,7 +576,11 @@ mod tests {
     fn findings(file: &str, old: &str, old_name: &str, new_name: &str) -> Vec<String> {
         let new = crate::lsp::rename_coverage::text_with_word_renamed(old, old_name, new_name);
         let renamed = crate::lsp::rename_taken_names::renamed_offsets(old, &new, old_name, new_name);
-        file_findings(Path::new(file), &new, &renamed, old_name, new_name).expect("parsed")
+        file_findings(Path::new(file), &new, &renamed, old_name, new_name)
+            .expect("parsed")
+            .into_iter()
+            .map(|finding| finding.text)
+            .collect()
     }
 
     #[test]
@@ -459,7 +612,55 @@ mod tests {
         assert!(!found[0].contains("every renamed use"), "{found:?}");
         let source = "def f(minimum_unit: str) -> str:\n    min_unit = 'x'\n    return minimum_unit\n";
         let found = findings("a.py", source, "minimum_unit", "min_unit");
-        assert!(found[0].contains("1 renamed use after it reads the value assigned there instead of the argument"), "{found:?}");
+        assert!(
+            found[0]
+                .contains("1 renamed use after it (or earlier in a loop around it) reads the value bound there instead of the argument"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_parameter_renamed_onto_a_loop_target_of_its_function_is_refused() {
+        // humanize 4.17.0 (trial170 F2): `precisedelta(…, format)` → `fmt`, the body's
+        // `for unit, fmt in zip(…)` captures the later use; another function's `fmt` is no clash.
+        let source = "def f(value, format=\"%0.2f\"):\n    fmts = []\n    for unit, fmt in zip(value, fmts):\n        pass\n    return value.replace(\"%d\", format)\n\n\ndef g(fmt):\n    return fmt\n";
+        let new = crate::lsp::rename_coverage::text_with_word_renamed(source, "format", "fmt");
+        let renamed = crate::lsp::rename_taken_names::renamed_offsets(source, &new, "format", "fmt");
+        let found = file_findings(Path::new("a.py"), &new, &renamed, "format", "fmt").expect("parsed");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].refuses, "{found:?}");
+        assert!(
+            found[0].text.starts_with("1: the renamed `format` becomes `parameter fmt`, which line 3 already defines in the same scope (`for target fmt`) — the for target at line 3 now rebinds the parameter (one local): 1 renamed use after it"),
+            "{found:?}"
+        );
+        // A use earlier in a loop whose body rebinds the name reads it from the second iteration.
+        let looped =
+            "def f(items, label):\n    for item in items:\n        print(label)\n        with open(item) as handle:\n            pass\n";
+        assert!(findings("a.py", looped, "label", "handle")[0].contains(
+            "the with target at line 4 now rebinds the parameter (one local): 1 renamed use after it (or earlier in a loop around it)"
+        ));
+        // `except … as`, unpacking and `:=` bind in the function too.
+        let bound = "def f(err):\n    try:\n        pass\n    except ValueError as exc:\n        pass\n    a, (b, c) = 1, (2, 3)\n    if (d := 4):\n        pass\n    return err\n";
+        for taken in ["exc", "c", "d"] {
+            assert_eq!(findings("a.py", bound, "err", taken).len(), 1, "{taken}");
+        }
+        // A comprehension's own target is its own scope; a binding after every use only rebinds.
+        let comprehension = "def f(err):\n    print(err)\n    return [exc for exc in range(3)]\n";
+        assert!(findings("a.py", comprehension, "err", "exc").is_empty());
+        let after = "def f(err):\n    print(err)\n    for exc in range(3):\n        pass\n";
+        let new = crate::lsp::rename_coverage::text_with_word_renamed(after, "err", "exc");
+        let renamed = crate::lsp::rename_taken_names::renamed_offsets(after, &new, "err", "exc");
+        let found = file_findings(Path::new("a.py"), &new, &renamed, "err", "exc").expect("parsed");
+        assert!(found.len() == 1 && !found[0].refuses && found[0].text.contains("no renamed use comes after it"), "{found:?}");
+        // Two locals of one function merged by a rename.
+        let locals = "def f():\n    total = 1\n    count = 2\n    return total + count\n";
+        let new = crate::lsp::rename_coverage::text_with_word_renamed(locals, "total", "count");
+        let renamed = crate::lsp::rename_taken_names::renamed_offsets(locals, &new, "total", "count");
+        let found = file_findings(Path::new("a.py"), &new, &renamed, "total", "count").expect("parsed");
+        assert!(
+            found.len() == 1 && found[0].refuses && found[0].text.contains("two locals of the function become one variable: 1 use"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!   142 tests failed; the same for `i18n = importlib.import_module("humanize.i18n")` then
 //!   `i18n._get_default_locale_path()`.
 //! - M8: `definition` / `hover` there answered only "pyright returned null".
+//! - F2: a parameter renamed onto a `for` target of its function (`format` → `fmt`) was said to
+//!   have "no other definition of `fmt` in the same scope"; the loop captured it, 18 tests failed.
 //! - F3: a parametrized test's parameter renamed without its `@pytest.mark.parametrize`
 //!   argnames item: the module failed to collect.
 //!
@@ -96,6 +98,37 @@ fn pytest_summary(dir: &std::path::Path) -> String {
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let last = stdout.lines().last().unwrap_or("").trim_matches('=').trim();
     last.split(" in ").next().unwrap_or(last).to_owned()
+}
+
+/// humanize's `precisedelta(value, minimum_unit, suppress, format)` shape: the body's `for unit,
+/// fmt in …` loop reads a tuple into `fmt`, and a later use reads the parameter `format`.
+const PRECISE: &str = "def precise(value, format=\"%0.2f\"):\n    fmts = [(\"s\", \"%d s\")]\n    parts = []\n    for unit, fmt in fmts:\n        parts.append(fmt.replace(\"%d\", format % value))\n    return \", \".join(parts)\n";
+
+#[test]
+fn a_parameter_renamed_onto_a_loop_target_of_its_function_is_refused() {
+    let test = "lsp_trial170::a_parameter_renamed_onto_a_loop_target_of_its_function_is_refused";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"m\"\nversion = \"0.1.0\"\n"), ("m.py", PRECISE)]);
+    // Ground truth: the rename by text changes what the function returns, with no error.
+    let (ok, before) = python_says(dir.path(), "import m; print(m.precise(1.5))");
+    assert!(ok && before.trim() == "1.50 s", "{before}");
+    let renamed_text = PRECISE.replace("format", "fmt");
+    let (ok, after) = python_says(dir.path(), &format!("exec({renamed_text:?}); print(precise(1.5))"));
+    assert!(ok && after.trim() != before.trim(), "the rename by text changes the result: {after}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "m.py", "line": 1, "symbol": "format", "new_name": "fmt"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("refused to rename `format` to `fmt`: m.py:1: the renamed `format` becomes `parameter fmt`, which line 4 already defines in the same scope (`for target fmt`)"), "{text}");
+    assert!(text.contains("1 renamed use after it"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("m.py")).unwrap(), PRECISE, "nothing was written");
+    // Another name is renamed as before.
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "m.py", "line": 1, "symbol": "format", "new_name": "number_format"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    let (ok, after) = python_says(dir.path(), "import m; print(m.precise(1.5))");
+    assert!(ok && after.trim() == "1.50 s", "{after}");
 }
 
 /// humanize's tests: two parametrized tests share one argnames string.
