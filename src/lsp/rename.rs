@@ -1370,7 +1370,15 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &|path| supervisor.display_path(path),
     );
     let implicit_protocol_warning =
-        implicit_protocol_member_warning(&path, &resolved.line_text, &resolved.cursor_identifier, &args.new_name);
+        implicit_protocol_member_warning(&path, &resolved.line_text, &resolved.cursor_identifier, &args.new_name).map(|warning| {
+            // `@functools.total_ordering` on the class: with no ordering method left, the class
+            // statement raises and the module no longer imports (trial170 M10).
+            let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
+            match total_ordering_left_without_operation(&text, resolved.line.saturating_sub(1) as usize, &resolved.cursor_identifier) {
+                Some(class) => format!("{warning}. Worse here: `{class}` is decorated `@total_ordering`, and with `{}` renamed it defines no ordering method (`__lt__`, `__le__`, `__gt__`, `__ge__`), so the decorator raises `ValueError: must define at least one ordering operation` when the class is created — the module no longer imports", resolved.cursor_identifier),
+                None => warning,
+            }
+        });
     let serialized_name_warning = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok().and_then(|text| {
         rust_serde_field_warning(&path, &text, resolved.line.saturating_sub(1), &resolved.cursor_identifier, &args.new_name)
     });
@@ -2174,8 +2182,61 @@ fn implicit_protocol_member_warning(path: &std::path::Path, line_text: &str, old
     ))
 }
 
+/// When the Python `text`'s class around 0-based `line0` is decorated `@total_ordering` (or
+/// `@functools.total_ordering`) and `old_name` is its only ordering method (`__lt__`, `__le__`,
+/// `__gt__`, `__ge__`): the class's name. Renaming it leaves the decorator nothing to build from,
+/// and it raises at class creation (trial170 M10: humanize's `Unit.__lt__`, 15 collection
+/// errors). `None` otherwise.
+fn total_ordering_left_without_operation(text: &str, line0: usize, old_name: &str) -> Option<String> {
+    const ORDERING: [&str; 4] = ["__lt__", "__le__", "__gt__", "__ge__"];
+    if !ORDERING.contains(&old_name) {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let method_indent = lines.get(line0)?.len() - lines.get(line0)?.trim_start().len();
+    // The class header: the nearest line above with less indentation that starts `class `.
+    let header = (0..line0).rev().find(|index| {
+        let line = lines[*index];
+        let indent = line.len() - line.trim_start().len();
+        !line.trim().is_empty() && indent < method_indent
+    })?;
+    let class_line = lines[header].trim_start();
+    let class_name = class_line.strip_prefix("class ")?.split(['(', ':']).next()?.trim().to_owned();
+    let class_indent = lines[header].len() - class_line.len();
+    let decorated = (0..header)
+        .rev()
+        .map(|index| lines[index].trim())
+        .take_while(|line| line.starts_with('@'))
+        .any(|line| line == "@total_ordering" || line == "@functools.total_ordering");
+    if !decorated {
+        return None;
+    }
+    let body_end = (header + 1..lines.len())
+        .find(|index| {
+            let line = lines[*index];
+            !line.trim().is_empty() && line.len() - line.trim_start().len() <= class_indent
+        })
+        .unwrap_or(lines.len());
+    let other_ordering = lines[header + 1..body_end].iter().any(|line| {
+        let line = line.trim_start();
+        ORDERING.iter().any(|name| *name != old_name && line.starts_with(&format!("def {name}(")))
+    });
+    (!other_ordering).then_some(class_name)
+}
+
 #[cfg(test)]
 mod implicit_protocol_tests {
+    #[test]
+    fn a_total_ordering_class_left_without_an_ordering_method_is_named() {
+        // humanize 4.17.0 (trial170 M10): `Unit.__lt__` is the only ordering method.
+        let text = "import functools\n\n\n@functools.total_ordering\nclass Unit(Enum):\n    A = 1\n\n    def __lt__(self, other):\n        return self.value < other.value\n\n\nclass Other:\n    def __gt__(self, other):\n        return True\n";
+        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__lt__").as_deref(), Some("Unit"));
+        assert_eq!(super::total_ordering_left_without_operation(text, 12, "__gt__"), None, "not decorated");
+        let two = text.replace("    A = 1\n", "    A = 1\n\n    def __ge__(self, other):\n        return True\n");
+        assert_eq!(super::total_ordering_left_without_operation(&two, 10, "__lt__"), None, "`__ge__` remains");
+        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__eq__"), None);
+    }
+
     #[test]
     fn renaming_a_field_of_a_serde_derived_struct_is_warned_of() {
         let text = "#[derive(Debug, Serialize, Deserialize)]\npub struct Tag {\n    pub name: SmolStr,\n    #[serde(rename = \"v\")]\n    pub value: u8,\n}\n\npub struct Plain {\n    pub name: u8,\n}\n";

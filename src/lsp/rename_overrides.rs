@@ -1409,7 +1409,11 @@ fn enum_lookup_warning(workspace_root: &Path, class: &PythonClassFacts, old_name
         let bare = base.text.rsplit('.').next().unwrap_or(&base.text);
         matches!(bare, "Enum" | "IntEnum" | "StrEnum" | "Flag" | "IntFlag" | "ReprEnum")
     });
-    if !is_enum {
+    // Python's enum reserves `__dunder__` and `_sunder_` names: a method or attribute of such a
+    // name is never a member, so no lookup by member name reaches it (trial170 M10: renaming
+    // `Unit.__lt__` warned of `Unit[…]` lookups).
+    let reserved = old_name.len() > 2 && old_name.starts_with('_') && old_name.ends_with('_');
+    if !is_enum || reserved {
         return None;
     }
     let name = &class.name;

@@ -10,6 +10,8 @@
 //!   have "no other definition of `fmt` in the same scope"; the loop captured it, 18 tests failed.
 //! - F3: a parametrized test's parameter renamed without its `@pytest.mark.parametrize`
 //!   argnames item: the module failed to collect.
+//! - M10: renaming `Unit.__lt__` warned of the Enum's lookups by member name (a method is no
+//!   member), and not that `@functools.total_ordering` then makes the module fail to import.
 //!
 //! Ground truth: the interpreter (the test functions run before and after the write), pytest
 //! when importable, and grep.
@@ -171,4 +173,35 @@ fn a_parametrized_tests_parameter_is_renamed_with_its_own_argnames_item() {
     if pytest {
         assert_eq!(pytest_summary(dir.path()), "3 passed", "{text}");
     }
+}
+
+/// humanize's `Unit`: an Enum decorated `@functools.total_ordering` with `__lt__` its only
+/// ordering method, looked up by member name elsewhere.
+const UNITS: &str = "import enum\nimport functools\n\n\n@functools.total_ordering\nclass Unit(enum.Enum):\n    SECONDS = 1\n    MINUTES = 2\n\n    def __lt__(self, other):\n        return self.value < other.value\n\n\ndef parse(name):\n    return Unit[name.upper()]\n";
+
+#[test]
+fn a_dunder_of_a_total_ordering_enum_is_said_to_break_the_import_not_the_member_lookups() {
+    let test = "lsp_trial170::a_dunder_of_a_total_ordering_enum_is_said_to_break_the_import_not_the_member_lookups";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"u\"\nversion = \"0.1.0\"\n"), ("units.py", UNITS)]);
+    let (ok, output) = python_says(dir.path(), "import units; print(units.Unit.SECONDS < units.parse('minutes'))");
+    assert!(ok && output.trim() == "True", "{output}");
+    // Ground truth: renamed by text, the module no longer imports.
+    let renamed = UNITS.replace("__lt__", "less_than");
+    let (ok, output) = python_says(dir.path(), &format!("exec({renamed:?})"));
+    assert!(!ok && output.contains("must define at least one ordering operation"), "{output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "units.py", "line": 10, "symbol": "__lt__", "new_name": "less_than", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("`Unit` is decorated `@total_ordering`, and with `__lt__` renamed it defines no ordering method"), "{text}");
+    assert!(text.contains("the module no longer imports"), "{text}");
+    // `__lt__` is no member: the lookups by member name are not warned of.
+    assert!(!text.contains("is an Enum that code looks up by member name"), "{text}");
 }
