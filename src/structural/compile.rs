@@ -31,6 +31,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::structural::contexts::{language_contexts, ContextKind, LanguageContexts, PatternContext};
+use crate::structural::go_generic_calls;
 use crate::structural::literals::{pattern_required_texts, LiteralRequirement};
 
 /// Longest pattern the compiler accepts, in bytes. Longer input is an error, which keeps the
@@ -121,6 +122,10 @@ pub struct AlternativePattern {
     pub node_kind: String,
     /// The matcher.
     pub pattern: Pattern,
+    /// How this reading came about when it is not a context's parse: the words for it and the
+    /// shape, e.g. (`read as a call F[T](…)…`, `call_expression with type_arguments`) for a Go
+    /// generic call pattern in another of its shapes ([`crate::structural::go_generic_calls`]).
+    pub reading: Option<(&'static str, String)>,
 }
 
 impl Matcher for CompiledPattern {
@@ -171,8 +176,20 @@ impl CompiledPattern {
     pub fn compiled_as(&self) -> String {
         let terminator = if self.with_terminator { " (with a trailing `;`)" } else { "" };
         let mut text = format!("{} context{terminator} → {}", self.context.as_str(), self.node_kind);
+        let mut readings: Vec<(&str, Vec<&str>)> = Vec::new();
         for alternative in &self.alternatives {
-            let _ = write!(text, ", and {} context → {}", alternative.context.as_str(), alternative.node_kind);
+            match &alternative.reading {
+                None => {
+                    let _ = write!(text, ", and {} context → {}", alternative.context.as_str(), alternative.node_kind);
+                }
+                Some((how, shape)) => match readings.iter_mut().find(|(known, _)| known == how) {
+                    Some((_, shapes)) => shapes.push(shape),
+                    None => readings.push((how, vec![shape])),
+                },
+            }
+        }
+        for (how, shapes) in readings {
+            let _ = write!(text, ", and {how} → {}", shapes.join(", "));
         }
         text
     }
@@ -429,7 +446,8 @@ pub(crate) fn multi_metavariable_nesting_refusal(text: &str, node: &PatternNode)
 }
 
 /// Finishes an accepted reading: adds the type context's reading as an alternative where it
-/// differs (see [`type_reading`]).
+/// differs (see [`type_reading`]), and a Go generic call's other shapes
+/// ([`go_generic_calls::generic_call_readings`]).
 #[allow(clippy::too_many_arguments)]
 fn accept(
     processed: &str,
@@ -442,8 +460,20 @@ fn accept(
     accepted: Accepted,
     warnings: Vec<String>,
 ) -> CompiledPattern {
-    let alternatives =
+    let mut alternatives =
         if only.is_none() && kind != ContextKind::Type { type_reading(processed, language, table, &accepted) } else { Vec::new() };
+    if language == SupportLang::Go {
+        // `F[T](…)` has three shapes in tree-sitter-go; the pattern matches all of them
+        // (trial173 F1).
+        alternatives.extend(go_generic_calls::generic_call_readings(&accepted.pattern).readings.into_iter().map(|reading| {
+            AlternativePattern {
+                context: kind,
+                node_kind: reading.node_kind,
+                pattern: reading.pattern,
+                reading: Some((go_generic_calls::GENERIC_CALL_READING, reading.shape)),
+            }
+        }));
+    }
     finish(fragment, language, kind, with_terminator, accepted, alternatives, warnings)
 }
 
@@ -496,7 +526,7 @@ fn type_reading(processed: &str, language: SupportLang, table: &LanguageContexts
     };
     match try_context(processed, language, type_context, None, table.statement_terminator) {
         Ok(reading) if reading.node_kind != "metavariable" && !same_pattern_tree(&reading.pattern.node, &accepted.pattern.node) => {
-            vec![AlternativePattern { context: ContextKind::Type, node_kind: reading.node_kind, pattern: reading.pattern }]
+            vec![AlternativePattern { context: ContextKind::Type, node_kind: reading.node_kind, pattern: reading.pattern, reading: None }]
         }
         _ => Vec::new(),
     }

@@ -401,7 +401,23 @@ impl Builder<'_> {
         let serializable: SerializableRule = serde_json::from_value(Value::Object(single)).ok()?;
         let rule = self.env.deserialize_rule(serializable).ok()?;
         let binds = !rule.defined_vars().is_empty();
-        Some(self.push(RuleNode::Leaf(Box::new(rule)), binds))
+        // A Go pattern holding a call `F[T](…)` matches each shape tree-sitter-go gives such a
+        // call, as `ast_grep`'s `pattern` does (trial173 F1, M6): an `any` of its readings.
+        let readings = match &rule {
+            Rule::Pattern(pattern) if self.language == SupportLang::Go => {
+                crate::structural::go_generic_calls::generic_call_readings(pattern).readings
+            }
+            _ => Vec::new(),
+        };
+        let first = self.push(RuleNode::Leaf(Box::new(rule)), binds);
+        if readings.is_empty() {
+            return Some(first);
+        }
+        let mut members = vec![first];
+        for reading in readings {
+            members.push(self.push(RuleNode::Leaf(Box::new(Rule::Pattern(reading.pattern))), binds));
+        }
+        Some(self.push(RuleNode::Any(members), false))
     }
 
     /// `nthChild`: evaluated here (ast-grep lists the parent's children for every node tried,

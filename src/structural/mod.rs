@@ -7,6 +7,8 @@
 //! - `rule`: ast-grep rule objects through `ast-grep-config`, with errors that name the path
 //!   of the offending key and suggest node kinds from the grammar (`suggest`).
 //! - `query`: a compiled pattern or rule behind one matcher, and the per-file scan.
+//! - `go_generic_calls`: a Go pattern `F[T](…)` read in all three shapes tree-sitter-go gives
+//!   such a call (trial173 F1).
 //! - `literals`: the literal pre-filter (texts a file must contain to be parsed at all).
 //! - `missed`: candidates a pattern missed only because of parts it lacks.
 //! - `search`: the parallel gitignore-aware walk (hidden, ignored and vendored paths skipped
@@ -24,6 +26,7 @@
 pub(crate) mod compile;
 pub(crate) mod contexts;
 pub(crate) mod evaluate;
+pub(crate) mod go_generic_calls;
 pub(crate) mod literals;
 pub(crate) mod missed;
 mod output;

@@ -107,6 +107,10 @@ pub(crate) struct AlternativeReading {
     pub context: ContextKind,
     /// The node kind it matches.
     pub node_kind: String,
+    /// How the reading came about when it is not the context's parse, with its shape (a Go
+    /// `F[T](…)` pattern read as each of the call's shapes, trial173 F1); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
 }
 
 impl CompiledAs {
@@ -120,7 +124,11 @@ impl CompiledAs {
                 alternatives: pattern
                     .alternatives
                     .iter()
-                    .map(|alternative| AlternativeReading { context: alternative.context, node_kind: alternative.node_kind.clone() })
+                    .map(|alternative| AlternativeReading {
+                        context: alternative.context,
+                        node_kind: alternative.node_kind.clone(),
+                        reading: alternative.reading.as_ref().map(|(how, shape)| format!("{how} → {shape}")),
+                    })
                     .collect(),
             },
             Query::Rule(rule) => CompiledAs::Rule { rule_kinds: rule.root_kinds.clone() },

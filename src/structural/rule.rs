@@ -87,6 +87,9 @@ pub struct CompiledRule {
     pub warnings: Vec<String>,
     /// The node kinds a match can have, sorted; empty when the rule does not restrict the kind.
     pub root_kinds: Vec<String>,
+    /// The root kinds of the Go generic-call readings of the rule's patterns (trial173 F1), added
+    /// to `core`'s potential kinds; `None` for other rules.
+    pub generic_call_kinds: Option<BitSet>,
     /// The variables `transform` defines (a rewrite template reads them as transformed text).
     pub transform_variables: Vec<String>,
     /// The rule as compact JSON, for messages.
@@ -125,8 +128,43 @@ impl Matcher for CompiledRule {
     }
 
     fn potential_kinds(&self) -> Option<BitSet> {
-        self.core.potential_kinds()
+        let mut kinds = self.core.potential_kinds()?;
+        if let Some(extra) = &self.generic_call_kinds {
+            kinds.union_with(extra);
+        }
+        Some(kinds)
     }
+}
+
+/// The root kinds of the Go generic-call readings of every pattern string in `rule` (see
+/// [`crate::structural::go_generic_calls`]): the evaluator matches those readings too, so a
+/// node of their kinds must be tried (a superset is harmless: the evaluator decides). `None`
+/// when the rule has none.
+fn go_generic_call_kinds(rule: &Value, language: SupportLang) -> Option<BitSet> {
+    if language != SupportLang::Go {
+        return None;
+    }
+    let mut kinds = BitSet::new();
+    let mut pending = vec![rule];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(text)) = map.get("pattern") {
+                    if let Ok(pattern) = Pattern::try_new(text, language) {
+                        for reading in crate::structural::go_generic_calls::generic_call_readings(&pattern).readings {
+                            if let Some(reading_kinds) = reading.pattern.potential_kinds() {
+                                kinds.union_with(&reading_kinds);
+                            }
+                        }
+                    }
+                }
+                pending.extend(map.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    (!kinds.is_empty()).then_some(kinds)
 }
 
 /// Why a rule did not compile: the path of the offending key inside the arguments (`rule`,
@@ -287,8 +325,12 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
     let mut metavariables: Vec<String> = defined.iter().map(|v| (*v).to_owned()).collect();
     metavariables.sort();
     let ts = language.get_ts_language();
+    let generic_call_kinds = go_generic_call_kinds(input.rule, language);
     let root_kinds: Vec<String> = match core.potential_kinds() {
-        Some(kinds) => {
+        Some(mut kinds) => {
+            if let Some(extra) = &generic_call_kinds {
+                kinds.union_with(extra);
+            }
             let mut names: Vec<String> = kinds
                 .iter()
                 .filter_map(|id| u16::try_from(id).ok())
@@ -336,6 +378,7 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
         metavariables,
         warnings: checker.warnings,
         root_kinds,
+        generic_call_kinds,
         source: serde_json::to_string(input.rule).unwrap_or_default(),
     })
 }

@@ -219,7 +219,14 @@ fn dump_pattern(code: &str, language: SupportLang, context: Option<ContextKind>,
     let mut out = Lines { text: String::new(), shown: 0, total: 0, max: max_nodes };
     walk_pattern(&compiled.pattern.node, 0, &ts, language, &mut out);
     for alternative in &compiled.alternatives {
-        let _ = writeln!(out.text, "also, as {} context → {}:", alternative.context.as_str(), alternative.node_kind);
+        match &alternative.reading {
+            Some((how, shape)) => {
+                let _ = writeln!(out.text, "also, {how} → {shape}:");
+            }
+            None => {
+                let _ = writeln!(out.text, "also, as {} context → {}:", alternative.context.as_str(), alternative.node_kind);
+            }
+        }
         walk_pattern(&alternative.pattern.node, 1, &ts, language, &mut out);
     }
     text.push_str(&out.text);

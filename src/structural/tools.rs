@@ -1064,6 +1064,24 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
     if stats.files_visited == 0 {
         return format!("{skipped}no {lang} files were found there; check path and language");
     }
+    let go_generic_call = match query {
+        Query::Pattern(pattern) if pattern.language == SupportLang::Go => {
+            crate::structural::go_generic_calls::zero_match_hint(&pattern.pattern)
+        }
+        _ => None,
+    };
+    match go_generic_call {
+        // Calls `F[T](…)` past the readings' cap were searched in one of their three shapes:
+        // the code may well exist (trial173 F1).
+        Some((false, hint)) => return format!("{skipped}no match in the shape searched ({}): {hint}", query.compiled_as()),
+        Some((true, hint)) => {
+            return format!(
+                "{skipped}no {lang} code has this shape ({}): {hint}; else loosen the pattern with `$X` / `$$$`, or compare with the code's tree: ast_grep {{\"syntax_tree\": \"ast\", \"code\": \"…\"}}",
+                query.compiled_as()
+            )
+        }
+        None => {}
+    }
     let requirement = query.requirement();
     if !requirement.is_empty() && stats.files_with_literals > 0 {
         let macro_note = match query.language() {

@@ -199,6 +199,7 @@ mod structural;
 mod structural_limits;
 mod structural_precedence;
 mod structural_rollback;
+mod structural_trial173;
 mod trust;
 mod vibe;
 mod vibe_ask;
