@@ -19,8 +19,13 @@
 //! another context — an expression as a pattern, a statement taken out of its block — is no
 //! change of grouping); a capture glued to a word character of the template (`$Xs`) is
 //! concatenation by intent and not checked; leaves (identifiers, literals) cannot be regrouped
-//! and are not checked; the template's own text against the code around the match
-//! (`Math.max($A, $B)` → `$A > $B ? $A : $B` inside `1 + …`) is not checked.
+//! and are not checked.
+//!
+//! The whole replacement is checked against the code around it too ([`regrouped_replacement`],
+//! trial173 M7): `less($A, $B)` → `cmp($A, $B) < 0` under `!less(a, b)` gives `!cmp(a, b) < 0`,
+//! which Go reads as `(!cmp(a, b)) < 0`. Such a replacement is no longer one node (nor a run of
+//! whole sibling nodes); `ast_edit` parenthesizes it, and names it when parentheses do not make
+//! it one node either.
 
 use std::ops::Range;
 
@@ -213,16 +218,7 @@ pub(crate) fn changed_groupings(rewritten: &ParsedFile, substitutions: &[(usize,
             // Inside a macro call's tokens (Rust `format!("{}", $X)`, `vec![$X]`): the grammar
             // sees loose tokens there, and the grouping is decided when the macro expands — not
             // checked (review48 M1: every such rewrite was refused).
-            let mut up = Some(holder);
-            let mut in_macro_tokens = false;
-            while let Some(node) = up {
-                if matches!(node.kind(), "token_tree" | "macro_invocation") {
-                    in_macro_tokens = true;
-                    break;
-                }
-                up = node.parent();
-            }
-            if in_macro_tokens {
+            if inside_macro_tokens(holder) {
                 continue;
             }
             changed.push(ChangedGrouping {
@@ -234,6 +230,60 @@ pub(crate) fn changed_groupings(rewritten: &ParsedFile, substitutions: &[(usize,
         }
     }
     changed
+}
+
+/// A replacement that is no longer one node (nor a run of whole sibling nodes) where it lands in
+/// the rewritten file: the code around it took part of it by precedence (trial173 M7: `less($A,
+/// $B)` → `cmp($A, $B) < 0` under `!less(…)` gave `!cmp(…) < 0`, which Go reads as
+/// `(!cmp(…)) < 0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RegroupedReplacement {
+    /// The smallest node of the rewritten file holding the replacement: its kind …
+    pub became_kind: String,
+    /// … and its text.
+    pub became_text: String,
+}
+
+/// Whether the text at `range` of the rewritten file (a whole replacement; its surrounding
+/// whitespace ignored) stands as one node or as a run of whole sibling nodes (a rewrite into two
+/// statements); `Some` with the node that took it apart when it does not. A leaf holding more
+/// than the text (tokens glued) and text inside a Rust macro's token tree are not judged
+/// (`None`), as for captures in [`changed_groupings`].
+pub(crate) fn regrouped_replacement(rewritten: &ParsedFile, range: Range<usize>) -> Option<RegroupedReplacement> {
+    let text = rewritten.source();
+    let replaced = text.get(range.clone())?;
+    let start = range.start + (replaced.len() - replaced.trim_start().len());
+    let end = range.end - (replaced.len() - replaced.trim_end().len());
+    if end <= start {
+        return None;
+    }
+    let root = rewritten.root();
+    let holder = root.get_inner_node().descendant_for_byte_range(start, end)?;
+    let holder_range = holder.byte_range();
+    if holder_range == (start..end) || holder.child_count() == 0 || inside_macro_tokens(holder) {
+        return None;
+    }
+    let mut cursor = holder.walk();
+    let children: Vec<tree_sitter::Node<'_>> = holder.children(&mut cursor).collect();
+    let starts_a_child = children.iter().any(|child| child.start_byte() == start);
+    let ends_a_child = children.iter().any(|child| child.end_byte() == end);
+    if starts_a_child && ends_a_child {
+        return None;
+    }
+    Some(RegroupedReplacement { became_kind: holder.kind().to_owned(), became_text: text[holder_range].to_owned() })
+}
+
+/// Whether `node` lies in a Rust macro call's tokens, where the grammar sees loose tokens and
+/// the macro decides the grouping (review48 M1).
+fn inside_macro_tokens(node: tree_sitter::Node<'_>) -> bool {
+    let mut up = Some(node);
+    while let Some(node) = up {
+        if matches!(node.kind(), "token_tree" | "macro_invocation") {
+            return true;
+        }
+        up = node.parent();
+    }
+    false
 }
 
 #[cfg(test)]
@@ -368,6 +418,103 @@ mod tests {
         let (new, changed) = rewrite("take({ a, b })\n", "take($O)", "const $O = v", SupportLang::TypeScript, None);
         assert_eq!(new, "const { a, b } = v\n");
         assert_eq!(changed, Vec::new());
+    }
+
+    /// The whole replacement against the code around it (trial173 M7), for each edit of
+    /// `rewrite`'s output: `Some(became_text)` when it was taken apart.
+    fn replacements_regrouped(source: &str, pattern: &str, template: &str, language: SupportLang) -> (String, Vec<Option<String>>) {
+        let compiled = compile_pattern_in_context(pattern, language, None).unwrap();
+        let parsed = AstGrep::<StrDoc<SupportLang>>::try_new(source, language).unwrap();
+        let fix = TemplateFix::try_new(template, &language).unwrap();
+        let mut new = String::new();
+        let mut copied = 0;
+        let mut ranges = Vec::new();
+        for matched in parsed.root().find_all(&compiled) {
+            let edit = matched.make_edit(&compiled, &fix);
+            new.push_str(&source[copied..edit.position]);
+            let start = new.len();
+            new.push_str(&String::from_utf8(edit.inserted_text).unwrap());
+            ranges.push(start..new.len());
+            copied = edit.position + edit.deleted_length;
+        }
+        new.push_str(&source[copied..]);
+        let reparsed = AstGrep::<StrDoc<SupportLang>>::try_new(new.as_str(), language).unwrap();
+        let found = ranges.into_iter().map(|range| regrouped_replacement(&reparsed, range).map(|r| r.became_text)).collect();
+        (new, found)
+    }
+
+    #[test]
+    fn a_replacement_under_a_unary_operator_is_taken_apart_in_go_typescript_and_python() {
+        let (new, found) = replacements_regrouped(
+            "package p
+func f() { if !less(a, b) { x() }; if less(c, d) { y() } }
+",
+            "less($A, $B)",
+            "cmp($A, $B) < 0",
+            SupportLang::Go,
+        );
+        assert!(new.contains("if !cmp(a, b) < 0 {"), "{new}");
+        assert_eq!(found, vec![Some("!cmp(a, b) < 0".to_owned()), None]);
+        let (_, found) = replacements_regrouped(
+            "const ok = !f(x) && f(y)
+",
+            "f($X)",
+            "g($X) < 0",
+            SupportLang::TypeScript,
+        );
+        assert_eq!(found, vec![Some("!g(x) < 0".to_owned()), None]);
+        // Python's `not` binds looser than `==`: `not g(x) == 0` is `not (g(x) == 0)`, one node.
+        let (_, found) = replacements_regrouped(
+            "ok = not f(x)
+",
+            "f($X)",
+            "g($X) == 0",
+            SupportLang::Python,
+        );
+        assert_eq!(found, vec![None]);
+        // … but tighter than `or`.
+        let (_, found) = replacements_regrouped(
+            "ok = not f(x)
+",
+            "f($X)",
+            "g($X) or h($X)",
+            SupportLang::Python,
+        );
+        assert_eq!(found, vec![Some("not g(x) or h(x)".to_owned())]);
+        // A binary operator on the right: `f(x) * 2` → `g(x) + 1 * 2`.
+        let (_, found) = replacements_regrouped(
+            "y = f(x) * 2
+",
+            "f($X)",
+            "g($X) + 1",
+            SupportLang::Python,
+        );
+        assert_eq!(found, vec![Some("g(x) + 1 * 2".to_owned())]);
+    }
+
+    #[test]
+    fn a_replacement_of_whole_statements_or_in_parentheses_is_not_taken_apart() {
+        // Two statements for one: whole siblings of the block.
+        let (new, found) = replacements_regrouped(
+            "function f() {
+  a(1);
+  b();
+}
+",
+            "a($X);",
+            "c($X); d($X);",
+            SupportLang::TypeScript,
+        );
+        assert!(new.contains("c(1); d(1);"), "{new}");
+        assert_eq!(found, vec![None]);
+        let (_, found) = replacements_regrouped(
+            "const ok = !f(x)
+",
+            "f($X)",
+            "(g($X) < 0)",
+            SupportLang::TypeScript,
+        );
+        assert_eq!(found, vec![None]);
     }
 
     #[test]

@@ -244,7 +244,8 @@ never an empty string). Every rewritten file is parsed again: a rewrite that int
 broken file and line and the replacement, unless `allow_parse_errors` is true; Python files are also compiled by the project's own interpreter \
 (its version may not accept newer syntax the parser does). A captured node substituted into the rewrite must stay one node there: \
 `Array<$T>` → `$T[]` with `$T` = `A | B` gives `A | B[]` (precedence changed the meaning), which is refused with the parenthesized \
-rewrite to use (`($T)[]`) unless `allow_precedence_changes` is true. Build output (TypeScript declaration and JavaScript files a build \
+rewrite to use (`($T)[]`) unless `allow_precedence_changes` is true. A replacement the code around it would take apart by precedence \
+(`less($A, $B)` → `cmp($A, $B) < 0` under `!less(a, b)`) is parenthesized (`!(cmp(a, b) < 0)`) and listed. Build output (TypeScript declaration and JavaScript files a build \
 wrote, e.g. a package's dist/*.d.ts with source maps) is left out and named unless `include_build_output` is true. Nothing is written: the answer is a proposal with an edit_id and a \
 unified-diff preview; call `resolve` with that edit_id and action \"accept\" to write all files at once (refused if any file changed since \
 staging), or \"discard\". Where matches nest or overlap, the outermost is rewritten and the result says how many inner ones were skipped (run \
@@ -1209,6 +1210,9 @@ struct FileRewrite {
     /// Substitutions whose captured node is no longer one node in the rewritten file
     /// (`precedence`; checked only when the rewrite parses without new problems).
     changed_groupings: Vec<ChangedGrouping>,
+    /// Replacements the code around them would have taken apart: parenthesized, or named when
+    /// parentheses did not help (trial173 M7).
+    grouping: ReplacementGrouping,
 }
 
 /// The formatter a language's projects conventionally run, as the command to run on changed
@@ -1368,6 +1372,34 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     }
     let precedence_count = changed_groupings.len();
     drop(changed_groupings);
+    // Replacements the code around them takes apart (trial173 M7): parenthesized where that
+    // keeps them whole; the others refused unless allowed.
+    let regrouped: Vec<String> = rewrites
+        .iter()
+        .flat_map(|r| {
+            let path = display_path(root, &r.path);
+            r.grouping.regrouped.iter().map(move |(line, replacement, kind, became)| {
+                format!(
+                    "  {path}:{line}: `{}` becomes part of `{}` ({kind})",
+                    cut_code(&one_line(replacement), 1, 80),
+                    cut_code(&one_line(became), 1, 100)
+                )
+            })
+        })
+        .collect();
+    if !regrouped.is_empty() && !args.allow_precedence_changes {
+        return Err(ToolError::invalid(format!(
+            "the rewrite would change what the code around {} {} means: the code's own operators take part of the replacement by precedence, and parentheses around it did not keep it one node; nothing was staged:\n{}",
+            regrouped.len(),
+            one_or_many(regrouped.len(), "replacement", "replacements"),
+            regrouped.join("\n")
+        ))
+        .with_hint("write the rewrite so it is one expression where it lands (parenthesize it yourself), narrow the pattern to the places where it fits, or pass allow_precedence_changes: true to stage it anyway"));
+    }
+    let parenthesized: Vec<(String, (usize, String, String))> = rewrites
+        .iter()
+        .flat_map(|r| r.grouping.parenthesized.iter().map(move |site| (display_path(root, &r.path), site.clone())))
+        .collect();
 
     // Python: tree-sitter's grammar accepts the newest syntax; the project's own interpreter
     // compiles each rewritten file too (trial158 F1: `f"{g(x, k="r")}"` under Python 3.11).
@@ -1453,6 +1485,34 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     }
 
     let mut warnings: Vec<String> = Vec::new();
+    if !regrouped.is_empty() {
+        warnings.push(format!(
+            "WARNING: allow_precedence_changes: {} {} taken apart by the code's own operators around {} (parentheses did not keep {} one node):\n{}",
+            regrouped.len(),
+            one_or_many(regrouped.len(), "replacement is", "replacements are"),
+            one_or_many(regrouped.len(), "it", "them"),
+            one_or_many(regrouped.len(), "it", "them"),
+            regrouped.join("\n")
+        ));
+    }
+    if !parenthesized.is_empty() {
+        let listed: Vec<String> = parenthesized
+            .iter()
+            .take(10)
+            .map(|(path, (line, now, became))| {
+                format!("  {path}:{line}: `{}` (without them: `{}`)", cut_code(&one_line(now), 1, 80), cut_code(&one_line(became), 1, 100))
+            })
+            .collect();
+        warnings.push(format!(
+            "note: {} {} parenthesized: the code around {} would have taken part of the rewrite by operator precedence (a `!` or an operator next to the match binds tighter than the rewrite's own operator), changing what it means; check the parentheses in the diff{}:\n{}{}",
+            parenthesized.len(),
+            one_or_many(parenthesized.len(), "replacement was", "replacements were"),
+            one_or_many(parenthesized.len(), "it", "them"),
+            if parenthesized.len() > listed.len() { format!(" (first {} listed)", listed.len()) } else { String::new() },
+            listed.join("\n"),
+            if parenthesized.len() > listed.len() { format!("\n  … and {} more", parenthesized.len() - listed.len()) } else { String::new() },
+        ));
+    }
     if let Some(report) = &precedence_report {
         warnings.push(format!(
             "WARNING: allow_precedence_changes: {}:\n{}\nthe rewrite that keeps the meaning: `{}`",
@@ -1563,12 +1623,32 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             text,
             "; {}",
             if precedence_count == 0 {
-                "each captured node substituted into the rewrite is still one node there (no meaning changed by precedence)".to_owned()
+                "each captured node substituted into the rewrite is still one node there".to_owned()
             } else {
                 format!(
                     "{precedence_count} substituted {} no longer one node (allowed, see the WARNING above)",
                     one_or_many(precedence_count, "capture is", "captures are")
                 )
+            }
+        );
+    }
+    if broken_files == 0 {
+        let _ = write!(
+            text,
+            "; {}",
+            match (parenthesized.len(), regrouped.len()) {
+                (0, 0) =>
+                    "each replacement is one node where it lands (the code around it does not take part of it by precedence)".to_owned(),
+                (wrapped, 0) => format!(
+                    "{wrapped} {} parenthesized to keep {} meaning (see the note above)",
+                    one_or_many(wrapped, "replacement was", "replacements were"),
+                    one_or_many(wrapped, "its", "their")
+                ),
+                (_, taken) => format!(
+                    "{taken} {} taken apart by the code around {} (allowed, see the WARNING above)",
+                    one_or_many(taken, "replacement is", "replacements are"),
+                    one_or_many(taken, "it", "them")
+                ),
             }
         );
     }
@@ -1627,6 +1707,7 @@ fn rewrite_file(
             cut: scan.cut,
             collapsed: Vec::new(),
             changed_groupings: Vec::new(),
+            grouping: ReplacementGrouping::default(),
         });
     }
     let total = found.len();
@@ -1675,34 +1756,43 @@ fn rewrite_file(
             collapsed.push((line, before, after));
         }
     }
-    let mut new_content = source.as_bytes().to_vec();
-    for edit in edits.iter().rev() {
-        new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted.bytes());
-    }
+    let mut new_content = applied_edits(source, &edits);
     let original = source.to_owned();
     let problems_before = parse_problems(&parsed);
     // The matches (their bindings hold nodes of the tree) and the tree go before the reparse.
     drop(found);
     drop(parsed);
     let (mut parse_problems, mut reparse_failure, mut changed_groupings) = (Vec::new(), None, Vec::new());
+    let mut grouping = ReplacementGrouping::default();
     if unbound.is_empty() && new_content != original.as_bytes() {
         match std::str::from_utf8(&new_content)
             .map_err(|_| "the rewritten file is not valid UTF-8".to_owned())
             .and_then(|new_text| reparse(new_text, query.language()))
         {
-            Ok(reparsed) => {
+            Ok(mut reparsed) => {
                 parse_problems = new_parse_problems(&problems_before, &original, &reparsed, &edits);
+                if parse_problems.is_empty() {
+                    // Each replacement against the code around it (trial173 M7): one the
+                    // surrounding operators would take apart is parenthesized.
+                    if let Some(parenthesized) = parenthesize_regrouped_replacements(
+                        &original,
+                        &problems_before,
+                        &mut edits,
+                        &reparsed,
+                        query.language(),
+                        &mut grouping,
+                    ) {
+                        (new_content, reparsed) = parenthesized;
+                    }
+                }
                 if parse_problems.is_empty() && substitutions.iter().any(|(_, list)| !list.is_empty()) {
-                    // Where each replacement starts in the rewritten file.
-                    let mut delta: isize = 0;
-                    let placed: Vec<(usize, Vec<Substitution>)> = edits
-                        .iter()
+                    // Where each replacement's template text starts in the rewritten file (after
+                    // the `(` of a parenthesized replacement).
+                    let placed: Vec<(usize, Vec<Substitution>)> = replacement_starts(&edits)
+                        .into_iter()
+                        .zip(&edits)
                         .zip(substitutions)
-                        .map(|(edit, (_, list))| {
-                            let start = (edit.position as isize + delta) as usize;
-                            delta += edit.inserted.len() as isize - edit.deleted_length as isize;
-                            (start, list)
-                        })
+                        .map(|((start, edit), (_, list))| (start + usize::from(grouping.wrapped.contains(&edit.position)), list))
                         .collect();
                     changed_groupings = crate::structural::precedence::changed_groupings(&reparsed, &placed);
                 }
@@ -1723,7 +1813,103 @@ fn rewrite_file(
         cut: None,
         collapsed,
         changed_groupings,
+        grouping,
     })
+}
+
+/// `source` with `edits` (sorted, not overlapping) applied.
+fn applied_edits(source: &str, edits: &[AppliedEdit]) -> Vec<u8> {
+    let mut content = source.as_bytes().to_vec();
+    for edit in edits.iter().rev() {
+        content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted.bytes());
+    }
+    content
+}
+
+/// Where each of `edits` (sorted) starts in the rewritten file.
+fn replacement_starts(edits: &[AppliedEdit]) -> Vec<usize> {
+    let mut delta: isize = 0;
+    edits
+        .iter()
+        .map(|edit| {
+            let start = (edit.position as isize + delta) as usize;
+            delta += edit.inserted.len() as isize - edit.deleted_length as isize;
+            start
+        })
+        .collect()
+}
+
+/// The replacements of one file checked against the code around them (trial173 M7).
+#[derive(Default)]
+struct ReplacementGrouping {
+    /// Original positions of the edits that were parenthesized.
+    wrapped: Vec<usize>,
+    /// The parenthesized ones: (1-based line in the original, the replacement as written now, what
+    /// the code around it would have made of it without the parentheses).
+    parenthesized: Vec<(usize, String, String)>,
+    /// Replacements taken apart that parentheses did not keep whole (a new parse problem, or
+    /// still not one node): (1-based line, replacement, the node that took it apart: kind, text).
+    regrouped: Vec<(usize, String, String, String)>,
+}
+
+/// Checks each replacement of `edits` against the code around it in `reparsed` (the file with
+/// `edits` applied): a replacement that is no longer one node there (`!less(a, b)` with
+/// `less($A, $B)` → `cmp($A, $B) < 0` gives `!cmp(a, b) < 0`, read `(!cmp(a, b)) < 0`) is
+/// wrapped in parentheses. When the parenthesized file parses without new problems and each
+/// such replacement is then one node, `edits` are updated, `grouping` lists them, and the new
+/// content and its parse are returned; else `grouping.regrouped` names them and nothing changes.
+fn parenthesize_regrouped_replacements(
+    original: &str,
+    problems_before: &[crate::structural::reparse::Problem],
+    edits: &mut Vec<AppliedEdit>,
+    reparsed: &ParsedFile,
+    language: SupportLang,
+    grouping: &mut ReplacementGrouping,
+) -> Option<(Vec<u8>, ParsedFile)> {
+    let starts = replacement_starts(edits);
+    let regrouped: Vec<(usize, crate::structural::precedence::RegroupedReplacement)> = edits
+        .iter()
+        .zip(&starts)
+        .enumerate()
+        .filter_map(|(index, (edit, start))| {
+            crate::structural::precedence::regrouped_replacement(reparsed, *start..*start + edit.inserted.len()).map(|found| (index, found))
+        })
+        .collect();
+    if regrouped.is_empty() {
+        return None;
+    }
+    let line_of = |position: usize| original[..position].matches('\n').count() + 1;
+    let mut wrapped = edits.clone();
+    for (index, _) in &regrouped {
+        wrapped[*index].inserted = format!("({})", wrapped[*index].inserted);
+    }
+    let content = applied_edits(original, &wrapped);
+    let kept_whole = std::str::from_utf8(&content).ok().and_then(|text| reparse(text, language).ok()).filter(|parsed| {
+        let starts = replacement_starts(&wrapped);
+        new_parse_problems(problems_before, original, parsed, &wrapped).is_empty()
+            && regrouped.iter().all(|(index, _)| {
+                let start = starts[*index];
+                crate::structural::precedence::regrouped_replacement(parsed, start..start + wrapped[*index].inserted.len()).is_none()
+            })
+    });
+    match kept_whole {
+        Some(parsed) => {
+            for (index, found) in &regrouped {
+                let edit = &wrapped[*index];
+                grouping.wrapped.push(edit.position);
+                grouping.parenthesized.push((line_of(edit.position), edit.inserted.clone(), found.became_text.clone()));
+            }
+            *edits = wrapped;
+            Some((content, parsed))
+        }
+        None => {
+            for (index, found) in regrouped {
+                let edit = &edits[index];
+                grouping.regrouped.push((line_of(edit.position), edit.inserted.clone(), found.became_kind, found.became_text));
+            }
+            None
+        }
+    }
 }
 
 /// The matches of a search or rewrite that lie in build output (see

@@ -121,7 +121,7 @@ fn a_union_split_by_array_brackets_is_refused_and_the_parenthesized_rewrite_comp
     assert!(!is_error, "{text}");
     assert!(!text.contains("WARNING"), "{text}");
     assert!(
-        text.contains("each captured node substituted into the rewrite is still one node there (no meaning changed by precedence)"),
+        text.contains("each captured node substituted into the rewrite is still one node there; each replacement is one node where it lands (the code around it does not take part of it by precedence)"),
         "{text}"
     );
     assert!(

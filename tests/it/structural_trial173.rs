@@ -1,11 +1,14 @@
-//! Trial 173 (golang.org/x/exp slices/maps), through a real run, with the Go toolchain as
-//! ground truth:
+//! Trial 173 (golang.org/x/exp slices/maps), through a real run, with the Go toolchain and
+//! typescript's tsc as ground truth:
 //! - F1: Go patterns for explicit generic instantiation calls (`$F[$$$T]($$$A)`,
 //!   `Equal[$A, $B]($$$X)`) compiled to a `type_conversion_expression` and matched none of the
 //!   project's 2 calls, with "no go code has this shape"; tree-sitter-go gives such a call one of
 //!   three shapes, and each pattern is now read in all of them.
 //! - M6: the "add `[$$$TYPE_ARGUMENTS]`" advice for a call pattern that missed an explicit
 //!   instantiation gave a pattern that matched nothing; the advised pattern now matches it.
+//! - M7: `less($A, $B)` → `cmp($A, $B) < 0` turned `!less(a, b)` into `!cmp(a, b) < 0`, which Go
+//!   reads as `(!cmp(a, b)) < 0`, and said "no meaning changed by precedence"; such replacements
+//!   are now parenthesized and named (Go and TypeScript).
 
 use crate::support;
 
@@ -190,4 +193,81 @@ fn the_type_arguments_advice_gives_a_go_pattern_that_matches() {
     let output = support::go_offline(dir.path(), &["vet", "./..."]);
     let vet = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && vet.contains("maps_test.go:15"), "{vet}");
+}
+
+const SORT_GO: &str = "package sorting\n\nfunc less(a, b int) bool { return a < b }\n\nfunc cmp(a, b int) int {\n\tswitch {\n\tcase a < b:\n\t\treturn -1\n\tcase a > b:\n\t\treturn 1\n\t}\n\treturn 0\n}\n\n// Sorted reports whether xs is in increasing order.\nfunc Sorted(xs []int) bool {\n\tfor i := 1; i < len(xs); i++ {\n\t\tif !less(xs[i-1], xs[i]) && xs[i-1] != xs[i] {\n\t\t\treturn false\n\t\t}\n\t}\n\treturn true\n}\n\n// Insert sorts xs by insertion.\nfunc Insert(xs []int) {\n\tfor i := 1; i < len(xs); i++ {\n\t\tfor j := i; j > 0 && less(xs[j], xs[j-1]); j-- {\n\t\t\txs[j], xs[j-1] = xs[j-1], xs[j]\n\t\t}\n\t}\n}\n";
+const SORT_TEST_GO: &str = "package sorting\n\nimport \"testing\"\n\nfunc TestSort(t *testing.T) {\n\txs := []int{3, 1, 2, 2}\n\tif Sorted(xs) {\n\t\tt.Fatal(\"unsorted input reported sorted\")\n\t}\n\tInsert(xs)\n\tif !Sorted(xs) {\n\t\tt.Fatalf(\"not sorted: %v\", xs)\n\t}\n}\n";
+
+/// M7 (Go): the trial's rewrite under a `!`: the replacement is parenthesized and named, the
+/// others left as they are; `go vet` and `go test` pass on the result. Unparenthesized (what was
+/// staged before), Go rejects `!cmp(…) < 0` — checked on the same text by the toolchain.
+#[test]
+fn a_go_rewrite_under_a_not_operator_is_parenthesized_and_compiles() {
+    if support::require_binary("a_go_rewrite_under_a_not_operator_is_parenthesized_and_compiles", "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/s\n\ngo 1.18\n"),
+        ("sorting/sort.go", SORT_GO),
+        ("sorting/sort_test.go", SORT_TEST_GO),
+    ]);
+    go_ok(dir.path(), &["test", "./..."]);
+    let under_not = SORT_GO.matches("!less(").count();
+    assert_eq!(under_not, 1);
+    // Ground truth for the unparenthesized text.
+    std::fs::write(dir.path().join("sorting/sort.go"), SORT_GO.replace("!less(xs[i-1], xs[i])", "!cmp(xs[i-1], xs[i]) < 0")).unwrap();
+    let output = support::go_offline(dir.path(), &["vet", "./..."]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("operator ! not defined on cmp(xs[i - 1], xs[i])"), "{output:?}");
+    std::fs::write(dir.path().join("sorting/sort.go"), SORT_GO).unwrap();
+
+    let run = run_for(dir.path());
+    let (text, structured) =
+        ok(&run, "ast_edit", json!({"pattern": "less($A, $B)", "rewrite": "cmp($A, $B) < 0", "language": "go", "path": "sorting/sort.go"}));
+    assert_eq!(structured["replacements"], 2, "{text}");
+    assert!(
+        text.contains("note: 1 replacement was parenthesized: the code around it would have taken part of the rewrite by operator precedence (a `!` or an operator next to the match binds tighter than the rewrite's own operator), changing what it means; check the parentheses in the diff:\n  sorting/sort.go:18: `(cmp(xs[i-1], xs[i]) < 0)` (without them: `!cmp(xs[i-1], xs[i]) < 0`)"),
+        "{text}"
+    );
+    assert!(text.contains("1 replacement was parenthesized to keep its meaning (see the note above)"), "{text}");
+    assert!(!text.contains("no meaning changed"), "{text}");
+    accept(&run, &structured);
+    let written = std::fs::read_to_string(dir.path().join("sorting/sort.go")).unwrap();
+    assert_eq!(written.matches("!(cmp(").count(), under_not, "{written}");
+    assert!(written.contains("j > 0 && cmp(xs[j], xs[j-1]) < 0;"), "{written}");
+    go_ok(dir.path(), &["vet", "./..."]);
+    go_ok(dir.path(), &["test", "./..."]);
+
+    // A rewrite no operator takes apart says so.
+    let (text, _) =
+        ok(&run, "ast_edit", json!({"pattern": "cmp($A, $B) < 0", "rewrite": "less($A, $B)", "language": "go", "path": "sorting"}));
+    assert!(
+        text.contains("each replacement is one node where it lands (the code around it does not take part of it by precedence)"),
+        "{text}"
+    );
+}
+
+/// M7 (TypeScript): `!isSmall(x)` with `isSmall($X)` → `size($X) < 10` would be
+/// `(!size(x)) < 10`, which tsc rejects; it is parenthesized and tsc accepts the result.
+#[test]
+fn a_typescript_rewrite_under_a_not_operator_is_parenthesized_and_compiles() {
+    if support::require_binary("a_typescript_rewrite_under_a_not_operator_is_parenthesized_and_compiles", "tsc").is_none() {
+        return;
+    }
+    const SOURCE: &str = "export function size(v: number[]): number {\n  return v.length\n}\n\nexport function isSmall(v: number[]): boolean {\n  return v.length < 10\n}\n\nexport function big(v: number[]): boolean {\n  return !isSmall(v)\n}\n\nexport function small(v: number[]): boolean {\n  return isSmall(v)\n}\n";
+    const TSCONFIG: &str = "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"lib\": [\"ES2020\"], \"types\": []}, \"include\": [\"src\"]}\n";
+    let dir = support::workspace_with(&[("tsconfig.json", TSCONFIG), ("src/a.ts", SOURCE)]);
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "the fixture compiles");
+    std::fs::write(dir.path().join("src/a.ts"), SOURCE.replace("!isSmall(v)", "!size(v) < 10")).unwrap();
+    assert!(!support::tsc_errors(dir.path()).is_empty(), "tsc rejects the unparenthesized text");
+    std::fs::write(dir.path().join("src/a.ts"), SOURCE).unwrap();
+
+    let run = run_for(dir.path());
+    let (text, structured) =
+        ok(&run, "ast_edit", json!({"pattern": "isSmall($X)", "rewrite": "size($X) < 10", "language": "typescript", "path": "src"}));
+    assert_eq!(structured["replacements"], 2, "{text}");
+    assert!(text.contains("src/a.ts:10: `(size(v) < 10)` (without them: `!size(v) < 10`)"), "{text}");
+    accept(&run, &structured);
+    let written = std::fs::read_to_string(dir.path().join("src/a.ts")).unwrap();
+    assert!(written.contains("return !(size(v) < 10)\n") && written.contains("return size(v) < 10\n"), "{written}");
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "tsc accepts the parenthesized rewrite");
 }
