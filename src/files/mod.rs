@@ -26,6 +26,7 @@ mod atomic;
 mod beneath;
 mod common;
 mod edit;
+pub(crate) mod generated;
 pub(crate) mod patch;
 pub(crate) mod path;
 mod read;
@@ -69,11 +70,13 @@ impl Default for FilesConfig {
 }
 
 /// Registers `read`, `write`, `edit` and `apply_patch` (always wired: their resource is the
-/// workspace itself) with `config`, the run's `files` section.
+/// workspace itself) with `config`, the run's `files` section, and the post-write note that a
+/// write landed in generated code ([`generated`], for every tool that writes).
 pub(crate) fn register_tools(registry: &mut Registry, config: &FilesConfig) {
     let config = config.clone();
     registry.register(read::descriptor(), Arc::new(move |ctx, arguments| read::run(ctx, arguments, &config)));
     registry.register_writing(write::descriptor(), Arc::new(write::run), Arc::new(write::planned_writes));
     registry.register_writing(edit::descriptor(), Arc::new(edit::run), Arc::new(edit::planned_writes));
     registry.register_writing(apply_patch::descriptor(), Arc::new(apply_patch::run), Arc::new(apply_patch::planned_writes));
+    generated::register_layer(registry);
 }

@@ -1834,17 +1834,6 @@ fn render_locations(
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
-/// Whether the file at `path` is generated, as its first 10 lines say: Go's `// Code generated …
-/// DO NOT EDIT.` line or an `@generated` marker (read beneath `workspace_root`; a file that does
-/// not read is not).
-fn generated_file(workspace_root: &Path, path: &Path) -> bool {
-    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return false };
-    text.lines().take(10).any(|line| {
-        let line = line.trim();
-        (line.starts_with("// Code generated ") && line.ends_with("DO NOT EDIT.")) || line.contains("@generated")
-    })
-}
-
 fn render_references(
     query: &Query<'_>,
     answer: Option<Vec<lsp_types::Location>>,
@@ -1879,7 +1868,9 @@ fn render_references(
     let mut generated: HashMap<PathBuf, bool> = HashMap::new();
     let mut is_generated = |place: &Place| {
         place.absolute().is_some_and(|path| {
-            *generated.entry(path.to_path_buf()).or_insert_with(|| generated_file(query.supervisor.workspace_root(), path))
+            *generated
+                .entry(path.to_path_buf())
+                .or_insert_with(|| crate::files::generated::is_generated_file(query.supervisor.workspace_root(), path))
         })
     };
     let mut keyed: Vec<(_, (Place, u32, &String))> = places
