@@ -1344,7 +1344,11 @@ pub fn complete_rename(
     let mut build_output = DeclarationBuildOutput::new(workspace_root, server.root());
     edits.retain(|path, _| same_file(path, origin) || build_output.reason(&reader, path).is_none());
     let started = Instant::now();
-    let mut origin_targets = renamable_targets(workspace_root, definition_targets(server, origin, line, character, deadline));
+    let mut origin_targets = without_rust_macro_calls(
+        workspace_root,
+        renamable_targets(workspace_root, definition_targets(server, origin, line, character, deadline)),
+        server.position_encoding(),
+    );
     // Asked at a binding an import statement declares in this module only (a default import,
     // a namespace import, an `as` alias), the rename is of that local binding: the uses in other
     // files whose definition leads to the imported declaration are no missed references
@@ -1432,6 +1436,8 @@ pub fn complete_rename(
     let mut extra_renames: Vec<String> = Vec::new();
     let mut added: Vec<WordHit> = Vec::new();
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
+    // Those of `elsewhere` whose definition is only a Rust macro call's range (trial171 F1).
+    let mut only_macro_call: Vec<(PathBuf, u32, u32, Target, String)> = Vec::new();
     // Python: occurrences in an import's module path (`from .retry import …`): a module's name.
     let mut import_module_paths: Vec<WordHit> = Vec::new();
     let mut generated_declarations: Vec<(WordHit, BuildOutputReason)> = Vec::new();
@@ -1612,8 +1618,18 @@ pub fn complete_rename(
         // that token can be another item's name and, in the expansion, a use of this one
         // (trial66 F1: fastrand's `integer!(u32, …)` names the free fn `u32` and expands to a
         // call of the method `Rng::u32`; the free fn's caller was renamed with the method).
-        let leads_to_renamed = !targets.is_disjoint(&origin_targets)
-            || targets.iter().any(|target| renamed_by(&edits, target) && !in_rust_macro_arguments(workspace_root, target, encoding));
+        // A Rust macro call's range leads nowhere in particular (trial171 F1: the `bitflags! {`
+        // line "led" `TestExternal::ABC` to `TestFlags::ABC`, and both were renamed).
+        let leads_to_renamed =
+            match definition_leads_here(workspace_root, &targets, &origin_targets, &|target| renamed_by(&edits, target), encoding) {
+                DefinitionLeads::ThisSymbol => true,
+                DefinitionLeads::Elsewhere => false,
+                DefinitionLeads::OnlyMacroCall(target, macro_name) => {
+                    only_macro_call.push((hit.path.clone(), hit.line, start, target.clone(), macro_name));
+                    elsewhere.push((hit, Some(target)));
+                    continue;
+                }
+            };
         if leads_to_renamed && export_name_only {
             // Rust: a path through the module whose export was renamed (`use crate::Trait;`)
             // names the export, not the binding: it no longer resolves (trial155 F1).
@@ -3556,6 +3572,12 @@ pub fn complete_rename(
             .chain(&untyped_code_uses)
             .any(|other| other.path == hit.path && other.line == hit.line && other.byte_start == hit.byte_start)
     };
+    only_macro_call.retain(|(path, line0, character, _, _)| {
+        elsewhere.iter().any(|(hit, _)| hit.path == *path && hit.line == *line0 && columns(hit).0 == *character)
+    });
+    if let Some(note) = only_macro_call_note(server, &only_macro_call, old_name, "not renamed", &shown) {
+        report.push(format!("  {}", note.trim_start_matches("note: ")));
+    }
     if !elsewhere.is_empty() {
         report.push(format!(
             "  left unrenamed: {} occurrence{} in code whose definition leads elsewhere or nowhere (another symbol with this name, code the server cannot resolve) — check them{}:",
@@ -5285,6 +5307,146 @@ fn in_rust_macro_arguments(workspace_root: &Path, (path, line, character): &Targ
     parsed.in_macro_invocation_arguments(*line, byte)
 }
 
+/// The name (`bitflags`) and 0-based last line of the Rust macro call whose range `target` (a
+/// definition's start: canonical path, 0-based line, column in `encoding`) starts, read beneath
+/// `workspace_root` (see [`crate::lsp::syntax::ParsedSource::rust_macro_call_starting_at`]);
+/// `None` for an identifier, another language or an unreadable file.
+fn rust_macro_call_target(workspace_root: &Path, (path, line, character): &Target, encoding: PositionEncoding) -> Option<(String, u32)> {
+    if !path_is_rust(path) {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(workspace_root, path).ok()?;
+    let line_text = text.lines().nth(*line as usize)?;
+    let byte = encoding.byte_from_column(line_text, *character);
+    // Parsed only where the text can start one: a path then `!`, or an attribute.
+    let rest = line_text.get(byte..)?;
+    let after_path = rest.trim_start_matches(|ch: char| is_identifier_char(ch) || ch == ':' || ch == '$');
+    if !rest.starts_with('#') && (after_path.len() == rest.len() || !after_path.trim_start().starts_with('!')) {
+        return None;
+    }
+    crate::lsp::syntax::ParsedSource::parse(path, &text)?.rust_macro_call_starting_at(*line, byte)
+}
+
+/// `targets` without the Rust macro calls' ranges among them (see [`rust_macro_call_target`])
+/// when a declaration is left: rust-analyzer gives the call's range beside the item's own
+/// declaration for an item a macro generates (`two_flags!(First, Second)` beside `pub const ABC`
+/// in the template), and the first target then stood for the symbol (trial171 F1). Unchanged
+/// when every target is such a call.
+fn without_rust_macro_calls(workspace_root: &Path, targets: HashSet<Target>, encoding: PositionEncoding) -> HashSet<Target> {
+    let identifiers: HashSet<Target> =
+        targets.iter().filter(|target| rust_macro_call_target(workspace_root, target, encoding).is_none()).cloned().collect();
+    if identifiers.is_empty() {
+        targets
+    } else {
+        identifiers
+    }
+}
+
+/// What the definition answer at an occurrence (`targets`) says about the symbol asked, whose
+/// own definition answer is `origin_targets` (see [`definition_leads_here`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DefinitionLeads {
+    /// A target is one of the asked symbol's own (or `listed` among its references or edits).
+    ThisSymbol,
+    /// Every target is another declaration.
+    Elsewhere,
+    /// The only target is a Rust macro call's range (with the macro's name) that may have
+    /// generated the symbol asked: not an identifier, so it says nothing about which of the
+    /// items the call generates the occurrence names.
+    OnlyMacroCall(Target, String),
+}
+
+/// Whether the definition answer at an occurrence (`targets`) leads to the symbol asked (its
+/// own definition answer `origin_targets`; `listed`: whether a target is one of the answer's
+/// references or the rename's edits). A target in a Rust macro call's arguments counts only as
+/// the symbol itself (trial66 F1). A target that is a Rust macro call's range (`bitflags! {`,
+/// not an identifier) never counts, on either side: one call generates several items of the
+/// same name, and rust-analyzer gives that range for each of them while it cannot map their
+/// names back (trial171 F1: `TestExternal::ABC` "led" to `TestFlags::ABC` through the shared
+/// `bitflags! {` line and both were merged into one rename, 31 edits instead of 25, 7 tests
+/// failing). Such a call leads elsewhere when it cannot have generated the symbol asked (the
+/// symbol's declaration lies in another call's arguments: a fn-local `bitflags!` in another
+/// file), and is said ambiguous otherwise.
+fn definition_leads_here(
+    workspace_root: &Path,
+    targets: &HashSet<Target>,
+    origin_targets: &HashSet<Target>,
+    listed: &dyn Fn(&Target) -> bool,
+    encoding: PositionEncoding,
+) -> DefinitionLeads {
+    // Whether the call from `call` to its 0-based `last_line` may have generated the symbol asked:
+    // its own declaration lies in the call's arguments, or in a `macro_rules!` template (which
+    // call made it is unknown), or the asked symbol's definition is that very call.
+    let may_generate_it = |call: &Target, last_line: u32| {
+        origin_targets.contains(call)
+            || origin_targets.iter().any(|(path, line, _)| {
+                (same_file(path, &call.0) && (call.1..=last_line).contains(line))
+                    || crate::files::read_workspace_file_to_string(workspace_root, path).is_ok_and(|text| {
+                        crate::lsp::inactive::macro_rules_line_ranges(&text).iter().any(|(first, last)| (*first..=*last).contains(line))
+                    })
+            })
+    };
+    let mut macro_call: Option<(Target, String)> = None;
+    let mut identifiers: Vec<&Target> = Vec::new();
+    let mut other_calls = 0usize;
+    for target in targets {
+        match rust_macro_call_target(workspace_root, target, encoding) {
+            Some((name, last_line)) if may_generate_it(target, last_line) => {
+                if macro_call.as_ref().is_none_or(|(first, _)| target < first) {
+                    macro_call = Some((target.clone(), name));
+                }
+            }
+            Some(_) => other_calls += 1,
+            None => identifiers.push(target),
+        }
+    }
+    let leads = identifiers
+        .iter()
+        .any(|target| origin_targets.contains(*target) || (listed(target) && !in_rust_macro_arguments(workspace_root, target, encoding)));
+    match (leads, macro_call) {
+        (true, _) => DefinitionLeads::ThisSymbol,
+        (false, Some((target, name))) if identifiers.is_empty() && other_calls == 0 => DefinitionLeads::OnlyMacroCall(target, name),
+        (false, _) => DefinitionLeads::Elsewhere,
+    }
+}
+
+/// The note on the occurrences (`only_macro_call`: path, 0-based line and character, the macro
+/// call's target and name) whose definition `server` gives only as a Rust macro call's range, each call
+/// named once, with what became of them (`what`: "not merged into this answer", "not renamed")
+/// and the next step; `None` when there are none (trial171 F1).
+fn only_macro_call_note(
+    server: &LanguageServer,
+    only_macro_call: &[(PathBuf, u32, u32, Target, String)],
+    name: &str,
+    what: &str,
+    shown: &dyn Fn(&Path) -> String,
+) -> Option<String> {
+    if only_macro_call.is_empty() {
+        return None;
+    }
+    let mut calls: Vec<String> = Vec::new();
+    for (_, _, _, (path, line0, _), macro_name) in only_macro_call {
+        let call = format!("`{macro_name}!` at {}:{}", shown(path), line0 + 1);
+        if !calls.contains(&call) {
+            calls.push(call);
+        }
+    }
+    let while_loading = server.is_loading()
+        || only_macro_call.iter().any(|(path, line0, character, _, _)| server.lookup_answered_while_loading(path, *line0, *character));
+    let places: Vec<String> = only_macro_call.iter().map(|(path, line0, _, _, _)| format!("{}:{}", shown(path), line0 + 1)).collect();
+    Some(format!(
+        "note: {what}: {} of `{name}` whose definition {id} gives only as the macro call {}{} — a macro call's range, not a declaration: one call can generate several items named `{name}` (other types' members), so whether these name this symbol is unknown{}: {}{} — read them, or ask `definition` there again{}",
+        crate::render::plural(only_macro_call.len(), "occurrence"),
+        calls.iter().take(2).cloned().collect::<Vec<_>>().join(", "),
+        if calls.len() > 2 { format!(" and {} more", calls.len() - 2) } else { String::new() },
+        if while_loading { format!(" ({} was still loading the project)", server.id()) } else { String::new() },
+        places.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", "),
+        if places.len() > LISTED { format!(" and {} more", places.len() - LISTED) } else { String::new() },
+        if while_loading { format!(" once `lsp status` shows {} ready", server.id()) } else { String::new() },
+        id = server.id(),
+    ))
+}
+
 /// The Rust member (a struct's field, an inherent `impl`'s function) declared at the first of
 /// `origin_targets` (canonical path, 0-based line, column in `encoding`), read beneath
 /// `workspace_root`; `None` for anything else or another language (see
@@ -6885,7 +7047,7 @@ fn complete_references_in_served_files(
             )],
         };
     }
-    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    let origin_targets = without_rust_macro_calls(workspace_root, definition_targets(server, origin, line, character, deadline), encoding);
     if origin_targets.is_empty() {
         // No definition at the queried position because the server was still loading is no
         // fact about the code (small24: heck 0.5.0 on a just-started rust-analyzer).
@@ -6918,6 +7080,8 @@ fn complete_references_in_served_files(
     let mut nowhere_columns: Vec<usize> = Vec::new();
     let mut unanswered_while_loading = 0usize;
     let mut in_doctests: Vec<(PathBuf, u32)> = Vec::new();
+    // The occurrences whose definition is only a Rust macro call's range (trial171 F1).
+    let mut only_macro_call: Vec<(PathBuf, u32, u32, Target, String)> = Vec::new();
     let before = references.len();
     for hit in uncovered {
         let (start, end) = columns(hit);
@@ -6951,15 +7115,18 @@ fn complete_references_in_served_files(
             continue;
         }
         // As in `complete_rename`: a target in a Rust macro call's arguments counts only as the
-        // symbol itself (trial66 F1).
-        let leads_here = !targets.is_disjoint(&origin_targets)
-            || targets.iter().any(|target @ (path, target_line, target_char)| {
-                contains(&references, path, *target_line, *target_char, *target_char + 1)
-                    && !in_rust_macro_arguments(workspace_root, target, encoding)
-            });
-        if !leads_here {
-            elsewhere += 1;
-            continue;
+        // symbol itself (trial66 F1), a macro call's range never (trial171 F1).
+        let listed = |(path, target_line, target_char): &Target| contains(&references, path, *target_line, *target_char, *target_char + 1);
+        match definition_leads_here(workspace_root, &targets, &origin_targets, &listed, encoding) {
+            DefinitionLeads::ThisSymbol => (),
+            DefinitionLeads::Elsewhere => {
+                elsewhere += 1;
+                continue;
+            }
+            DefinitionLeads::OnlyMacroCall(target, macro_name) => {
+                only_macro_call.push((hit.path.clone(), hit.line, start, target, macro_name));
+                continue;
+            }
         }
         if asked_again.len() < MAX_EXTRA_RENAMES {
             let params = lsp_types::ReferenceParams {
@@ -7095,6 +7262,9 @@ fn complete_references_in_served_files(
             nowhere.iter().take(LISTED).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", "),
             if nowhere.len() > LISTED { format!(" and {} more", nowhere.len() - LISTED) } else { String::new() },
         ));
+    }
+    if let Some(note) = only_macro_call_note(server, &only_macro_call, name, "not merged into this answer", &shown) {
+        notes.push(note);
     }
     if found > 0 || !not_listed.is_empty() {
         notes.push(format!(
@@ -7297,6 +7467,49 @@ mod tests {
         assert_eq!(here, HashSet::from(["wrapped".to_owned()]));
         let there = go_types_embedding(&root, &reader, &root.join("consumer"), "File", Some(&package));
         assert_eq!(there, HashSet::from(["CountingFile".to_owned()]));
+    }
+
+    #[test]
+    fn a_macro_calls_range_never_leads_to_the_symbol_asked() {
+        // bitflags 2.13.2 (trial171 F1): one `bitflags!` call declares `TestFlags::ABC` and
+        // `TestFlagsInvert::ABC`; rust-analyzer, still loading, gave the call's start (line 39,
+        // character 0 there) as the definition of `TestExternal::ABC` and listed it among
+        // `TestFlags::ABC`'s references.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let tests = root.join("tests.rs");
+        std::fs::write(
+            &tests,
+            "bitflags! {\n    pub struct TestFlags: u8 {\n        const A = 1;\n        const ABC = Self::A.bits();\n    }\n    pub struct TestFlagsInvert: u8 {\n        const ABC = 1;\n    }\n}\n\n#[rustfmt::skip]\ncrate::two_flags!(First, Second);\n",
+        )
+        .unwrap();
+        let encoding = PositionEncoding::Utf8;
+        let target = |line: u32, character: u32| (tests.clone(), line, character);
+        let call = target(0, 0);
+        let declaration = target(3, 14);
+        let other_declaration = target(6, 14);
+        // The server's references list the call's line: `listed` covers its start.
+        let listed = |listed: &Target| *listed == call || *listed == declaration;
+        let leads = |targets: &[Target], origin: &[Target]| {
+            let origin = without_rust_macro_calls(&root, origin.iter().cloned().collect(), encoding);
+            definition_leads_here(&root, &targets.iter().cloned().collect(), &origin, &listed, encoding)
+        };
+        let only_call = DefinitionLeads::OnlyMacroCall(call.clone(), "bitflags".to_owned());
+        assert_eq!(leads(std::slice::from_ref(&call), std::slice::from_ref(&declaration)), only_call);
+        assert_eq!(leads(std::slice::from_ref(&call), &[declaration.clone(), call.clone()]), only_call, "the origin's own call range");
+        assert_eq!(leads(std::slice::from_ref(&call), std::slice::from_ref(&call)), only_call, "an origin with only the call");
+        assert_eq!(leads(&[other_declaration.clone(), call.clone()], &[declaration.clone(), call.clone()]), DefinitionLeads::Elsewhere);
+        assert_eq!(leads(&[declaration.clone(), call.clone()], &[declaration.clone(), call.clone()]), DefinitionLeads::ThisSymbol);
+        assert_eq!(leads(std::slice::from_ref(&other_declaration), std::slice::from_ref(&declaration)), DefinitionLeads::Elsewhere);
+        // Another call (a fn-local `bitflags!` elsewhere) cannot have generated `TestFlags::ABC`.
+        assert_eq!(leads(&[target(11, 0)], std::slice::from_ref(&declaration)), DefinitionLeads::Elsewhere);
+        // A call with an attribute in front starts at the attribute; its path may be qualified.
+        let call_name = |line: u32| rust_macro_call_target(&root, &target(line, 0), encoding);
+        assert_eq!(call_name(10), Some(("crate::two_flags".to_owned(), 11)));
+        assert_eq!(call_name(11), Some(("crate::two_flags".to_owned(), 11)));
+        assert_eq!(call_name(0), Some(("bitflags".to_owned(), 8)));
+        assert_eq!(rust_macro_call_target(&root, &target(11, 18), encoding), None, "an argument");
+        assert_eq!(rust_macro_call_target(&root, &declaration, encoding), None);
     }
 
     #[test]

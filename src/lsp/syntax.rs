@@ -594,6 +594,55 @@ impl ParsedSource {
         false
     }
 
+    /// The name (as called, without `!`: `bitflags`, `crate::two_flags`) and 0-based last line of
+    /// the Rust macro call that starts exactly at 0-based `line0`, byte column `byte_column` — at
+    /// the call's path or at an attribute in front of it, the start rust-analyzer gives for a
+    /// macro call's range. `None` anywhere else (inside the call's arguments, at a `macro_rules!` definition, at an
+    /// identifier) and for other grammars.
+    ///
+    /// rust-analyzer answers a definition of an item a macro generates with the macro call's
+    /// range when it cannot map the item's name back to one identifier: such a location is no
+    /// identifier, and one call can generate several items of the same name (trial171 F1:
+    /// bitflags' `TestFlags::ABC` and `TestFlagsInvert::ABC` both "defined" at `bitflags! {`).
+    pub fn rust_macro_call_starting_at(&self, line0: u32, byte_column: usize) -> Option<(String, u32)> {
+        if self.language != SupportLang::Rust {
+            return None;
+        }
+        let at = self.byte_offset(line0, byte_column)?;
+        let bytes = self.source.as_bytes();
+        let name_of = |call: tree_sitter::Node<'_>| -> Option<(String, u32)> {
+            let name = call.child_by_field_name("macro")?.utf8_text(bytes).ok()?;
+            Some((name.split_whitespace().collect(), call.end_position().row as u32))
+        };
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(at, at)?;
+        loop {
+            if node.start_byte() != at {
+                return None;
+            }
+            match node.kind() {
+                "macro_invocation" => return name_of(node),
+                // `#[rustfmt::skip] bitflags! { … }`: the attributes stand before the call as
+                // siblings; rust-analyzer's range of the call starts at the first of them.
+                "attribute_item" => {
+                    let mut next = node.next_named_sibling();
+                    while let Some(sibling) = next {
+                        match sibling.kind() {
+                            "attribute_item" | "line_comment" | "block_comment" => next = sibling.next_named_sibling(),
+                            "macro_invocation" => return name_of(sibling),
+                            "expression_statement" => {
+                                return sibling.named_child(0).filter(|inner| inner.kind() == "macro_invocation").and_then(name_of);
+                            }
+                            _ => return None,
+                        }
+                    }
+                    return None;
+                }
+                _ => (),
+            }
+            node = node.parent()?;
+        }
+    }
+
     /// The text of 0-based line `line0` without its line break; `None` past the last line.
     pub fn line_text(&self, line0: u32) -> Option<&str> {
         let start = *self.line_starts.get(line0 as usize)?;

@@ -117,6 +117,7 @@ mod lsp_trial167_cfg_twins;
 mod lsp_trial168;
 mod lsp_trial17;
 mod lsp_trial170;
+mod lsp_trial171;
 mod lsp_trial172;
 mod lsp_trial173;
 mod lsp_trial18;
