@@ -4975,9 +4975,10 @@ fn library_dependents_not_compiled(
 }
 
 /// The sentence for the lines of `path` that rust-analyzer does not compile (its
-/// `inactive-code` ranges in `raw`) and that name one of `changed_items` (the Rust items whose
-/// declaration the write changed), the written lines themselves left out (they are said by
-/// [`written_code_inactive`]). `None` when there are none.
+/// `inactive-code` ranges in `raw`, and the `#[cfg]` gates off by default that the syntax tree
+/// shows, for when those ranges are missing: trial171 F2) and that name one of `changed_items`
+/// (the Rust items whose declaration the write changed), the written lines themselves left out
+/// (they are said by [`written_code_inactive`]). `None` when there are none.
 fn cfg_off_uses_of_changed_items(
     server: &LanguageServer,
     path: &Path,
@@ -4989,18 +4990,21 @@ fn cfg_off_uses_of_changed_items(
         return None;
     }
     let ranges = crate::lsp::inactive::inactive_ranges(raw);
-    if ranges.is_empty() {
-        return None;
-    }
     let text = match server.document_text(path) {
         Some(text) => text,
         None => crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?,
     };
     let written_lines = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &text)).unwrap_or_default();
-    let uses: Vec<crate::lsp::inactive::InactiveUse> = crate::lsp::inactive::inactive_uses(&ranges, &text, changed_items)
-        .into_iter()
-        .filter(|found| !written_lines.contains(&found.line))
-        .collect();
+    let mut uses: Vec<crate::lsp::inactive::InactiveUse> = crate::lsp::inactive::inactive_uses(&ranges, &text, changed_items);
+    // rust-analyzer's `inactive-code` ranges may be missing (its own diagnostics held back while
+    // it indexes: trial171 F2): the gates read by the syntax tree fill in.
+    for found in crate::lsp::inactive::inactive_uses_by_syntax(server.workspace_root(), path, &text, changed_items) {
+        if !uses.iter().any(|known| known.line == found.line) {
+            uses.push(found);
+        }
+    }
+    uses.sort_by_key(|found| found.line);
+    uses.retain(|found| !written_lines.contains(&found.line));
     if uses.is_empty() {
         return None;
     }

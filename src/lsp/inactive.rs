@@ -1391,6 +1391,53 @@ pub fn inactive_uses(ranges: &[InactiveRange], text: &str, names: &[String]) -> 
     uses
 }
 
+/// The [`InactiveUse`]s of `names` in `text` (the Rust file `path`, read beneath
+/// `workspace_root`) found by the syntax tree alone: the lines using one of `names` whose
+/// nearest `#[cfg(…)]` gate, or the nearest past `#[cfg(test)]` and `#[cfg(not(…))]` ones, is
+/// off with the package's default features (`#[cfg(test)]` counts on, as in rust-analyzer). For when
+/// rust-analyzer's `inactive-code` ranges are missing: it holds its own diagnostics back while it
+/// indexes, and cargo's say nothing of code it never compiled (trial171 F2: `to_writer` given a
+/// third parameter, and the call at bitflags' `parser.rs:89` under `#[cfg(feature = "serde")]`
+/// went unmentioned). Each use's features are those its gate names that are off by default.
+/// Empty when `text` has no `cfg`, the package or its manifest is not found, or nothing is off.
+pub(crate) fn inactive_uses_by_syntax(
+    workspace_root: &std::path::Path,
+    path: &std::path::Path,
+    text: &str,
+    names: &[String],
+) -> Vec<InactiveUse> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if names.is_empty() || !text.contains("cfg") {
+        return Vec::new();
+    }
+    let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, line)| changed_name_used(line, names).is_some()).collect();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let Some(package) = crate::lsp::cfg_off_modules::package_root(workspace_root, path) else { return Vec::new() };
+    let Some(features) = crate::lsp::cfg_off_modules::default_features(workspace_root, &package) else { return Vec::new() };
+    let Ok(tree) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let root = tree.root().get_inner_node();
+    let mut uses = Vec::new();
+    for (index, line) in lines {
+        let Some(name) = changed_name_used(line, names) else { continue };
+        // The nearest gate, else the nearest past `#[cfg(test)]`/`#[cfg(not(…))]` ones: the first
+        // that is off.
+        let off_gate = [false, true].into_iter().find_map(|past_on_ones| {
+            let (attribute, row, _) = cfg_gate_at(&root, text, index as u32, past_on_ones)?;
+            let attribute = one_line_attribute(&attribute);
+            (crate::lsp::cfg_off_modules::evaluate_cfg_attribute(&attribute, Some(&features)) == Some(false)).then_some((attribute, row))
+        });
+        let Some((attribute, row)) = off_gate else { continue };
+        let off: Vec<String> = features_named(&attribute).into_iter().filter(|feature| !features.contains(feature)).collect();
+        uses.push(InactiveUse { line: index as u32 + 1, name: name.clone(), features: off, cfg: Some((attribute, row + 1)) });
+    }
+    uses
+}
+
 /// The first of `names` that the Rust `line` uses as a whole word before any `//` (a name ending
 /// in `!` as a macro call, the others not followed by `!`).
 pub(crate) fn changed_name_used<'n>(line: &str, names: &'n [String]) -> Option<&'n String> {
@@ -2150,6 +2197,32 @@ impl std::str::FromStr for Stack {
         let ranges = vec![InactiveRange { start_line: 1, end_line: 4, message: "feature = \"std\" is disabled".to_owned() }];
         assert!(inactive_uses(&ranges, text, &["write".to_owned()]).is_empty());
         assert_eq!(inactive_uses(&ranges, text, &["write!".to_owned()]).len(), 1);
+    }
+
+    #[test]
+    fn cfg_off_uses_of_changed_items_are_found_by_the_syntax_tree_without_rust_analyzers_ranges() {
+        // bitflags 2.13.2 (trial171 F2): rust-analyzer, indexing, published no `inactive-code`,
+        // and the call at parser.rs:89 under `#[cfg(feature = "serde")]` went unsaid.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"flags\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"std\"]\nstd = []\nserde = []\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let path = root.join("src/parser.rs");
+        let text = "pub fn to_writer(a: u8, b: u8) {}\n\n#[cfg(feature = \"serde\")]\nimpl Show {\n    fn show(&self) {\n        to_writer(1);\n    }\n}\n\n#[cfg(feature = \"std\")]\nfn on() {\n    to_writer(1);\n}\n\n#[cfg(not(feature = \"std\"))]\nfn off() {\n    to_writer(1);\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {\n        super::to_writer(1);\n    }\n}\n";
+        std::fs::write(&path, text).unwrap();
+        let uses = inactive_uses_by_syntax(&root, &path, text, &["to_writer".to_owned()]);
+        let lines: Vec<(u32, Vec<String>)> = uses.iter().map(|found| (found.line, found.features.clone())).collect();
+        // Line 6 (serde off), line 17 (`not(std)` with std on by default); not line 12 (std on),
+        // nor line 24 (`cfg(test)`, on in rust-analyzer's configuration).
+        assert_eq!(lines, vec![(6, vec!["serde".to_owned()]), (17, Vec::new())]);
+        assert_eq!(uses[0].cfg, Some(("#[cfg(feature = \"serde\")]".to_owned(), 3)));
+        let sentence = inactive_uses_sentence("rust-analyzer", "parser.rs", &uses);
+        assert!(sentence.contains("line 6 uses `to_writer` (under `#[cfg(feature = \"serde\")]` at line 3), line 17"), "{sentence}");
+        assert!(inactive_uses_by_syntax(&root, &path, text, &["other".to_owned()]).is_empty());
     }
 
     #[test]

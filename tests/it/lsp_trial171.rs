@@ -4,9 +4,14 @@
 //!   `TestExternal::ABC`, consts of other structs the same `bitflags!` call declares:
 //!   rust-analyzer gave that call's range (`bitflags! {`) as their definition, and the
 //!   "definition leads to this symbol" cross-check took it for the asked symbol's.
+//! - F2: `edit` giving `parser::to_writer` a third parameter never named the call at
+//!   `parser.rs:89` under `#[cfg(feature = "serde")]` in the written file (rust-analyzer, still
+//!   indexing, had published no `inactive-code` range): the gates are read by the syntax tree
+//!   too. (A warm rust-analyzer publishes the ranges, so the integration test checks the
+//!   answer; the unit test in inactive.rs is the one that fails without the fix.)
 //!
-//! Ground truth: `cargo check` of the fixture, and the fixture's own text (which struct each use
-//! names).
+//! Ground truth: `cargo check` of the fixtures (with and without the feature), and the fixture's
+//! own text (which struct each use names).
 
 use crate::support;
 
@@ -55,4 +60,33 @@ fn consts_of_other_structs_one_macro_call_declares_are_not_merged_into_reference
     }
     assert!(!text.contains("pub const ABC: u8 = 2;"), "`Second`'s const is another const:\n{text}");
     assert!(!text.contains("asked again from"), "nothing was merged:\n{text}");
+}
+
+/// F2: a signature change's check names the call of the changed function behind a feature that
+/// is off, in the written file itself, with the check that compiles it.
+#[test]
+fn a_cfg_off_call_of_a_changed_function_in_the_written_file_is_named() {
+    let test = "lsp_trial171::a_cfg_off_call_of_a_changed_function_in_the_written_file_is_named";
+    if support::require_binary(test, "cargo").is_none() || support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let lib = "/// Writes.\npub fn to_writer(flags: u8) -> u8 {\n    flags\n}\n\n/// Shows.\n#[cfg(feature = \"serde\")]\npub fn show() -> u8 {\n    to_writer(1)\n}\n\n/// Uses.\npub fn uses() -> u8 {\n    to_writer(2)\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"writers\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nserde = []\n"),
+        ("src/lib.rs", lib),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn to_writer(flags: u8) -> u8 {", "new_string": "pub fn to_writer(flags: u8, separator: u8) -> u8 {\n    let _ = separator;"}),
+    );
+    // Ground truth: the default build breaks at the active call only, the serde build at both.
+    let default_build = support::cargo_by_hand(dir.path(), &["check", "--message-format", "short"], &[]);
+    let serde_build = support::cargo_by_hand(dir.path(), &["check", "--features", "serde", "--message-format", "short"], &[]);
+    let stderr = |output: &std::process::Output| String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr(&default_build).contains("src/lib.rs:10:"), "{}", stderr(&default_build));
+    assert!(stderr(&serde_build).contains("src/lib.rs:10:5: error[E0061]"), "{}", stderr(&serde_build));
+    assert!(text.contains("line 10 uses `to_writer` (under `#[cfg(feature = \"serde\")]` at line 8)"), "{text}");
+    assert!(text.contains("\"features\": [\"serde\"]"), "{text}");
 }
