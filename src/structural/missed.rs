@@ -64,8 +64,25 @@ struct MacroArgumentsCheck {
     /// The pattern with each single metavariable that stands as a whole argument of its token
     /// tree made a `$$$` one (`itry!($$$E)`).
     widened: String,
-    /// `widened`, compiled: an unmatched invocation is counted only when it matches.
-    widened_pattern: Pattern,
+    /// `widened`, compiled: an unmatched invocation is counted only when it matches. `None`
+    /// with `arguments` (no widening splits a token tree at its commas).
+    widened_pattern: Option<Pattern>,
+    /// For a pattern with two or more whole-argument metavariables (`assert_eq!($A, $B)`): its
+    /// top-level arguments, an unmatched invocation counted when its own top-level arguments
+    /// (split at the token tree's commas) fit them (trial171 F3: `assert_eq!($A, $B)` matched 4
+    /// of bitflags' ~124 two-argument `assert_eq!` calls and said nothing).
+    arguments: Option<Vec<MacroArgument>>,
+}
+
+/// One top-level argument of a macro pattern's token tree (see [`MacroArgumentsCheck`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum MacroArgument {
+    /// A single metavariable (`$A`): any one argument.
+    One,
+    /// A `$$$A`: any number of arguments, the rest.
+    Rest,
+    /// Literal tokens, compared without whitespace.
+    Text(String),
 }
 
 /// Invocations of a pattern's macro that it did not match (see [`MacroArgumentsCheck`]).
@@ -75,8 +92,13 @@ pub struct UnmatchedMacroInvocations {
     pub macro_name: String,
     /// The pattern with `$$$` metavariables in the token tree, e.g. `itry!($$$E)`.
     pub widened: String,
-    /// How many invocations of the macro the pattern did not match and `widened` matches.
+    /// How many invocations of the macro the pattern did not match and `widened` matches (with
+    /// `arguments`: whose top-level arguments fit the pattern's).
     pub count: usize,
+    /// The pattern's number of top-level arguments when they were counted by splitting the
+    /// token trees at their commas (two or more metavariables: `assert_eq!($A, $B)` → 2), the
+    /// `widened` pattern then reaching every invocation of the macro; `None` otherwise.
+    pub arguments: Option<usize>,
     /// The first: (path, 1-based line); the path is empty until the file is known.
     pub example: Option<(String, usize)>,
 }
@@ -234,6 +256,7 @@ impl MissedParts {
             if self.macro_invocations.count == 0 {
                 self.macro_invocations.macro_name = invocations.macro_name;
                 self.macro_invocations.widened = invocations.widened;
+                self.macro_invocations.arguments = invocations.arguments;
             }
             self.macro_invocations.count += invocations.count;
             if self.macro_invocations.example.is_none() {
@@ -445,6 +468,27 @@ impl MacroArgumentsCheck {
         if macro_name.is_empty() || macro_name.contains('$') {
             return None;
         }
+        // Two or more whole-argument metavariables: no widening splits the token tree at its
+        // commas (recheck49 N2), so the invocations are split here and those with arguments
+        // that fit the pattern's counted, the pattern reaching all of them offered.
+        if let Some(arguments) = pattern_macro_arguments(compiled, source, invocation_kind, token_tree_kind) {
+            if arguments.iter().filter(|argument| matches!(argument, MacroArgument::One | MacroArgument::Rest)).count() >= 2 {
+                let open = source[bang + 1..].trim_start().chars().next()?;
+                let close = match open {
+                    '(' => ')',
+                    '[' => ']',
+                    '{' => '}',
+                    _ => return None,
+                };
+                return Some(MacroArgumentsCheck {
+                    invocation_kind,
+                    macro_name: macro_name.clone(),
+                    widened: format!("{macro_name}!{open}$$$ARGS{close}"),
+                    widened_pattern: None,
+                    arguments: Some(arguments),
+                });
+            }
+        }
         // `$E` → `$$$E` only at the single metavariables that stand as whole arguments of the
         // invocation (not a `$E` nested in an inner group, review49 L11).
         let ranges = whole_argument_metavariable_ranges(compiled, source, invocation_kind, token_tree_kind, &single)?;
@@ -466,24 +510,120 @@ impl MacroArgumentsCheck {
         if *widened_kind != invocation_kind {
             return None;
         }
-        Some(MacroArgumentsCheck { invocation_kind, macro_name, widened, widened_pattern: widened_pattern.pattern })
+        Some(MacroArgumentsCheck { invocation_kind, macro_name, widened, widened_pattern: Some(widened_pattern.pattern), arguments: None })
     }
 
     fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
         if candidate.kind_id() != self.invocation_kind || candidate.field("macro").is_none_or(|name| name.text() != self.macro_name) {
             return;
         }
-        if self.widened_pattern.match_node(candidate.clone()).is_none() {
+        let fits = match (&self.widened_pattern, &self.arguments) {
+            (Some(widened), _) => widened.match_node(candidate.clone()).is_some(),
+            (None, Some(arguments)) => candidate
+                .children()
+                .find(|child| child.kind() == "token_tree")
+                .is_some_and(|tree| arguments_fit(arguments, &top_level_arguments(&tree, None))),
+            (None, None) => false,
+        };
+        if !fits {
             return;
         }
         let invocations = &mut tally.macro_invocations;
         if invocations.count == 0 {
             invocations.macro_name.clone_from(&self.macro_name);
             invocations.widened.clone_from(&self.widened);
+            invocations.arguments = self.arguments.as_ref().map(Vec::len);
             invocations.example = Some((String::new(), candidate.start_pos().line() + 1));
         }
         invocations.count += 1;
     }
+}
+
+/// The top-level arguments of a macro invocation's token tree `tree` (its tokens between the
+/// delimiters, split at the commas directly in it, not in a turbofish `::<A, B>`; a trailing
+/// comma ends the last), each as its
+/// tokens' text without whitespace. With `expando` (a pre-processed pattern's metavariable
+/// character), an argument that is one metavariable token reads as [`MacroArgument::One`] or
+/// [`MacroArgument::Rest`]; `None` then also when an argument holds a metavariable among other
+/// tokens.
+fn top_level_arguments(tree: &Node<'_, StrDoc<SupportLang>>, expando: Option<char>) -> Vec<MacroArgument> {
+    let children: Vec<Node<'_, StrDoc<SupportLang>>> = tree.children().collect();
+    let inner = if children.len() >= 2 { &children[1..children.len() - 1] } else { &children[..0] };
+    let mut arguments: Vec<Vec<String>> = vec![Vec::new()];
+    // A turbofish's commas (`g::<A, B>(z)`) separate no arguments: `<` after `::` opens one.
+    let mut turbofish_depth = 0usize;
+    let mut previous = String::new();
+    for token in inner {
+        let text = token.text();
+        match text.as_ref() {
+            "," if turbofish_depth == 0 => {
+                arguments.push(Vec::new());
+                previous.clear();
+                continue;
+            }
+            "<" if previous == "::" => turbofish_depth += 1,
+            ">" => turbofish_depth = turbofish_depth.saturating_sub(1),
+            ">>" => turbofish_depth = turbofish_depth.saturating_sub(2),
+            _ => (),
+        }
+        let compact: String = text.split_whitespace().collect();
+        previous.clone_from(&compact);
+        if let Some(last) = arguments.last_mut() {
+            last.push(compact);
+        }
+    }
+    if arguments.last().is_some_and(Vec::is_empty) {
+        arguments.pop();
+    }
+    arguments
+        .into_iter()
+        .map(|tokens| match (expando, tokens.as_slice()) {
+            (Some(expando), [one]) if one.starts_with(expando) => {
+                if one.chars().take(3).all(|c| c == expando) {
+                    MacroArgument::Rest
+                } else {
+                    MacroArgument::One
+                }
+            }
+            _ => MacroArgument::Text(tokens.concat()),
+        })
+        .collect()
+}
+
+/// Whether an invocation's top-level `arguments` (all [`MacroArgument::Text`]) fit a pattern's
+/// `shape`: as many (or, with a `$$$` one, at least as many less one), each literal one equal.
+fn arguments_fit(shape: &[MacroArgument], arguments: &[MacroArgument]) -> bool {
+    let enough = if shape.contains(&MacroArgument::Rest) { arguments.len() + 1 >= shape.len() } else { arguments.len() == shape.len() };
+    enough
+        && shape.iter().zip(arguments).take_while(|(wanted, _)| **wanted != MacroArgument::Rest).all(|(wanted, found)| match wanted {
+            MacroArgument::Text(text) => found == &MacroArgument::Text(text.clone()),
+            _ => true,
+        })
+}
+
+/// The top-level arguments of the macro pattern `source` (trimmed; its root a macro invocation),
+/// read from the pre-processed pattern parsed in a function body (see
+/// [`whole_argument_metavariable_ranges`]); `None` when it does not parse so, or an argument holds
+/// a metavariable among other tokens (`foo($A)`), whose fit a split cannot decide.
+fn pattern_macro_arguments(
+    compiled: &CompiledPattern,
+    source: &str,
+    invocation_kind: u16,
+    token_tree_kind: u16,
+) -> Option<Vec<MacroArgument>> {
+    let language = compiled.language;
+    let expando = language.expando_char();
+    let processed = language.pre_process_pattern(source);
+    let prefix = "fn runbound_pattern() { ";
+    let wrapped = format!("{prefix}{processed};\n}}");
+    let root = language.ast_grep(&wrapped);
+    let invocation = root.root().dfs().find(|node| node.kind_id() == invocation_kind && node.range().start == prefix.len())?;
+    let tree = invocation.children().find(|child| child.kind_id() == token_tree_kind)?;
+    let arguments = top_level_arguments(&tree, Some(expando));
+    if arguments.iter().any(|argument| matches!(argument, MacroArgument::Text(text) if text.contains(expando))) {
+        return None;
+    }
+    Some(arguments)
 }
 
 /// The byte ranges in `source` (the pattern text, trimmed) of the single metavariables (`$E`,

@@ -1014,16 +1014,33 @@ Reach them with grep, or the rule {} (each {} whose text has the word)",
         if !text.is_empty() {
             text.push_str("\nnote: ");
         }
-        let _ = write!(
-            text,
-            "{} more `{}!(…)` {} that `{}` matches and `{}` does not (e.g. {path}:{line}): inside a macro's arguments (a token tree, not parsed as expressions) a single metavariable such as `$E` binds exactly one token or one bracketed group, a `$$$E` any run of tokens; search with `{}` to include them",
-            invocations.count,
-            invocations.macro_name,
-            one_or_many(invocations.count, "invocation", "invocations"),
-            invocations.widened,
-            pattern.source.trim(),
-            invocations.widened
-        );
+        match invocations.arguments {
+            // Trial171 F3: `assert_eq!($A, $B)` matched 4 of ~124 two-argument calls, silently.
+            Some(arguments) => {
+                let _ = write!(
+                    text,
+                    "{} more `{}!(…)` {} with {arguments} top-level arguments fitting `{}` that it does not match (e.g. {path}:{line}): inside a macro's arguments (a token tree, not parsed as expressions) a single metavariable such as `$A` binds exactly one token or one bracketed group, so an argument like `a.b()` or `X::Y` is never matched; no pattern splits a token tree at its commas (`$$$A, $$$B` gives `$A` nothing and `$B` the rest), so search with `{}` (every invocation, its arguments in one capture) or the rule {} and split the arguments yourself",
+                    invocations.count,
+                    invocations.macro_name,
+                    one_or_many(invocations.count, "invocation", "invocations"),
+                    pattern.source.trim(),
+                    invocations.widened,
+                    serde_json::json!({"kind": "macro_invocation", "regex": format!("^{}\\s*!", regex_syntax::escape(&invocations.macro_name))}),
+                );
+            }
+            None => {
+                let _ = write!(
+                    text,
+                    "{} more `{}!(…)` {} that `{}` matches and `{}` does not (e.g. {path}:{line}): inside a macro's arguments (a token tree, not parsed as expressions) a single metavariable such as `$E` binds exactly one token or one bracketed group, a `$$$E` any run of tokens; search with `{}` to include them",
+                    invocations.count,
+                    invocations.macro_name,
+                    one_or_many(invocations.count, "invocation", "invocations"),
+                    invocations.widened,
+                    pattern.source.trim(),
+                    invocations.widened
+                );
+            }
+        }
     }
     (!text.is_empty()).then_some(text)
 }
@@ -1045,6 +1062,15 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
             Query::Pattern(pattern) => pattern.source.trim(),
             Query::Rule(_) => "the pattern",
         };
+        if let Some(arguments) = invocations.arguments {
+            return format!(
+                "see the note above: {} `{}!(…)` {} with {arguments} top-level arguments that `{source}` does not match (an argument of several tokens); search with `{}` and split the arguments yourself",
+                invocations.count,
+                invocations.macro_name,
+                one_or_many(invocations.count, "invocation", "invocations"),
+                invocations.widened
+            );
+        }
         return format!(
             "see the note above: {} `{}!(…)` {} that `{}` matches and `{source}` does not; search with `{}`",
             invocations.count,
