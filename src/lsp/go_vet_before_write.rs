@@ -126,6 +126,14 @@ pub(crate) fn go_vet_before_write(
             crate::render::display_path(workspace_root, unknown)
         ));
     }
+    if std::env::var_os("GOWORK").is_none_or(|value| value != "off") {
+        if let Some(go_work) = go_work_above(&module) {
+            return Err(format!(
+                "the module is part of the Go workspace {} (a go.work above it), which a copy of the module elsewhere would not build the same way",
+                crate::render::display_path(workspace_root, &go_work)
+            ));
+        }
+    }
     let go = which::which_in("go", search_path, workspace_root)
         .ok()
         .filter(|found| !crate::trust::resolves_inside(workspace_root, found))
@@ -228,7 +236,10 @@ fn mirror_module(workspace_root: &Path, module: &Path, mirror: &Path, before: &H
             let module_file = directory == module && matches!(name.to_str(), Some("go.mod" | "go.sum" | "go.work" | "go.work.sum"));
             if module_file {
                 let bytes = crate::files::read_file_beneath(workspace_root, &entry).map_err(|err| failed(&entry, err))?.unwrap_or_default();
-                std::fs::write(&placed, bytes).map_err(|err| failed(&placed, err))?;
+                // A local `replace … => ../x` or `use ../x` names a directory beside the module:
+                // made absolute, the copy reaches the same one (review50 M5).
+                let text = absolute_local_paths(&String::from_utf8_lossy(&bytes), directory);
+                std::fs::write(&placed, text).map_err(|err| failed(&placed, err))?;
             } else {
                 std::os::unix::fs::symlink(&entry, &placed).map_err(|err| failed(&placed, err))?;
             }
@@ -239,6 +250,62 @@ fn mirror_module(workspace_root: &Path, module: &Path, mirror: &Path, before: &H
         std::fs::write(&placed, text).map_err(|err| failed(&placed, err))?;
     }
     Ok(())
+}
+
+/// `text` of a `go.mod` or `go.work` in `directory` with every local path of its `replace`
+/// targets and `use` directives (`./x`, `../x`, `.`, quoted or not) made absolute from
+/// `directory`; the rest as it was.
+fn absolute_local_paths(text: &str, directory: &Path) -> String {
+    let is_local = |token: &str| {
+        let bare = token.trim_matches('"');
+        bare == "." || bare == ".." || bare.starts_with("./") || bare.starts_with("../")
+    };
+    let absolute = |token: &str| format!("\"{}\"", directory.join(token.trim_matches('"')).display());
+    let mut block: Option<&str> = None;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (content, ending) = match line.strip_suffix('\n') {
+            Some(content) => (content, "\n"),
+            None => (line, ""),
+        };
+        let code = content.split("//").next().unwrap_or(content);
+        let words: Vec<&str> = code.split_whitespace().collect();
+        let (directive, arguments): (Option<&str>, &[&str]) = match (block, words.first().copied()) {
+            (Some(_), Some(")")) => {
+                block = None;
+                (None, &[])
+            }
+            (Some(inside), Some(_)) => (Some(inside), &words[..]),
+            (None, Some(keyword @ ("replace" | "use"))) if words.get(1) == Some(&"(") => {
+                block = Some(keyword);
+                (None, &[])
+            }
+            (None, Some(keyword @ ("replace" | "use"))) => (Some(keyword), &words[1..]),
+            _ => (None, &[]),
+        };
+        let rewrite_at: Option<usize> = match directive {
+            Some("replace") => arguments.iter().position(|word| *word == "=>").map(|arrow| arrow + 1),
+            Some("use") => Some(0),
+            _ => None,
+        };
+        match rewrite_at.and_then(|at| arguments.get(at)).filter(|token| is_local(token)) {
+            Some(token) => {
+                let from = content.rfind(token).unwrap_or(0);
+                out.push_str(&content[..from]);
+                out.push_str(&absolute(token));
+                out.push_str(&content[from + token.len()..]);
+                out.push_str(ending);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// The `go.work` in a directory above `module`, if any: the go command would build the module
+/// as part of that workspace, which a copy of the module elsewhere does not reproduce.
+fn go_work_above(module: &Path) -> Option<PathBuf> {
+    module.ancestors().skip(1).map(|dir| dir.join("go.work")).find(|file| file.is_file())
 }
 
 /// What [`parse_go_vet_json`] read.
@@ -352,5 +419,36 @@ mod tests {
         assert_eq!(outcome.was_there_before(Path::new("/work/m/range_test.go"), 320, "bools", same), Some(false));
         assert_eq!(outcome.was_there_before(Path::new("/work/m/broken/a.go"), 3, "printf", same), None);
         assert_eq!(outcome.was_there_before(Path::new("/work/m/sub/b.go"), 3, "printf", same), None, "a package vet was not asked about");
+    }
+
+    /// review50 M5: the copy of go.mod lives elsewhere, so a local `replace` target must be made
+    /// absolute (else every write in such a module falls back to "not known").
+    #[test]
+    fn local_replace_and_use_paths_are_made_absolute_in_the_copy() {
+        let dir = Path::new("/work/repo/m");
+        let go_mod = "module example.com/m\n\ngo 1.21\n\nreplace example.com/x => ../x\n\nreplace (\n\texample.com/y v1.0.0 => ./third_party/y // vendored\n\texample.com/z => example.com/z2 v1.2.0\n)\n\nrequire example.com/x v0.0.0\n";
+        let rewritten = absolute_local_paths(go_mod, dir);
+        assert!(rewritten.contains("replace example.com/x => \"/work/repo/m/../x\"\n"), "{rewritten}");
+        assert!(rewritten.contains("\texample.com/y v1.0.0 => \"/work/repo/m/./third_party/y\" // vendored\n"), "{rewritten}");
+        assert!(rewritten.contains("\texample.com/z => example.com/z2 v1.2.0\n"), "{rewritten}");
+        assert!(rewritten.ends_with("require example.com/x v0.0.0\n"), "{rewritten}");
+        let go_work = "go 1.21\n\nuse (\n\t.\n\t../other\n)\nuse \"./tools\"\n";
+        assert_eq!(
+            absolute_local_paths(go_work, dir),
+            "go 1.21\n\nuse (\n\t\"/work/repo/m/.\"\n\t\"/work/repo/m/../other\"\n)\nuse \"/work/repo/m/./tools\"\n"
+        );
+        // The mirror made from a module with a local replace holds the absolute target.
+        let workspace = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(workspace.path()).unwrap();
+        std::fs::create_dir_all(root.join("m")).unwrap();
+        std::fs::write(root.join("m/go.mod"), "module example.com/m\n\nreplace example.com/x => ../x\n").unwrap();
+        std::fs::write(root.join("m/a.go"), "package m\n").unwrap();
+        let mirror = tempfile::tempdir().unwrap();
+        let a_go = root.join("m/a.go");
+        let before: HashMap<&Path, &str> = HashMap::from([(a_go.as_path(), "package m // before\n")]);
+        mirror_module(&root, &root.join("m"), &mirror.path().join("module"), &before).unwrap();
+        let copied = std::fs::read_to_string(mirror.path().join("module/go.mod")).unwrap();
+        assert!(copied.contains(&format!("=> \"{}\"", root.join("m/../x").display())), "{copied}");
+        assert_eq!(std::fs::read_to_string(mirror.path().join("module/a.go")).unwrap(), "package m // before\n");
     }
 }
