@@ -425,14 +425,20 @@ pub(crate) fn unbuilt_users_note(root: &Path, server_id: &str, uses: &[UnbuiltUs
 /// file (canonical); the name's declaration is looked for in them: a top-level function, type,
 /// variable or constant (used bare in its package's directory, `pkg.Name` by importers) or a
 /// method (`.Name(`, as [`unbuilt_users`] reads it). `None` when it declares none of them there
-/// (a local or a field: no other file names it by itself) or no excluded file uses it. Bounded as
-/// [`unbuilt_users`], until `deadline`; a search cut short is said.
+/// (a local or a field: no other file names it by itself) or no excluded file uses it. The
+/// declaration found must be one of the answer's places (`answer_lines`: canonical path, 0-based
+/// line and the server's column of each reference): another symbol of the same name declared in an answer file
+/// (a method `Client.Timeout` beside the queried field `Config.Timeout`) is not the one asked
+/// about (review50 M2). A method's uses are read by their text `.Name(` whatever the receiver,
+/// and said so. Bounded as [`unbuilt_users`], until `deadline`; a search cut short is said.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn unbuilt_references_note(
     workspace_root: &Path,
     root: &Path,
     server_id: &str,
     name: &str,
     answer_files: &[PathBuf],
+    answer_lines: &[(PathBuf, u32, u32)],
     deadline: Instant,
     display: impl Fn(&Path) -> String,
 ) -> Option<String> {
@@ -445,19 +451,36 @@ pub(crate) fn unbuilt_references_note(
         looked_at.push(file);
         let text = reader.read_to_string(file).ok()?;
         let package = package_name(&text)?.to_owned();
-        if crate::lsp::go_build_twins::top_level_declaration_line(&text, name).is_some() {
+        // The declaration's name is one of the answer's places: its line and column (the
+        // server's column is UTF-16 or bytes; either matches).
+        let in_answer = |line0: usize, line: &str, byte: usize| {
+            let columns = [byte as u32, line[..byte].encode_utf16().count() as u32];
+            answer_lines
+                .iter()
+                .any(|(answered, at_line, at_column)| answered == file && *at_line as usize == line0 && columns.contains(at_column))
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let top_level = crate::lsp::go_build_twins::top_level_declaration_line(&text, name).and_then(|line0| {
+            let line = lines.get(line0)?;
+            let byte = *crate::lsp::rename_coverage::word_positions(line, name).first()?;
+            in_answer(line0, line, byte).then_some(())
+        });
+        if top_level.is_some() {
             return Some((file.clone(), package, name.to_owned()));
         }
-        text.lines().find_map(|line| {
+        lines.iter().enumerate().find_map(|(line0, line)| {
             let receiver = crate::lsp::rename_public_api::go_method_receiver(line)?;
-            let after = line[line.find(')')? + 1..].trim_start();
+            let close = line.find(')')? + 1;
+            let after = line[close..].trim_start();
             let declared = after.strip_prefix(name).is_some_and(|rest| rest.starts_with(['(', '[']));
-            declared.then(|| (file.clone(), package.clone(), format!("{receiver}.{name}")))
+            let byte = close + (line[close..].len() - after.len());
+            (declared && in_answer(line0, line, byte)).then(|| (file.clone(), package.clone(), format!("{receiver}.{name}")))
         })
     })?;
     let (declared_in, package, searched) = declaration;
     let mut stopped = None;
-    let uses = unbuilt_users(workspace_root, root, &declared_in, &package, &[searched], answer_files, deadline, &mut stopped);
+    let uses =
+        unbuilt_users(workspace_root, root, &declared_in, &package, std::slice::from_ref(&searched), answer_files, deadline, &mut stopped);
     let stopped_said =
         stopped.map(|why| format!(" (the search for them stopped: {why}; files after that point were not searched)")).unwrap_or_default();
     if uses.is_empty() {
@@ -481,13 +504,21 @@ pub(crate) fn unbuilt_references_note(
         })
         .collect();
     let more = if uses.len() > named.len() { format!(" and {} more", uses.len() - named.len()) } else { String::new() };
+    let (using, consequence) = if searched.contains('.') {
+        (
+            format!("calling a method named `.{name}(` (by text: the receiver's type is not checked)"),
+            format!("changing or removing `{searched}` breaks {{}} builds where those calls are on its type"),
+        )
+    } else {
+        (format!("using `{name}`"), format!("changing or removing `{name}` breaks {{}} builds"))
+    };
+    let consequence = consequence.replace("{}", crate::render::one_or_many(uses.len(), "that file's", "those files'"));
     Some(format!(
-        "note: NOT in this list: {} using `{name}` in {} whose build constraints keep {} out of the one build {server_id} loads, so it lists none of them: {}{more}{stopped_said} — changing or removing `{name}` breaks {} builds; read the lines there",
+        "note: NOT in this list: {} {using} in {} whose build constraints keep {} out of the one build {server_id} loads, so it lists none of them: {}{more}{stopped_said} — {consequence}; read the lines there",
         crate::render::plural(line_count, "line"),
         crate::render::one_or_many(uses.len(), "a file", &format!("{} files", uses.len())),
         crate::render::one_or_many(uses.len(), "it", "them"),
         named.join(", "),
-        crate::render::one_or_many(uses.len(), "that file's", "those files'"),
     ))
 }
 

@@ -811,12 +811,21 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     .filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri))
                     .map(|file| std::fs::canonicalize(&file).unwrap_or(file)),
             );
+            let answer_lines: Vec<(PathBuf, u32, u32)> = found
+                .iter()
+                .flatten()
+                .filter_map(|location| {
+                    let file = crate::lsp::uri::lsp_uri_to_path(&location.uri)?;
+                    Some((std::fs::canonicalize(&file).unwrap_or(file), location.range.start.line, location.range.start.character))
+                })
+                .collect();
             notes.extend(crate::lsp::go_unbuilt_users::unbuilt_references_note(
                 supervisor.workspace_root(),
                 server.root(),
                 server.id(),
                 &resolved.cursor_identifier,
                 &answer_files,
+                &answer_lines,
                 request_deadline,
                 |path| supervisor.display_path(path),
             ));

@@ -132,6 +132,35 @@ fn references_name_the_uses_in_a_file_a_build_tag_keeps_out_of_gopls_build() {
     assert!(!text.contains("NOT in this list"), "{text}");
 }
 
+/// review50 M2: references of the field `Config.Timeout` in a file that also declares the method
+/// `Client.Timeout` said a `//go:build windows` file's `client.Timeout()` call was "NOT in this
+/// list" and broke: the method found was another symbol. A field gets no such note; the method
+/// does, its uses read by text (`.Timeout(`) and said so. Ground truth: `grep -w`.
+#[test]
+fn the_build_constraint_note_is_about_the_queried_symbol_only() {
+    if support::require_binary("lsp_trial173::the_build_constraint_note_is_about_the_queried_symbol_only", "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.18\n"),
+        (
+            "p/p.go",
+            "package p\n\n// Config configures.\ntype Config struct {\n\tTimeout int\n}\n\n// Client calls.\ntype Client struct{ c Config }\n\n// Timeout is the client's timeout.\nfunc (c *Client) Timeout() int { return c.c.Timeout }\n",
+        ),
+        ("p/p_windows.go", "package p\n\nfunc windowsTimeout(client *Client) int { return client.Timeout() }\n"),
+    ]);
+    let windows = std::fs::read_to_string(dir.path().join("p/p_windows.go")).unwrap();
+    assert_eq!(windows.lines().filter(|line| line.contains(".Timeout(")).count(), 1, "the one method call, by grep");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let field = support::call_ok(&run, "lsp", json!({"op": "references", "file": "p/p.go", "line": 5, "symbol": "Timeout"}));
+    assert!(!field.contains("NOT in this list"), "the field is not the method the windows file calls: {field}");
+    let method =
+        support::call_ok(&run, "lsp", json!({"op": "references", "file": "p/p.go", "line": 12, "symbol": "Timeout", "occurrence": 1}));
+    let note = method.lines().find(|line| line.contains("NOT in this list")).unwrap_or_else(|| panic!("{method}"));
+    assert!(note.contains("1 line calling a method named `.Timeout(` (by text: the receiver's type is not checked)"), "{note}");
+    assert!(note.contains("p/p_windows.go:3"), "{note}");
+}
+
 /// M1: the command advised for a `//go:build ignore` test file of a package (constraints_test.go
 /// of golang.org/x/exp/constraints) vetted it alone, as a package of its own, and failed on the
 /// package's names (`undeclared name: Signed`); it now lists the package's files with it, and
