@@ -1173,10 +1173,11 @@ fn lost_exports_warning(
     }
     let shown: Vec<&str> = lost.iter().take(8).map(String::as_str).collect();
     Some(format!(
-        "this edit removes {} from what the package `{package_name}` exports: {}{} — its entry points no longer reach {} (a move to a file no barrel re-exports, or a removed export); code outside this workspace that imports {} breaks, and no compiler run here sees that code; the importers inside this workspace do fail to compile — through a named re-export (`export {{ x }} from`) and through `export *` alike; call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} to see every one of them — re-export {} where {} moved, or say the break in the changelog",
+        "this edit removes {} from what the package `{package_name}` exports: {}{} — its entry points no longer reach {} (a move to a file no barrel re-exports, or a removed export); code outside this workspace that imports {} breaks, and no compiler run here sees that code; an importer inside this workspace that still imports {} from it fails to compile — through a named re-export (`export {{ x }} from`) and through `export *` alike, and the compiler says so: call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} to see whether any is left — re-export {} where {} moved, or say the break in the changelog",
         crate::render::plural(lost.len(), "name"),
         shown.join(", "),
         if lost.len() > shown.len() { format!(" and {} more", lost.len() - shown.len()) } else { String::new() },
+        crate::render::one_or_many(lost.len(), "it", "them"),
         crate::render::one_or_many(lost.len(), "it", "them"),
         crate::render::one_or_many(lost.len(), "it", "them"),
         crate::render::one_or_many(lost.len(), "it", "them"),
