@@ -147,6 +147,10 @@ fn a_parametrized_tests_parameter_is_renamed_with_its_own_argnames_item() {
         ("tests/test_units.py", PARAMETRIZED),
     ]);
     let pytest = support::python_prints(dir.path(), "import pytest; print('ok')") == "ok";
+    if !pytest {
+        // The ground truth below needs pytest (installed by .ci/install): loud locally, a failure under CI.
+        support::skip_or_fail(test, "pytest is not importable by python3; the pytest ground truth is not run");
+    }
     if pytest {
         assert_eq!(pytest_summary(dir.path()), "3 passed");
     }
