@@ -1602,7 +1602,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         let left = &coverage.cfg_off_same_member_uses;
         (!args.preview && !left.is_empty()).then(|| {
             format!(
-                "NOT written: this rename leaves `{}` on {} behind a `#[cfg]` that is off ({}) where the syntax tree shows `{}` itself (listed below with how): {} does not analyze that code, so its rename did not reach {}, and a build with that cfg (another target OS, a feature) breaks there while this host's check reports nothing; it is staged instead — `resolve` accept and then replace `{}` with `{}` on {} (the edit tool) and run the check named below, or discard",
+                "NOT written: this rename leaves `{}` on {} behind a `#[cfg]` that is off ({}) where the syntax tree shows `{}` itself (listed below with how): {} does not analyze that code, so its rename did not reach {}, and a build with that cfg (another target OS, a feature) breaks there while this host's check reports nothing; it is staged instead — `resolve` accept and then replace `{}` with `{}` on {}{} (the edit tool) and run the check named below, or discard",
                 resolved.cursor_identifier,
                 crate::render::plural(left.len(), "line"),
                 left.join(", "),
@@ -1612,6 +1612,12 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
                 resolved.cursor_identifier,
                 args.new_name,
                 crate::render::one_or_many(left.len(), "that line", "those lines"),
+                // Review50 H5: a shorthand field's place carries its own edit (`new: old`).
+                if left.iter().any(|place| place.contains(" (write `")) {
+                    " — where a place says `write …` (a shorthand field), write that instead"
+                } else {
+                    ""
+                },
             )
         })
     });

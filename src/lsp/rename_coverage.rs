@@ -1231,7 +1231,9 @@ pub struct RenameCoverage {
     /// Rust: the places (`path:line`) behind a `#[cfg]` that is off where the syntax tree shows
     /// the renamed member itself (`self.field` in its type's `impl`, a literal of its type naming
     /// the field, `Type::function`, a cfg twin's `fn`), which rust-analyzer's rename cannot
-    /// reach: a build with that cfg breaks; they stage the rename (trial167 M2).
+    /// reach: a build with that cfg breaks; they stage the rename (trial167 M2). A shorthand
+    /// field's place carries its edit: `` src/lib.rs:16 (write `new: old` for the shorthand `old`) ``
+    /// (review50 H5).
     pub cfg_off_same_member_uses: Vec<String>,
     /// Go, a renamed method: the old method name, when one of [`RenameCoverage::warnings`]
     /// already says its type no longer implements an interface it implemented by that name (gopls'
@@ -5507,10 +5509,20 @@ fn report_unanalyzed(
         .iter()
         .zip(&verdicts)
         .filter_map(|(item, verdict)| match verdict {
-            CfgOffOccurrence::SameMember(how) => Some((item, how.clone())),
+            CfgOffOccurrence::SameMember { how, .. } => Some((item, how.clone())),
             _ => None,
         })
         .collect();
+    // Shorthand fields (`Owner { old }`) take `new: old`, not the word replaced (review50 H5:
+    // `DirEntry { follow }` reads a local `follow` that does not exist; in a pattern, the local
+    // the lines below read loses its name).
+    let shorthand_lines: Vec<(&Path, u32)> = unanalyzed
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, verdict)| matches!(verdict, CfgOffOccurrence::SameMember { shorthand_field: true, .. }))
+        .map(|((hit, _), _)| (hit.path.as_path(), hit.line))
+        .collect();
+    let shorthand_edit = format!("write `{new_name}: {old_name}` for the shorthand `{old_name}`");
     let others: Vec<(&(WordHit, crate::lsp::inactive::RustUnresolvedPlace), String)> = unanalyzed
         .iter()
         .zip(&verdicts)
@@ -5526,9 +5538,24 @@ fn report_unanalyzed(
     let mut same_member_places: Vec<String> = Vec::new();
     if let (Some(member), false) = (member, same.is_empty()) {
         let lines = one_per_line(same.iter(), |((hit, _), _)| hit);
-        same_member_places = lines.iter().map(|(((hit, _), _), _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect();
+        let shorthand_on = |hit: &WordHit| shorthand_lines.contains(&(hit.path.as_path(), hit.line));
+        same_member_places = lines
+            .iter()
+            .map(|(((hit, _), _), _)| {
+                let edit = if shorthand_on(hit) { format!(" ({shorthand_edit})") } else { String::new() };
+                format!("{}:{}{edit}", shown(&hit.path), hit.line + 1)
+            })
+            .collect();
+        let shorthand_said = if shorthand_lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " — but on {} with a shorthand field, {shorthand_edit} instead (it keeps the local `{old_name}` the line reads or binds)",
+                crate::render::one_or_many(lines.iter().filter(|(((hit, _), _), _)| shorthand_on(hit)).count(), "the line", "the lines"),
+            )
+        };
         report.push(format!(
-            "  left unrenamed: {} of the renamed {} behind a `#[cfg]` that is off — {server_id} does not analyze that code, so its rename could not reach {}; by the syntax tree {} this same member (how, on each line), so a build with that cfg breaks until {} renamed too — after `resolve` accept, replace `{old_name}` with `{new_name}` at {} on these {} (the edit tool), then run the check below:",
+            "  left unrenamed: {} of the renamed {} behind a `#[cfg]` that is off — {server_id} does not analyze that code, so its rename could not reach {}; by the syntax tree {} this same member (how, on each line), so a build with that cfg breaks until {} renamed too — after `resolve` accept, replace `{old_name}` with `{new_name}` at {} on these {}{shorthand_said} (the edit tool), then run the check below:",
             crate::render::plural(same.len(), "use"),
             member.described(),
             crate::render::one_or_many(same.len(), "it", "them"),
@@ -5544,7 +5571,10 @@ fn report_unanalyzed(
             |((hit, _), _)| hit,
             shown,
             old_name.len(),
-            |((_, place), how)| format!("   ({how}; {})", short_place(place)),
+            |((hit, place), how)| {
+                let edit = if shorthand_on(hit) { format!(": {shorthand_edit} here") } else { String::new() };
+                format!("   ({how}{edit}; {})", short_place(place))
+            },
         );
     }
     if !others.is_empty() {
@@ -7203,7 +7233,7 @@ fn complete_references_in_served_files(
         let mut rest: Vec<(PathBuf, u32)> = Vec::new();
         for (place, verdict) in nowhere.drain(..).zip(verdicts) {
             let (into, why) = match verdict {
-                CfgOffOccurrence::SameMember(how) => (&mut same, Some((&mut hows, how))),
+                CfgOffOccurrence::SameMember { how, .. } => (&mut same, Some((&mut hows, how))),
                 CfgOffOccurrence::OtherSymbol(why) => (&mut others, Some((&mut reasons, why))),
                 CfgOffOccurrence::Undecided => (&mut rest, None),
             };

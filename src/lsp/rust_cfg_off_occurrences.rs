@@ -17,10 +17,14 @@
 //! - [`CfgOffOccurrence::SameMember`]: `self.NAME` in an `impl` of the owner (a call for a
 //!   function, no call for a field), `Owner::NAME` / `Self::NAME` in that `impl` (a function), a
 //!   struct literal or pattern of the owner naming the field, a twin declaration (`fn NAME` in an
-//!   inherent `impl Owner`, a field `NAME` of `struct Owner`).
+//!   inherent `impl Owner`, a field `NAME` of `struct Owner`). A shorthand field (`Owner { NAME }`)
+//!   is said as one: it is also a local (read in a literal, bound in a pattern), so its rename is
+//!   `NEW: NAME` (review50 H5).
 //! - [`CfgOffOccurrence::OtherSymbol`]: a path through another type (`Error::from_path`), a
-//!   member of `self` in another type's `impl`, a method call whose receiver is a parameter typed
-//!   as another type, a field where a function was renamed (or a method call or path where a
+//!   member of `self` in another type's `impl`, a member of a receiver whose nearest binding in
+//!   scope (a `let` before it, else the fn's parameter) is written as another type — a `let`,
+//!   `if let`, `match` arm, `for` or closure binding without a written type leaves it undecided
+//!   (review50 H4), a field where a function was renamed (or a method call or path where a
 //!   field was), a declaration in another type or a local binding (`let NAME`, a parameter).
 //! - [`CfgOffOccurrence::Undecided`]: everything else (a method call on a value of unknown type,
 //!   a bare word) — it stays a hedge.
@@ -69,8 +73,11 @@ impl RustMember {
 /// What one occurrence behind an off `#[cfg]` is, compared with a [`RustMember`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CfgOffOccurrence {
-    /// Certainly the same member: how it is written (`` `self.follow_link` in `impl DirEntry` ``).
-    SameMember(String),
+    /// Certainly the same member: how it is written (`` `self.follow_link` in `impl DirEntry` ``),
+    /// and whether it is a shorthand field (`DirEntry { follow_link }` in a literal, which reads a
+    /// local of the field's name, or in a pattern, which binds one): renaming it there means
+    /// writing `NEW: follow_link`, not replacing the word (review50 H5).
+    SameMember { how: String, shorthand_field: bool },
     /// Certainly another symbol of the same name: why (`` `Error::from_path`: another type's ``).
     OtherSymbol(String),
     /// The syntax does not tell.
@@ -150,7 +157,7 @@ fn classify_in(text: &str, root: &tree_sitter::Node<'_>, line0: u32, byte_column
             Some(named)
         }
     };
-    let same = |how: String| CfgOffOccurrence::SameMember(how);
+    let same = |how: String| CfgOffOccurrence::SameMember { how, shorthand_field: false };
     let other = |why: String| CfgOffOccurrence::OtherSymbol(why);
     // A function named through a path: the owner's (`DirEntry::f`, `Self::f` in its `impl`) or
     // another type's (`Error::f`) or a module's free function (`fs::metadata`), never a member.
@@ -187,9 +194,11 @@ fn classify_in(text: &str, root: &tree_sitter::Node<'_>, line0: u32, byte_column
                 };
             }
             if receiver.kind() == "identifier" {
-                if let Some(typed) = node_text(text, receiver).and_then(|variable| parameter_type(text, identifier, variable)) {
+                if let Some((binding, typed)) =
+                    node_text(text, receiver).and_then(|variable| nearest_binding_type(text, identifier, variable))
+                {
                     if typed != owner {
-                        return other(format!("a member of a parameter typed `{typed}`: another type's"));
+                        return other(format!("a member of a {binding} typed `{typed}`: another type's"));
                     }
                 }
             }
@@ -204,17 +213,36 @@ fn classify_in(text: &str, root: &tree_sitter::Node<'_>, line0: u32, byte_column
                 None => CfgOffOccurrence::Undecided,
             }
         }
-        "field_initializer" | "shorthand_field_initializer" | "field_pattern" => {
+        // The field's name in a literal or pattern: `Owner { NAME: … }`, or the shorthand
+        // `Owner { NAME }` (its identifier is then also a local's: read in a literal, bound in a
+        // pattern). The value or subpattern after `NAME:` (`Owner { other: NAME }`) is a local,
+        // not the field, and is left to the rest.
+        "field_initializer" | "shorthand_field_initializer" | "field_pattern"
+            if is_named(parent, "field")
+                || is_named(parent, "name")
+                || parent.kind() == "shorthand_field_initializer"
+                || identifier.kind() == "shorthand_field_identifier" =>
+        {
             if !field {
                 return other("a struct field named in a literal or pattern, not the function".to_owned());
             }
-            let container = if parent.kind() == "field_pattern" { parent.parent() } else { parent.parent().and_then(|list| list.parent()) };
-            let type_field = if parent.kind() == "field_pattern" { "type" } else { "name" };
+            let pattern = parent.kind() == "field_pattern";
+            let shorthand_field = parent.kind() == "shorthand_field_initializer" || identifier.kind() == "shorthand_field_identifier";
+            let container = if pattern { parent.parent() } else { parent.parent().and_then(|list| list.parent()) };
+            let type_field = if pattern { "type" } else { "name" };
             match container
                 .and_then(|node| node.child_by_field_name(type_field))
                 .and_then(|node| node_text(text, node))
                 .and_then(resolve_self)
             {
+                Some(literal) if literal == owner && shorthand_field && pattern => CfgOffOccurrence::SameMember {
+                    how: format!("a shorthand field in a `{owner} {{ {name}, … }}` pattern, which also binds a local `{name}`"),
+                    shorthand_field,
+                },
+                Some(literal) if literal == owner && shorthand_field => CfgOffOccurrence::SameMember {
+                    how: format!("a shorthand field in a `{owner} {{ {name}, … }}` literal, which reads a local `{name}`"),
+                    shorthand_field,
+                },
                 Some(literal) if literal == owner => same(format!("a `{owner} {{ {name}… }}` literal or pattern")),
                 Some(literal) => other(format!("a field of `{literal}`: another type's")),
                 None => CfgOffOccurrence::Undecided,
@@ -344,23 +372,91 @@ fn enclosing_impl_type(text: &str, node: tree_sitter::Node<'_>) -> Option<String
     None
 }
 
-/// The type's name of the parameter `variable` of the function around `node`, when written
-/// (`ent: &fs::DirEntry` → `DirEntry`).
-fn parameter_type(text: &str, node: tree_sitter::Node<'_>, variable: &str) -> Option<String> {
+/// The written type's name of the binding of `variable` that is in scope at `node` — the
+/// nearest one: a `let` before it in an enclosing block (`let ent: &Other = …;`), else the
+/// parameter of the function around it (`ent: &fs::DirEntry` → `DirEntry`) — with what that
+/// binding is (`"parameter"`, `"local"`). `None` when the nearest binding has no written type
+/// (`let ent = DirEntry::new();`), when it is bound by a pattern this does not read (an
+/// `if let`, `while let`, `match` arm, `for` or closure parameter binding that name), or when
+/// none is found: the caller then cannot tell the receiver's type (review50 H4: a `let ent` that
+/// shadowed the parameter `ent: &Other` was read as `Other`).
+fn nearest_binding_type(text: &str, node: tree_sitter::Node<'_>, variable: &str) -> Option<(&'static str, String)> {
+    let mut inner = node;
     let mut current = node.parent();
     while let Some(ancestor) = current {
-        if ancestor.kind() == "function_item" {
-            let parameters = ancestor.child_by_field_name("parameters")?;
-            let mut cursor = parameters.walk();
-            let found = parameters.named_children(&mut cursor).find(|parameter| {
-                parameter.kind() == "parameter"
-                    && parameter.child_by_field_name("pattern").and_then(|pattern| node_text(text, pattern)) == Some(variable)
-            })?;
-            return type_name(node_text(text, found.child_by_field_name("type")?)?);
+        match ancestor.kind() {
+            "block" => {
+                // The last `let` of this block before the statement holding the use binds it.
+                let mut cursor = ancestor.walk();
+                let statements: Vec<tree_sitter::Node<'_>> = ancestor.named_children(&mut cursor).collect();
+                for statement in statements.iter().rev().filter(|statement| statement.end_byte() <= inner.start_byte()) {
+                    if statement.kind() != "let_declaration" {
+                        continue;
+                    }
+                    let Some(pattern) = statement.child_by_field_name("pattern") else { continue };
+                    if !pattern_binds(text, pattern, variable) {
+                        continue;
+                    }
+                    let simple = pattern.kind() == "identifier"
+                        || (pattern.kind() == "mut_pattern" && pattern.named_child(0).is_some_and(|named| named.kind() == "identifier"));
+                    let typed = statement.child_by_field_name("type").and_then(|written| node_text(text, written)).and_then(type_name);
+                    return typed.filter(|_| simple).map(|typed| ("local", typed));
+                }
+            }
+            "match_arm" | "closure_expression" | "for_expression" | "if_expression" | "while_expression" => {
+                let bound = match ancestor.kind() {
+                    "match_arm" | "for_expression" => {
+                        ancestor.child_by_field_name("pattern").is_some_and(|pattern| pattern_binds(text, pattern, variable))
+                    }
+                    "closure_expression" => {
+                        ancestor.child_by_field_name("parameters").is_some_and(|parameters| pattern_binds(text, parameters, variable))
+                    }
+                    _ => ancestor.child_by_field_name("condition").is_some_and(|condition| let_condition_binds(text, condition, variable)),
+                };
+                // A use inside the bound value itself (`for x in ent.items`) is not under the
+                // binding, but reading it as unknown only keeps the occurrence undecided.
+                if bound {
+                    return None;
+                }
+            }
+            "function_item" => {
+                let parameters = ancestor.child_by_field_name("parameters")?;
+                let mut cursor = parameters.walk();
+                let found = parameters.named_children(&mut cursor).find(|parameter| {
+                    parameter.kind() == "parameter"
+                        && parameter.child_by_field_name("pattern").and_then(|pattern| node_text(text, pattern)) == Some(variable)
+                })?;
+                return Some(("parameter", type_name(node_text(text, found.child_by_field_name("type")?)?)?));
+            }
+            _ => {}
         }
+        inner = ancestor;
         current = ancestor.parent();
     }
     None
+}
+
+/// Whether a `let` pattern of the `if` / `while` condition `condition` (`if let Some(ent) = …`,
+/// a `let` chain) binds `variable` (see [`pattern_binds`]).
+fn let_condition_binds(text: &str, condition: tree_sitter::Node<'_>, variable: &str) -> bool {
+    if condition.kind() == "let_condition" {
+        return condition.child_by_field_name("pattern").is_some_and(|pattern| pattern_binds(text, pattern, variable));
+    }
+    let mut cursor = condition.walk();
+    let children: Vec<tree_sitter::Node<'_>> = condition.named_children(&mut cursor).collect();
+    children.into_iter().any(|child| child.kind() != "block" && let_condition_binds(text, child, variable))
+}
+
+/// Whether an identifier spelled `variable` appears anywhere in `pattern` (a pattern, a
+/// closure's parameters, an `if let` condition): read as binding it, which errs toward "bound
+/// here" (a path segment of that spelling also counts).
+fn pattern_binds(text: &str, pattern: tree_sitter::Node<'_>, variable: &str) -> bool {
+    if matches!(pattern.kind(), "identifier" | "shorthand_field_identifier") && node_text(text, pattern) == Some(variable) {
+        return true;
+    }
+    let mut cursor = pattern.walk();
+    let children: Vec<tree_sitter::Node<'_>> = pattern.named_children(&mut cursor).collect();
+    children.into_iter().any(|child| pattern_binds(text, child, variable))
 }
 
 /// Whether `node` sits in a macro invocation's token tree.
@@ -396,7 +492,7 @@ mod tests {
         let member = rust_member_declared_at(DENT, 1, 4, "follow_link").unwrap();
         assert_eq!(member, RustMember { name: "follow_link".into(), owner: "DirEntry".into(), kind: RustMemberKind::Field });
         let found = classify(DENT, &member);
-        let same: Vec<u32> = found.iter().filter(|(_, v)| matches!(v, CfgOffOccurrence::SameMember(_))).map(|(l, _)| *l).collect();
+        let same: Vec<u32> = found.iter().filter(|(_, v)| matches!(v, CfgOffOccurrence::SameMember { .. })).map(|(l, _)| *l).collect();
         let other: Vec<u32> = found.iter().filter(|(_, v)| matches!(v, CfgOffOccurrence::OtherSymbol(_))).map(|(l, _)| *l).collect();
         // Line 2 is the declaration itself (a field of `DirEntry`); lines 8 (twice) and 12 are
         // uses; line 22's `self.follow_link` is in `impl Error`.
@@ -412,11 +508,74 @@ mod tests {
         let found = classify(DENT, &member);
         let verdict = |line: u32| found.iter().filter(|(l, _)| *l == line).map(|(_, v)| v.clone()).collect::<Vec<_>>();
         assert!(matches!(verdict(8)[0], CfgOffOccurrence::OtherSymbol(_)), "{:?}", verdict(8));
-        assert!(matches!(verdict(15)[0], CfgOffOccurrence::SameMember(_)), "{:?}", verdict(15));
+        assert!(matches!(verdict(15)[0], CfgOffOccurrence::SameMember { .. }), "{:?}", verdict(15));
         // Inside `itry!(…)`: by the text, `Error::` qualifies it.
         assert!(matches!(verdict(16)[0], CfgOffOccurrence::OtherSymbol(_)), "{:?}", verdict(16));
-        assert!(matches!(verdict(17)[0], CfgOffOccurrence::SameMember(_)), "{:?}", verdict(17));
+        assert!(matches!(verdict(17)[0], CfgOffOccurrence::SameMember { .. }), "{:?}", verdict(17));
         assert!(matches!(verdict(22)[0], CfgOffOccurrence::OtherSymbol(_)), "{:?}", verdict(22));
+    }
+
+    /// Review50 H4: the receiver's type is the nearest binding's in scope — a `let`, `if let`,
+    /// `match` arm or closure parameter after the parameter shadows it, and an untyped one
+    /// leaves the use undecided, never another type's.
+    #[test]
+    fn a_receiver_shadowing_a_parameter_is_read_by_its_nearest_binding() {
+        let text = "pub struct DirEntry {\n    follow_link: bool,\n}\n\
+            impl DirEntry {\n\
+            fn a(ent: &Other) -> bool { ent.follow_link }\n\
+            fn b(ent: &Other) -> bool { let ent = DirEntry::new(); ent.follow_link }\n\
+            fn c(ent: &Other) -> bool { if let Some(ent) = x { ent.follow_link } else { false } }\n\
+            fn d(ent: &Other) -> bool { { let ent = DirEntry::new(); } ent.follow_link }\n\
+            fn e(ent: &Other) -> bool { let ent: &DirEntry = y; ent.follow_link }\n\
+            fn f(ent: &DirEntry) -> bool { let mut ent: &Other = y; ent.follow_link }\n\
+            fn g(ent: &Other) -> bool { v.iter().any(|ent| ent.follow_link) }\n\
+            fn h(ent: &Other) -> bool { match x { ent => ent.follow_link } }\n\
+            fn i(ent: &Other) -> bool { let ent = ent.follow_link; ent }\n\
+            }\n";
+        let member = rust_member_declared_at(text, 1, 4, "follow_link").unwrap();
+        let found = classify(text, &member);
+        let verdict = |line: u32| found.iter().find(|(l, _)| *l == line).map(|(_, v)| v.clone()).unwrap();
+        assert_eq!(verdict(5), CfgOffOccurrence::OtherSymbol("a member of a parameter typed `Other`: another type's".into()));
+        for shadowed in [6, 7, 9, 11, 12] {
+            assert_eq!(verdict(shadowed), CfgOffOccurrence::Undecided, "line {shadowed}: {found:?}");
+        }
+        // A `let` in an inner block that ended before the use does not shadow the parameter.
+        assert!(matches!(verdict(8), CfgOffOccurrence::OtherSymbol(_)), "{found:?}");
+        assert_eq!(verdict(10), CfgOffOccurrence::OtherSymbol("a member of a local typed `Other`: another type's".into()));
+        // In its own initializer, the name is still the parameter.
+        assert!(matches!(verdict(13), CfgOffOccurrence::OtherSymbol(_)), "{found:?}");
+    }
+
+    /// Review50 H5: a shorthand field (`DirEntry { follow_link }`) is the field and a local at
+    /// once — said as such, so the edit advised is `NEW: follow_link`; the value after `NAME:`
+    /// is a local, not the field.
+    #[test]
+    fn a_shorthand_field_is_the_member_and_a_local_and_a_value_after_the_colon_is_not_the_field() {
+        let text = "pub struct DirEntry {\n    follow_link: bool,\n}\n\
+            impl DirEntry {\n\
+            fn a(follow_link: bool) -> DirEntry { DirEntry { follow_link } }\n\
+            fn b(&self) -> bool { let DirEntry { follow_link, .. } = self; *follow_link }\n\
+            fn c(&self) -> bool { let DirEntry { follow_link: f } = self; *f }\n\
+            fn d(x: bool) -> Other { Other { shown: follow_link } }\n\
+            fn e(&self) -> bool { let Other { shown: follow_link } = x; follow_link }\n\
+            }\n";
+        let member = rust_member_declared_at(text, 1, 4, "follow_link").unwrap();
+        let found = classify(text, &member);
+        let verdicts = |line: u32| found.iter().filter(|(l, _)| *l == line).map(|(_, v)| v.clone()).collect::<Vec<_>>();
+        let shorthand = |verdict: &CfgOffOccurrence| matches!(verdict, CfgOffOccurrence::SameMember { shorthand_field: true, .. });
+        // Line 5: the parameter (a local binding), then the shorthand field of the literal.
+        assert!(matches!(verdicts(5)[0], CfgOffOccurrence::OtherSymbol(_)) && shorthand(&verdicts(5)[1]), "{found:?}");
+        assert!(
+            matches!(&verdicts(5)[1], CfgOffOccurrence::SameMember { how, .. } if how.contains("literal, which reads a local `follow_link`"))
+        );
+        assert!(
+            matches!(&verdicts(6)[0], CfgOffOccurrence::SameMember { how, shorthand_field: true } if how.contains("pattern, which also binds a local `follow_link`")),
+            "{found:?}"
+        );
+        assert_eq!(verdicts(6)[1], CfgOffOccurrence::Undecided);
+        assert!(matches!(verdicts(7)[0], CfgOffOccurrence::SameMember { shorthand_field: false, .. }), "{found:?}");
+        assert_eq!(verdicts(8), vec![CfgOffOccurrence::Undecided]);
+        assert_eq!(verdicts(9), vec![CfgOffOccurrence::Undecided, CfgOffOccurrence::Undecided]);
     }
 
     #[test]

@@ -175,3 +175,113 @@ fn references_count_another_types_function_of_the_same_name_behind_an_off_cfg_ap
     assert!(same.contains("function `Entry::make`") && same.ends_with("src/lib.rs:35"), "{same}");
     assert!(!text.contains("read them before relying on this list"), "{text}");
 }
+
+/// Review50 H4 and H5: a struct whose windows-only code builds it with a shorthand field, takes
+/// it apart with a shorthand pattern, and reads the field through a `let` that shadows a
+/// parameter of another type.
+const SHORTHANDS: &str = "pub struct Other {
+    pub name: u8,
+}
+
+pub struct DirEntry {
+    follow_link: bool,
+}
+
+impl DirEntry {
+    pub fn new() -> DirEntry {
+        DirEntry { follow_link: false }
+    }
+
+    #[cfg(windows)]
+    pub fn from_flag(follow_link: bool) -> DirEntry {
+        DirEntry { follow_link }
+    }
+
+    #[cfg(windows)]
+    pub fn flag_of(&self) -> bool {
+        let DirEntry { follow_link, .. } = self;
+        *follow_link
+    }
+
+    #[cfg(windows)]
+    pub fn copy_from(ent: &Other) -> bool {
+        let _ = ent.name;
+        let ent = DirEntry::new();
+        ent.follow_link
+    }
+}
+";
+
+/// Review50 H5: the shorthand field lines (16, 21) are listed with the edit they need,
+/// `follow: follow_link` (replacing the word gives `DirEntry { follow }`, which reads a local
+/// `follow` that does not exist, and renames the pattern's local that line 22 reads); H4: line
+/// 29's `ent.follow_link`, where `ent` is a `let` shadowing the parameter `ent: &Other`, is not
+/// "left unrenamed, rightly" but among the lines to read. Ground truth: the windows build, after
+/// the advised edits, fails only on line 29, and compiles once it is edited too.
+#[test]
+fn shorthand_fields_get_their_own_edit_and_a_shadowed_parameter_is_not_read_as_another_type() {
+    let test = "lsp_trial167_cfg_twins::shorthand_fields_get_their_own_edit_and_a_shadowed_parameter_is_not_read_as_another_type";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    if !cfg!(target_os = "linux") {
+        eprintln!("{test}: skipped, the fixture's gates are read against a Linux host");
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"entries\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", SHORTHANDS),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text =
+        support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 6, "symbol": "follow_link", "new_name": "follow"}));
+    let edit = "write `follow: follow_link` for the shorthand `follow_link`";
+    assert!(
+        text.starts_with(&format!(
+            "NOT written: this rename leaves `follow_link` on 2 lines behind a `#[cfg]` that is off (src/lib.rs:16 ({edit}), src/lib.rs:21 ({edit}))"
+        )),
+        "{text}"
+    );
+    let rightly = text.lines().find(|line| line.contains("left unrenamed, rightly:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(rightly.ends_with("src/lib.rs:15") && !rightly.contains("typed `Other`"), "{rightly}");
+    let listed: Vec<&str> = text.lines().filter(|line| line.starts_with("    src/lib.rs:")).collect();
+    assert!(listed.iter().any(|line| line.contains("src/lib.rs:29: ent.follow_link")), "{text}");
+    // Accepted, and each listed line of the member edited as its listing says.
+    let edit_id = text.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("{text}"));
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    if !windows_target_installed() {
+        eprintln!("{test}: the x86_64-pc-windows-gnu standard library is not installed: the windows build is not checked");
+        return;
+    }
+    let advised: Vec<(usize, String)> = listed
+        .iter()
+        .filter(|line| line.contains("`DirEntry {"))
+        .map(|line| {
+            let number: usize = line.trim_start().trim_start_matches("src/lib.rs:").split(':').next().unwrap().parse().unwrap();
+            let written = line.split(": write `").nth(1).map_or("follow".to_owned(), |rest| rest.split('`').next().unwrap().to_owned());
+            (number, written)
+        })
+        .collect();
+    assert_eq!(advised.iter().map(|(number, _)| *number).collect::<Vec<_>>(), vec![16, 21], "{text}");
+    let path = dir.path().join("src/lib.rs");
+    let edit_lines = |edits: &[(usize, String)]| {
+        let written = std::fs::read_to_string(&path).unwrap();
+        let edited: Vec<String> = written
+            .lines()
+            .enumerate()
+            .map(|(index, line)| match edits.iter().find(|(number, _)| *number == index + 1) {
+                Some((_, replacement)) => line.replacen("follow_link", replacement, 1),
+                None => line.to_owned(),
+            })
+            .collect();
+        std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+    };
+    edit_lines(&advised);
+    let (compiled, stderr) = windows_check(dir.path());
+    let errors: Vec<&str> = stderr.lines().filter(|line| line.starts_with("src/lib.rs:") && line.contains("error")).collect();
+    assert!(!compiled && errors.len() == 1 && errors[0].starts_with("src/lib.rs:29:"), "{stderr}");
+    // Line 29, listed to read, is the field: renamed too, the windows build compiles.
+    edit_lines(&[(29, "follow".to_owned())]);
+    let (compiled, stderr) = windows_check(dir.path());
+    assert!(compiled, "{stderr}");
+}
