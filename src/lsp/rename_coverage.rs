@@ -5497,7 +5497,7 @@ fn report_unanalyzed(
         Some(member) => {
             let places: Vec<(PathBuf, u32, usize)> =
                 unanalyzed.iter().map(|(hit, _)| (hit.path.clone(), hit.line, hit.byte_start)).collect();
-            crate::lsp::rust_cfg_off_occurrences::classify_occurrences(workspace_root, &places, member)
+            crate::lsp::rust_cfg_off_occurrences::classify_cfg_off_places(workspace_root, &places, member)
                 .into_iter()
                 .zip(unanalyzed)
                 .map(|(verdict, (_, place))| if place.in_macro_template { CfgOffOccurrence::Undecided } else { verdict })
@@ -7225,7 +7225,7 @@ fn complete_references_in_served_files(
         use crate::lsp::rust_cfg_off_occurrences::CfgOffOccurrence;
         let places: Vec<(PathBuf, u32, usize)> =
             nowhere.iter().zip(&nowhere_columns).map(|((path, line0), column)| (path.clone(), *line0, *column)).collect();
-        let verdicts = crate::lsp::rust_cfg_off_occurrences::classify_occurrences(workspace_root, &places, member);
+        let verdicts = crate::lsp::rust_cfg_off_occurrences::classify_cfg_off_places(workspace_root, &places, member);
         let mut same: Vec<(PathBuf, u32)> = Vec::new();
         let mut hows: Vec<String> = Vec::new();
         let mut others: Vec<(PathBuf, u32)> = Vec::new();

@@ -10,7 +10,7 @@
 //! `metadata` listed for the method `metadata`).
 //!
 //! [`rust_member_declared_at`] reads what the symbol is at its declaration: a field of a named
-//! struct or a function of an inherent `impl` (its owner type's name). [`classify_occurrences`]
+//! struct or a function of an inherent `impl` (its owner type's name). [`classify_cfg_off_places`]
 //! then tells each occurrence of the name apart, by the syntax tree (tree-sitter parses code
 //! behind any cfg) and, inside a macro's token tree, by the text around it:
 //!
@@ -48,7 +48,7 @@ pub(crate) enum RustMemberKind {
     Function,
 }
 
-/// A member of a named type: what [`classify_occurrences`] compares occurrences with.
+/// A member of a named type: what [`classify_cfg_off_places`] compares occurrences with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RustMember {
     /// The member's name (`follow_link`).
@@ -119,8 +119,13 @@ pub(crate) fn rust_member_declared_at(text: &str, line0: u32, byte_column: usize
 /// Each of `places` (absolute path, 0-based line, byte column of an occurrence of
 /// `member.name`) told apart against `member` (see the module docs), in the same order. Files
 /// are read beneath `workspace_root` and parsed once each; an unreadable file's places are
-/// [`CfgOffOccurrence::Undecided`].
-pub(crate) fn classify_occurrences(workspace_root: &Path, places: &[(PathBuf, u32, usize)], member: &RustMember) -> Vec<CfgOffOccurrence> {
+/// [`CfgOffOccurrence::Undecided`]. (Not [`crate::lsp::rename_coverage::classify_occurrences`],
+/// which tells code from comments and strings; this one was named so too until review50 M8.)
+pub(crate) fn classify_cfg_off_places(
+    workspace_root: &Path,
+    places: &[(PathBuf, u32, usize)],
+    member: &RustMember,
+) -> Vec<CfgOffOccurrence> {
     let mut texts: HashMap<&Path, Option<String>> = HashMap::new();
     for (path, _, _) in places {
         texts.entry(path.as_path()).or_insert_with(|| crate::files::read_workspace_file_to_string(workspace_root, path).ok());
@@ -142,7 +147,7 @@ pub(crate) fn classify_occurrences(workspace_root: &Path, places: &[(PathBuf, u3
         .collect()
 }
 
-/// [`classify_occurrences`] for one occurrence of a parsed file.
+/// [`classify_cfg_off_places`] for one occurrence of a parsed file.
 fn classify_in(text: &str, root: &tree_sitter::Node<'_>, line0: u32, byte_column: usize, member: &RustMember) -> CfgOffOccurrence {
     let name = member.name.as_str();
     let owner = member.owner.as_str();
