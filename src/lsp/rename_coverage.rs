@@ -1811,6 +1811,7 @@ pub fn complete_rename(
         module_names.dedup();
         let mut variables: BTreeMap<PathBuf, BTreeMap<String, String>> = BTreeMap::new();
         let mut follow: Vec<(WordHit, String)> = Vec::new();
+        let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
         for (hit, first) in &elsewhere {
             if first.is_some() || !path_is_python(&hit.path) || module_names.is_empty() {
                 continue;
@@ -1818,8 +1819,21 @@ pub fn complete_rename(
             let Some(receiver) = crate::lsp::rename_python_imports::dotted_receiver_before(&hit.line_text, hit.byte_start) else {
                 continue;
             };
+            // A receiver spelled like the module counts only where its first segment is the
+            // package the file imports, not a parameter or local of that name (review50 H6:
+            // `def flush(db): db.session.commit()` renamed with `db/session.py`'s `commit`).
+            let mut imported_package = || {
+                let package = receiver.split('.').next().unwrap_or(receiver);
+                let text = texts.entry(hit.path.clone()).or_insert_with(|| reader.read_to_string(&hit.path).unwrap_or_default());
+                crate::lsp::rename_python_imports::python_name_is_module_import_at(
+                    text,
+                    package,
+                    hit.line as usize,
+                    hit.byte_start - receiver.len() - 1,
+                )
+            };
             let spelled = if module_names.iter().any(|module| module == receiver) {
-                Some(receiver.to_owned())
+                imported_package().then(|| receiver.to_owned())
             } else if !receiver.contains('.') {
                 let in_file = variables.entry(hit.path.clone()).or_insert_with(|| {
                     reader

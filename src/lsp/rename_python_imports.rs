@@ -193,50 +193,143 @@ pub(crate) fn import_module_variables(text: &str) -> std::collections::BTreeMap<
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
-        let targets: Vec<tree_sitter::Node<'_>> = match node.kind() {
-            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" | "named_expression" => {
-                node.child_by_field_name("left").or_else(|| node.child_by_field_name("name")).into_iter().collect()
-            }
-            "as_pattern" => node.child_by_field_name("alias").into_iter().collect(),
-            "function_definition" | "class_definition" => node.child_by_field_name("name").into_iter().collect(),
-            "aliased_import" => node.child_by_field_name("alias").into_iter().collect(),
-            // A parameter of that name (its annotation and default counted too: cautious).
-            "parameters" | "lambda_parameters" => vec![node],
-            "import_statement" | "import_from_statement" => {
-                let mut cursor = node.walk();
-                node.children_by_field_name("name", &mut cursor).filter(|name| name.kind() == "dotted_name").collect()
-            }
-            _ => Vec::new(),
-        };
-        for target in targets {
-            let module = (node.kind() == "assignment" && target.kind() == "identifier")
+        for (name, shape) in python_bindings_of(node, bytes) {
+            let module = (shape == PythonBindingShape::PlainName && node.kind() == "assignment")
                 .then(|| node.child_by_field_name("right"))
                 .flatten()
                 .filter(|right| right.kind() == "call")
                 .and_then(literal_module);
-            let Ok(target_text) = target.utf8_text(bytes) else { continue };
-            if target.kind() == "identifier" {
-                note(target_text, module);
-            } else if target.kind() == "dotted_name" {
-                // `import a.b` binds `a`.
-                note(target_text.split('.').next().unwrap_or(target_text), None);
-            } else {
-                // A tuple or pattern target: each identifier in it is bound to something else.
-                let mut inner = vec![target];
-                while let Some(part) = inner.pop() {
-                    if part.kind() == "identifier" {
-                        if let Ok(name) = part.utf8_text(bytes) {
-                            note(name, None);
-                        }
-                    } else if part.kind() != "attribute" && part.kind() != "subscript" {
-                        let mut cursor = part.walk();
-                        inner.extend(part.named_children(&mut cursor));
+            note(&name, module);
+        }
+    }
+    bound.into_iter().filter_map(|(name, module)| module.map(|module| (name, module))).collect()
+}
+
+/// How a Python statement binds a name (see [`python_bindings_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PythonBindingShape {
+    /// The whole target is the name (`x = …`, `for x in …`, `def x`, `as x`).
+    PlainName,
+    /// `import x` or `import x.y…` (no `as`): the name is bound to the package `x`.
+    ModuleImport,
+    /// Anything else: a part of a tuple or pattern target, a parameter (its annotation and
+    /// default counted too: cautious), `from m import x`, `import m as x`.
+    Other,
+}
+
+/// The names the Python syntax node `node` itself binds in its scope (an assignment, a `for`,
+/// `with`, `except` or walrus target, a `def`/`class` name, an import, a parameter list), each
+/// with how; empty for any other node. The nodes inside it are not read: the caller walks them.
+fn python_bindings_of(node: tree_sitter::Node<'_>, bytes: &[u8]) -> Vec<(String, PythonBindingShape)> {
+    let targets: Vec<tree_sitter::Node<'_>> = match node.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" | "named_expression" => {
+            node.child_by_field_name("left").or_else(|| node.child_by_field_name("name")).into_iter().collect()
+        }
+        "as_pattern" => node.child_by_field_name("alias").into_iter().collect(),
+        "function_definition" | "class_definition" => node.child_by_field_name("name").into_iter().collect(),
+        "aliased_import" => node.child_by_field_name("alias").into_iter().collect(),
+        "parameters" | "lambda_parameters" => vec![node],
+        "import_statement" | "import_from_statement" => {
+            let mut cursor = node.walk();
+            node.children_by_field_name("name", &mut cursor).filter(|name| name.kind() == "dotted_name").collect()
+        }
+        _ => Vec::new(),
+    };
+    let mut found = Vec::new();
+    for target in targets {
+        let Ok(target_text) = target.utf8_text(bytes) else { continue };
+        if target.kind() == "identifier" {
+            found.push((target_text.to_owned(), PythonBindingShape::PlainName));
+        } else if target.kind() == "dotted_name" {
+            // `import a.b` binds `a`; `from m import a` binds `a` to something else.
+            let shape = if node.kind() == "import_statement" { PythonBindingShape::ModuleImport } else { PythonBindingShape::Other };
+            found.push((target_text.split('.').next().unwrap_or(target_text).to_owned(), shape));
+        } else {
+            // A tuple or pattern target: each identifier in it is bound to something else.
+            let mut inner = vec![target];
+            while let Some(part) = inner.pop() {
+                if part.kind() == "identifier" {
+                    if let Ok(name) = part.utf8_text(bytes) {
+                        found.push((name.to_owned(), PythonBindingShape::Other));
                     }
+                } else if part.kind() != "attribute" && part.kind() != "subscript" {
+                    let mut cursor = part.walk();
+                    inner.extend(part.named_children(&mut cursor));
                 }
             }
         }
     }
-    bound.into_iter().filter_map(|(name, module)| module.map(|module| (name, module))).collect()
+    found
+}
+
+/// Python syntax nodes that open a scope of their own: names bound inside are not the
+/// enclosing scope's.
+const PYTHON_SCOPE_KINDS: [&str; 7] = [
+    "function_definition",
+    "class_definition",
+    "lambda",
+    "list_comprehension",
+    "set_comprehension",
+    "dictionary_comprehension",
+    "generator_expression",
+];
+
+/// How the Python scope `scope` (the module, a `def`, `class`, lambda or comprehension) binds
+/// `name` itself, not in scopes nested in it: `(module imports, other bindings)` (see
+/// [`PythonBindingShape`]). A nested `def`/`class` counts by its own name.
+fn python_scope_bindings_of(scope: tree_sitter::Node<'_>, name: &str, bytes: &[u8]) -> (usize, usize) {
+    let (mut imports, mut others) = (0, 0);
+    let mut cursor = scope.walk();
+    let mut stack: Vec<tree_sitter::Node<'_>> = scope.named_children(&mut cursor).collect();
+    while let Some(node) = stack.pop() {
+        for (bound, shape) in python_bindings_of(node, bytes) {
+            if bound == name {
+                if shape == PythonBindingShape::ModuleImport {
+                    imports += 1;
+                } else {
+                    others += 1;
+                }
+            }
+        }
+        if !PYTHON_SCOPE_KINDS.contains(&node.kind()) {
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+    (imports, others)
+}
+
+/// Whether `name` read at the 0-based `line`, byte column `byte_column` of the Python `text` is
+/// the package the file imports by `import name` / `import name.sub…` at module level: the module
+/// binds `name` by such imports and by nothing else, and no function (or lambda, comprehension,
+/// or the class body it is directly in) around the read binds `name` otherwise — a parameter or
+/// local spelled like the package (`def flush(db): db.session.commit()`, the Flask-SQLAlchemy
+/// idiom) is no module (review50 H6: `db/session.py`'s `commit` renamed such a call in a file
+/// that never imports `db`). `false` when the text does not parse.
+pub(crate) fn python_name_is_module_import_at(text: &str, name: &str, line: usize, byte_column: usize) -> bool {
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(text, SupportLang::Python) else { return false };
+    let module = root.root().get_inner_node();
+    let bytes = text.as_bytes();
+    let (imports, others) = python_scope_bindings_of(module, name, bytes);
+    if imports == 0 || others > 0 {
+        return false;
+    }
+    let point = tree_sitter::Point::new(line, byte_column);
+    let Some(at) = module.descendant_for_point_range(point, point) else { return false };
+    let mut inside_function = false;
+    let mut current = at.parent();
+    while let Some(scope) = current {
+        if PYTHON_SCOPE_KINDS.contains(&scope.kind()) {
+            // A class body's names are not seen from the functions inside it.
+            let seen = scope.kind() != "class_definition" || !inside_function;
+            if seen && python_scope_bindings_of(scope, name, bytes).1 > 0 {
+                return false;
+            }
+            inside_function |= scope.kind() != "class_definition";
+        }
+        current = scope.parent();
+    }
+    true
 }
 
 /// Where a workspace module defines `name` at module level when the Python file `path` (its
@@ -244,19 +337,27 @@ pub(crate) fn import_module_variables(text: &str) -> std::collections::BTreeMap<
 /// (`humanize.i18n`) or a variable bound to `importlib.import_module("humanize.i18n")` ([`import_module_variables`]):
 /// the module file, its 1-based line and how the receiver spells the module. The module is
 /// looked for as `a/b.py`, `a/b.pyi` or `a/b/__init__.py` under each directory from the file's
-/// up to the workspace root, and under each one's `src/`. `None` when the receiver spells no
-/// such module or the module defines no `name` at column 0 (trial170 M8: `definition` and `hover`
+/// up to the workspace root, and under each one's `src/`. A dotted receiver counts only where its
+/// first segment is the package the file imports ([`python_name_is_module_import_at`]; `line`
+/// is the read's 0-based line, `line_text` its text). `None` when the receiver spells no such
+/// module or the module defines no `name` at column 0 (trial170 M8: `definition` and `hover`
 /// at `humanize.i18n.activate(…)` answered only "pyright returned null").
 pub(crate) fn module_path_definition(
     workspace_root: &Path,
     path: &Path,
     text: &str,
+    line: usize,
     line_text: &str,
     byte_start: usize,
     name: &str,
 ) -> Option<(PathBuf, usize, String)> {
     let receiver = dotted_receiver_before(line_text, byte_start)?;
     let (module, spelled) = if receiver.contains('.') {
+        let package = receiver.split('.').next().unwrap_or(receiver);
+        let receiver_start = byte_start - receiver.len() - 1;
+        if !python_name_is_module_import_at(text, package, line, receiver_start) {
+            return None;
+        }
         (receiver.to_owned(), format!("`{receiver}`"))
     } else {
         let module = import_module_variables(text).remove(receiver)?;
@@ -335,6 +436,27 @@ mod tests {
         assert_eq!(dotted_receiver_before(called, called.find("activate").unwrap()), None);
         let indexed = "mods[0].activate()";
         assert_eq!(dotted_receiver_before(indexed, indexed.find("activate").unwrap()), None);
+    }
+
+    #[test]
+    fn a_name_is_the_imported_package_only_where_nothing_else_binds_it() {
+        // review50 H6: a parameter spelled like the package, in a file that imports it or not.
+        let imported = "import db.session\n\n\ndef save():\n    return db.session.commit()\n\n\ndef flush(db):\n    return db.session.commit()\n\n\nclass Store:\n    db = None\n\n    def save(self):\n        return db.session.commit()\n";
+        let column = |line: &str| line.find("db.").unwrap();
+        let lines: Vec<&str> = imported.lines().collect();
+        assert!(python_name_is_module_import_at(imported, "db", 4, column(lines[4])));
+        assert!(!python_name_is_module_import_at(imported, "db", 8, column(lines[8])));
+        // A class body's `db` is not seen from its methods.
+        assert!(python_name_is_module_import_at(imported, "db", 15, column(lines[15])));
+        let not_imported = "def flush(db):\n    return db.session.commit()\n";
+        assert!(!python_name_is_module_import_at(not_imported, "db", 1, 11));
+        // A module-level binding besides the import, or an alias, is not the package.
+        let rebound = "import db\ndb = make()\ndb.session.commit()\n";
+        assert!(!python_name_is_module_import_at(rebound, "db", 2, 0));
+        let aliased = "import db as database\ndb.session.commit()\n";
+        assert!(!python_name_is_module_import_at(aliased, "db", 1, 0));
+        let local = "import db\n\ndef f():\n    for db in []:\n        pass\n    return db.session.commit()\n";
+        assert!(!python_name_is_module_import_at(local, "db", 5, 11));
     }
 
     #[test]

@@ -389,6 +389,7 @@ impl Query<'_> {
                     workspace_root,
                     &self.path,
                     &file_text,
+                    self.resolved.line as usize - 1,
                     &self.resolved.line_text,
                     self.resolved.cursor_byte,
                     &self.resolved.cursor_identifier,

@@ -209,3 +209,50 @@ fn a_dunder_of_a_total_ordering_enum_is_said_to_break_the_import_not_the_member_
     // `__lt__` is no member: the lookups by member name are not warned of.
     assert!(!text.contains("is an Enum that code looks up by member name"), "{text}");
 }
+
+/// The Flask-SQLAlchemy idiom next to a package of the same name: `db/session.py` defines
+/// `commit`, one file imports the package (`import db.session`) and also takes a parameter
+/// `db`, another never imports it and reads `db.session.commit()` on its parameter.
+fn package_and_parameters_spelled_alike() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        ("db/__init__.py", ""),
+        ("db/session.py", "def commit():\n    return \"committed\"\n"),
+        (
+            "app.py",
+            "import db.session\n\n\ndef save():\n    return db.session.commit()\n\n\ndef flush(db):\n    return db.session.commit()\n",
+        ),
+        ("other.py", "def flush(db):\n    return db.session.commit()\n"),
+    ])
+}
+
+const RUN_THE_FLUSHES: &str = "import types, app, other\nfake = types.SimpleNamespace(session=types.SimpleNamespace(commit=lambda: 'fake'))\nprint(app.save(), app.flush(fake), other.flush(fake))";
+
+#[test]
+fn a_parameter_spelled_like_the_package_is_no_module_path() {
+    let test = "lsp_trial170::a_parameter_spelled_like_the_package_is_no_module_path";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = package_and_parameters_spelled_alike();
+    let (ok, output) = python_says(dir.path(), RUN_THE_FLUSHES);
+    assert!(ok && output.trim() == "committed fake fake", "{output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // The definition note does not claim the parameter's attribute is the workspace module.
+    let definition = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "other.py", "line": 2, "symbol": "commit"}));
+    let answer = definition.joined_text();
+    assert!(!answer.contains("spells the workspace module"), "{answer}");
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "db/session.py", "line": 1, "symbol": "commit", "new_name": "commit_all"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let app = std::fs::read_to_string(dir.path().join("app.py")).unwrap();
+    let other = std::fs::read_to_string(dir.path().join("other.py")).unwrap();
+    // The package's use is renamed; the parameters' attribute chains are not.
+    assert!(app.contains("def save():\n    return db.session.commit_all()"), "{app}\n{text}");
+    assert!(app.contains("def flush(db):\n    return db.session.commit()"), "{app}\n{text}");
+    assert_eq!(other, "def flush(db):\n    return db.session.commit()\n", "{text}");
+    // Ground truth: every function still runs and returns what it did.
+    let (ok, output) = python_says(dir.path(), RUN_THE_FLUSHES);
+    assert!(ok && output.trim() == "committed fake fake", "{output}\n{text}");
+}
