@@ -215,7 +215,9 @@ pub(crate) fn go_comment_spans(text: &str) -> Vec<(u32, usize, usize)> {
         let mut block_start = in_block.then_some(0);
         while at < bytes.len() {
             if in_block {
-                if line[at..].starts_with("*/") {
+                // Bytes, not `line[at..]`: `at` steps byte by byte through the comment's text,
+                // which may be inside a multi-byte character (review50 H1: `/* Copyright © */`).
+                if bytes[at..].starts_with(b"*/") {
                     spans.push((index as u32, block_start.unwrap_or(0), at));
                     in_block = false;
                     block_start = None;
@@ -233,11 +235,11 @@ pub(crate) fn go_comment_spans(text: &str) -> Vec<(u32, usize, usize)> {
                 continue;
             }
             match bytes[at] {
-                b'/' if line[at..].starts_with("//") => {
+                b'/' if bytes[at..].starts_with(b"//") => {
                     spans.push((index as u32, at + 2, line.len()));
                     break;
                 }
-                b'/' if line[at..].starts_with("/*") => {
+                b'/' if bytes[at..].starts_with(b"/*") => {
                     in_block = true;
                     block_start = Some(at + 2);
                     at += 2;
@@ -418,6 +420,17 @@ mod tests {
         let spans: Vec<String> =
             go_comment_spans(text).into_iter().map(|(line, start, end)| lines[line as usize][start..end].to_owned()).collect();
         assert_eq!(spans, vec!["", "Package p: [A].", "", " [C]", " [E] "]);
+    }
+
+    /// review50 H1: non-ASCII text in a `/* … */` comment (a license header's `©`, a name's `ë`,
+    /// CJK text over several lines) panicked gopls `references` by slicing inside a character.
+    #[test]
+    fn go_comment_spans_read_non_ascii_text_in_block_comments() {
+        let text = "/* Copyright © 2024 Zoë. Package p: see [Helper]. */\npackage p\n/* é */ var x = \"ü//\" /*\n説明 [Helper] 説明\n終わり */ // ß\n";
+        let lines: Vec<&str> = text.split('\n').collect();
+        let spans: Vec<String> =
+            go_comment_spans(text).into_iter().map(|(line, start, end)| lines[line as usize][start..end].to_owned()).collect();
+        assert_eq!(spans, vec![" Copyright © 2024 Zoë. Package p: see [Helper]. ", " é ", "", "説明 [Helper] 説明", "終わり ", " ß"]);
     }
 
     fn at(line: &str, name: &str) -> usize {
