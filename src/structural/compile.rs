@@ -126,6 +126,9 @@ pub struct AlternativePattern {
     /// shape, e.g. (`read as a call F[T](…)…`, `call_expression with type_arguments`) for a Go
     /// generic call pattern in another of its shapes ([`crate::structural::go_generic_calls`]).
     pub reading: Option<(&'static str, String)>,
+    /// The metavariables a match of this reading must bind to type-shaped nodes (a Go index
+    /// call `F[$T](…)` read from a generic call pattern; review50 H3). Empty for most readings.
+    pub index_metavariables: Vec<String>,
 }
 
 impl Matcher for CompiledPattern {
@@ -138,12 +141,19 @@ impl Matcher for CompiledPattern {
         if self.alternatives.is_empty() {
             return self.pattern.match_node_with_env(node, env);
         }
-        std::iter::once(&self.pattern).chain(self.alternatives.iter().map(|a| &a.pattern)).find_map(|pattern| {
-            let mut attempt = env.clone();
-            let matched = pattern.match_node_with_env(node.clone(), &mut attempt)?;
-            *env = attempt;
-            Some(matched)
-        })
+        let no_names: &[String] = &[];
+        std::iter::once((&self.pattern, no_names))
+            .chain(self.alternatives.iter().map(|a| (&a.pattern, a.index_metavariables.as_slice())))
+            .find_map(|(pattern, index_metavariables)| {
+                let mut attempt = env.clone();
+                let matched = pattern.match_node_with_env(node.clone(), &mut attempt)?;
+                // A Go index-call reading holds only where the brackets hold a type (review50 H3).
+                if !go_generic_calls::index_captures_are_type_shaped(attempt.as_ref(), index_metavariables) {
+                    return None;
+                }
+                *env = attempt;
+                Some(matched)
+            })
     }
 
     fn potential_kinds(&self) -> Option<BitSet> {
@@ -471,6 +481,7 @@ fn accept(
                 node_kind: reading.node_kind,
                 pattern: reading.pattern,
                 reading: Some((go_generic_calls::GENERIC_CALL_READING, reading.shape)),
+                index_metavariables: reading.index_metavariables,
             }
         }));
     }
@@ -526,7 +537,13 @@ fn type_reading(processed: &str, language: SupportLang, table: &LanguageContexts
     };
     match try_context(processed, language, type_context, None, table.statement_terminator) {
         Ok(reading) if reading.node_kind != "metavariable" && !same_pattern_tree(&reading.pattern.node, &accepted.pattern.node) => {
-            vec![AlternativePattern { context: ContextKind::Type, node_kind: reading.node_kind, pattern: reading.pattern, reading: None }]
+            vec![AlternativePattern {
+                context: ContextKind::Type,
+                node_kind: reading.node_kind,
+                pattern: reading.pattern,
+                reading: None,
+                index_metavariables: Vec::new(),
+            }]
         }
         _ => Vec::new(),
     }
@@ -580,7 +597,15 @@ fn finish(
     }
     let mut metavariables: Vec<String> = pattern.defined_vars().into_iter().map(str::to_owned).collect();
     for alternative in &alternatives {
-        metavariables.extend(alternative.pattern.defined_vars().into_iter().map(str::to_owned));
+        // Not the names given to anonymous metavariables of a Go index-call reading (review50 H3).
+        metavariables.extend(
+            alternative
+                .pattern
+                .defined_vars()
+                .into_iter()
+                .filter(|name| !name.starts_with(go_generic_calls::HIDDEN_INDEX_METAVARIABLE))
+                .map(str::to_owned),
+        );
     }
     metavariables.sort();
     metavariables.dedup();

@@ -121,6 +121,10 @@ enum Relation {
 enum RuleNode {
     /// An atomic key compiled by ast-grep-config.
     Leaf(Box<Rule>),
+    /// A Go generic call pattern's index-call reading (`F[$T](…)`): its match holds only when
+    /// each of these metavariables binds a type-shaped node (review50 H3,
+    /// [`crate::structural::go_generic_calls::index_captures_are_type_shaped`]).
+    GoIndexReading(Box<Rule>, Vec<String>),
     All(Vec<usize>),
     Any(Vec<usize>),
     Not(usize),
@@ -415,7 +419,13 @@ impl Builder<'_> {
         }
         let mut members = vec![first];
         for reading in readings {
-            members.push(self.push(RuleNode::Leaf(Box::new(Rule::Pattern(reading.pattern))), binds));
+            let rule = Box::new(Rule::Pattern(reading.pattern));
+            let node = if reading.index_metavariables.is_empty() {
+                RuleNode::Leaf(rule)
+            } else {
+                RuleNode::GoIndexReading(rule, reading.index_metavariables)
+            };
+            members.push(self.push(node, binds));
         }
         Some(self.push(RuleNode::Any(members), false))
     }
@@ -480,7 +490,7 @@ impl Builder<'_> {
 fn purity(nodes: &[RuleNode], leaf_binds: &[bool]) -> Vec<bool> {
     let children = |index: usize| -> Vec<usize> {
         match &nodes[index] {
-            RuleNode::Leaf(_) | RuleNode::Pending => Vec::new(),
+            RuleNode::Leaf(_) | RuleNode::GoIndexReading(..) | RuleNode::Pending => Vec::new(),
             RuleNode::All(members) | RuleNode::Any(members) => members.clone(),
             RuleNode::Not(inner) | RuleNode::Matches(inner) | RuleNode::Alias(inner) => vec![*inner],
             RuleNode::NthChild { of_rule, .. } => of_rule.iter().copied().collect(),
@@ -617,6 +627,15 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         let program = self.program?;
         match &program.nodes[index] {
             RuleNode::Leaf(rule) => rule.match_node_with_env(node, env),
+            RuleNode::GoIndexReading(rule, index_metavariables) => {
+                let mut attempt = env.clone();
+                let matched = rule.match_node_with_env(node, &mut attempt)?;
+                if !crate::structural::go_generic_calls::index_captures_are_type_shaped(attempt.as_ref(), index_metavariables) {
+                    return None;
+                }
+                *env = attempt;
+                Some(matched)
+            }
             RuleNode::Pending => None,
             RuleNode::Alias(inner) => self.eval(*inner, node, env),
             RuleNode::All(members) => {

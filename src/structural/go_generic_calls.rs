@@ -19,8 +19,11 @@
 //! where they can hold those parts: the type-arguments call always (a callee that is an
 //! expression), the index call when there is one type argument that reads as an expression, the
 //! conversion when there is one call argument and the callee reads as a type. A `$$$T` between
-//! the brackets then matches a type-argument list of any length. The pattern tree is built
-//! directly (no text is re-parsed), with the grammar's own kind ids.
+//! the brackets then matches a type-argument list of any length; in the index-call reading it
+//! binds the one index, and a match counts only when that index reads as a type (a name, a
+//! qualified name, an instantiated generic type), so `handlers["a"](1)` and `fns[0](1, 2)` are
+//! not matched (review50 H3; `handlers[key](1, 2)` still is: the syntax cannot tell). The pattern
+//! tree is built directly (no text is re-parsed), with the grammar's own kind ids.
 //!
 //! A call nested in a larger pattern (`if !$F[$$$T]($$$A) { … }`) is read the same way: each
 //! combination of its calls' shapes is one more reading, up to [`MAX_GENERIC_CALL_READINGS`];
@@ -123,6 +126,46 @@ pub struct GenericCallReading {
     pub shape: String,
     /// The matcher.
     pub pattern: Pattern,
+    /// The metavariables this reading put between the brackets of an index call `F[$T](…)`
+    /// (an anonymous `$_`/`$$$` there is given a name, [`HIDDEN_INDEX_METAVARIABLE`] and the
+    /// call's number): a match of the reading counts only when each binds a type-shaped node
+    /// ([`index_captures_are_type_shaped`]; review50 H3: `$F[$$$T]($$$A)` matched
+    /// `handlers["a"](1)` and `fns[0](1, 2)`, and ast_edit rewrote them).
+    pub index_metavariables: Vec<String>,
+}
+
+/// The name prefix given to an anonymous metavariable (`$_`, `$$$`) between the brackets of a
+/// built index-call reading, so that what it binds can be checked (see
+/// [`GenericCallReading::index_metavariables`]).
+pub const HIDDEN_INDEX_METAVARIABLE: &str = "RUNBOUND_GO_INDEX_";
+
+/// Whether every metavariable of `names` binds, in `env`, only nodes that can be a type argument:
+/// a name (`T`), a qualified name (`pkg.T`) or an instantiated generic type of those
+/// (`List[T]`, `pkg.Map[K, V]`) — not a literal (`"a"`, `0`), a call, an arithmetic or any other
+/// expression, which only an indexed value's call has (review50 H3). An index that is a
+/// variable (`handlers[key](x, y)`) still reads as a type name: the syntax cannot tell them apart.
+pub fn index_captures_are_type_shaped<D: ast_grep_core::Doc>(env: &ast_grep_core::meta_var::MetaVarEnv<'_, D>, names: &[String]) -> bool {
+    names.iter().all(|name| {
+        let nodes = match env.get_match(name) {
+            Some(node) => vec![node.clone()],
+            None => env.get_multiple_matches(name),
+        };
+        nodes.iter().all(|node| !node.is_named() || is_type_shaped(node))
+    })
+}
+
+/// Whether a Go expression node reads as a type: an identifier, a `pkg.Name` selector, or an
+/// index expression of those whose indices read as types (an instantiated generic type).
+fn is_type_shaped<D: ast_grep_core::Doc>(node: &ast_grep_core::Node<'_, D>) -> bool {
+    match node.kind().as_ref() {
+        "identifier" | "type_identifier" | "qualified_type" | "generic_type" | "parenthesized_type" => true,
+        "selector_expression" => node.field("operand").is_some_and(|operand| operand.kind() == "identifier"),
+        "index_expression" => {
+            node.field("operand").is_some_and(|operand| is_type_shaped(&operand))
+                && node.children().filter(|child| child.is_named()).skip(1).all(|index| is_type_shaped(&index))
+        }
+        _ => false,
+    }
 }
 
 /// The readings of a compiled Go pattern, and how many of its calls they cover.
@@ -140,6 +183,9 @@ pub struct GenericCallReadings {
 struct CallSite {
     path: Vec<usize>,
     shapes: Vec<(Shape, PatternNode)>,
+    /// The metavariable between the brackets of this call's index-call shape, when that shape
+    /// was built here (not the compiled one) with a metavariable there.
+    index_metavariable: Option<String>,
 }
 
 /// The readings of a compiled Go pattern with each call `F[T](…)` in it (the root or nested,
@@ -173,6 +219,7 @@ pub fn generic_call_readings(pattern: &Pattern) -> GenericCallReadings {
     for combination in 1..combinations {
         let mut node = pattern.node.clone();
         let mut chosen: Vec<Shape> = Vec::new();
+        let mut index_metavariables: Vec<String> = Vec::new();
         let mut rest = combination;
         for site in sites {
             let choice = rest % (site.shapes.len() + 1);
@@ -183,6 +230,9 @@ pub fn generic_call_readings(pattern: &Pattern) -> GenericCallReadings {
             let (shape, replacement) = &site.shapes[choice - 1];
             replace_at(&mut node, &site.path, replacement.clone());
             chosen.push(*shape);
+            if *shape == Shape::CallOfIndex {
+                index_metavariables.extend(site.index_metavariable.clone());
+            }
         }
         // A root call is replaced as a whole: the reading's root is the call's shape.
         let at_root = matches!(sites, [site] if site.path.is_empty());
@@ -194,7 +244,7 @@ pub fn generic_call_readings(pattern: &Pattern) -> GenericCallReadings {
         };
         let mut reading = pattern.clone();
         reading.node = node;
-        readings.push(GenericCallReading { node_kind, shape, pattern: reading });
+        readings.push(GenericCallReading { node_kind, shape, pattern: reading, index_metavariables });
     }
     GenericCallReadings { readings, calls, calls_read: read }
 }
@@ -220,13 +270,15 @@ impl Shape {
 /// are not searched for more (its shapes are built from them as they are).
 fn collect_sites(node: &PatternNode, path: &mut Vec<usize>, kinds: &GoKinds, sites: &mut Vec<CallSite>) {
     if let Some(parts) = parts_of(node, kinds) {
+        let hidden_name = format!("{HIDDEN_INDEX_METAVARIABLE}{}", sites.len());
+        let mut index_metavariable = None;
         let shapes: Vec<(Shape, PatternNode)> = [Shape::CallWithTypeArguments, Shape::CallOfIndex, Shape::Conversion]
             .into_iter()
             .filter(|shape| *shape != parts.shape)
-            .filter_map(|shape| Some((shape, build(shape, &parts, kinds)?)))
+            .filter_map(|shape| Some((shape, build(shape, &parts, kinds, &hidden_name, &mut index_metavariable)?)))
             .collect();
         if !shapes.is_empty() {
-            sites.push(CallSite { path: path.clone(), shapes });
+            sites.push(CallSite { path: path.clone(), shapes, index_metavariable });
         }
         return;
     }
@@ -469,14 +521,33 @@ fn argument_list(parts: &GenericCallParts, kinds: &GoKinds) -> PatternNode {
     PatternNode::Internal { kind_id: kinds.argument_list, children }
 }
 
-fn build(shape: Shape, parts: &GenericCallParts, kinds: &GoKinds) -> Option<PatternNode> {
+/// The pattern tree of `parts` in `shape`. For the index-call shape with a metavariable between
+/// the brackets, that metavariable's name is put in `index_metavariable` (an anonymous one is
+/// named `hidden_name` first), so that its matches can be kept to type-shaped indices.
+fn build(
+    shape: Shape,
+    parts: &GenericCallParts,
+    kinds: &GoKinds,
+    hidden_name: &str,
+    index_metavariable: &mut Option<String>,
+) -> Option<PatternNode> {
     match shape {
         Shape::CallWithTypeArguments => Some(PatternNode::Internal {
             kind_id: kinds.call_expression,
             children: vec![parts.callee_expression.clone()?, parts.type_arguments.clone(), argument_list(parts, kinds)],
         }),
         Shape::CallOfIndex => {
-            let index = single_type_argument_as_expression(&parts.type_arguments, kinds)?;
+            let mut index = single_type_argument_as_expression(&parts.type_arguments, kinds)?;
+            if let PatternNode::MetaVar { meta_var } = &index {
+                use ast_grep_core::meta_var::MetaVariable as M;
+                let (named, name) = match meta_var {
+                    M::Capture(name, _) | M::MultiCapture(name) => (meta_var.clone(), name.clone()),
+                    M::Dropped(named) => (M::Capture(hidden_name.to_owned(), *named), hidden_name.to_owned()),
+                    M::Multiple => (M::MultiCapture(hidden_name.to_owned()), hidden_name.to_owned()),
+                };
+                index = PatternNode::MetaVar { meta_var: named };
+                *index_metavariable = Some(name);
+            }
             let indexed = PatternNode::Internal {
                 kind_id: kinds.index_expression,
                 children: vec![parts.callee_expression.clone()?, parts.brackets.0.clone(), index, parts.brackets.1.clone()],

@@ -271,3 +271,43 @@ fn a_typescript_rewrite_under_a_not_operator_is_parenthesized_and_compiles() {
     assert!(written.contains("return !(size(v) < 10)\n") && written.contains("return size(v) < 10\n"), "{written}");
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "tsc accepts the parenthesized rewrite");
 }
+
+const INDEXED_CALLS_GO: &str = "package idx\n\nfunc Map[T, U any](x []T, f func(T) U) []U { return nil }\nfunc Id[T any](x T) T { return x }\nfunc Pair[T any](a, b T) T { return a }\n\nvar handlers = map[string]func(int) int{\"a\": func(x int) int { return x }}\nvar fns = []func(int, int) int{func(a, b int) int { return a + b }}\n\nfunc g() int {\n\t_ = Map[int, string]([]int{1}, func(x int) string { return \"\" })\n\t_ = Id[int](3)\n\t_ = Pair[int](1, 2)\n\t_ = handlers[\"a\"](1)\n\t_ = fns[0](1, 2)\n\treturn fns[len(fns)-1](3, 4)\n}\n";
+
+/// review50 H3: the index-call reading of `$F[$$$T]($$$A)` matched every call of a map or slice
+/// element (`handlers["a"](1)`, `fns[0](1, 2)`, with `$T = "a"`, `0`), and `ast_edit` with the
+/// rewrite `$F($$$A)` staged `handlers(1)`, which does not compile. A literal, a call or an
+/// arithmetic index is no type argument: those calls are matched by neither `pattern` nor a
+/// `rule`, and the edit leaves them and `go vet` passes. Ground truth: the explicit
+/// instantiations by text (lines 11–13).
+#[test]
+fn go_generic_call_patterns_do_not_match_calls_of_indexed_values() {
+    if support::require_binary("go_generic_call_patterns_do_not_match_calls_of_indexed_values", "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[("go.mod", "module example.com/m\n\ngo 1.18\n"), ("idx/idx.go", INDEXED_CALLS_GO)]);
+    go_ok(dir.path(), &["vet", "./..."]);
+    // The declarations `func Map[T, U any](` are no calls.
+    let lines: Vec<&str> = INDEXED_CALLS_GO.lines().collect();
+    let truth: Vec<u64> =
+        explicit_instantiation_lines(INDEXED_CALLS_GO).into_iter().filter(|line| !lines[*line as usize - 1].starts_with("func ")).collect();
+    assert_eq!(truth, vec![11, 12, 13], "the fixture's explicit instantiations");
+    let run = run_for(dir.path());
+    for pattern in ["$F[$$$T]($$$A)", "$F[$_]($$$A)", "$F[$$$]($$$A)"] {
+        let (text, structured) = ok(&run, "ast_grep", json!({"pattern": pattern, "language": "go"}));
+        let found: Vec<u64> = match_lines(&structured).into_iter().map(|(_, line)| line).collect();
+        let expected: Vec<u64> = if pattern == "$F[$$$T]($$$A)" || pattern == "$F[$$$]($$$A)" { truth.clone() } else { vec![12, 13] };
+        assert_eq!(found, expected, "{pattern}: {text}");
+        assert!(!text.contains("RUNBOUND_GO_INDEX"), "{text}");
+        let (text, structured) = ok(&run, "ast_grep", json!({"rule": {"pattern": pattern}, "language": "go"}));
+        let found: Vec<u64> = match_lines(&structured).into_iter().map(|(_, line)| line).collect();
+        assert_eq!(found, expected, "rule {pattern}: {text}");
+    }
+    let (text, structured) = ok(&run, "ast_edit", json!({"pattern": "$F[$$$T]($$$A)", "rewrite": "$F($$$A)", "language": "go"}));
+    assert_eq!(structured["replacements"], 3, "{text}");
+    accept(&run, &structured);
+    let written = std::fs::read_to_string(dir.path().join("idx/idx.go")).unwrap();
+    assert!(written.contains("\t_ = handlers[\"a\"](1)\n\t_ = fns[0](1, 2)\n\treturn fns[len(fns)-1](3, 4)\n"), "{written}");
+    assert!(written.contains("\t_ = Pair(1, 2)\n"), "{written}");
+    go_ok(dir.path(), &["vet", "./..."]);
+}
