@@ -1878,6 +1878,29 @@ struct ReplacementGrouping {
     regrouped: Vec<(usize, String, String, String)>,
 }
 
+/// Whether a `(` written at byte `position` of `original` in TypeScript/JavaScript would join the
+/// previous line as a call's arguments (ASI: no `;` is inserted before a line starting with `(`):
+/// the position starts its line and the previous line's last non-blank character ends an
+/// expression (a name, a literal, `)`, `]`, `}`). The parenthesized replacement is then written
+/// `;(…)`, as prettier and standard do (review50 H2: `const r = fetchIt()` followed by
+/// `(r.ok || r.retry) && run()` is `fetchIt()(r.ok || r.retry)`). Limit: a previous line ending
+/// in a `//` comment is read as it ends.
+fn statement_start_joins_previous_line(original: &str, position: usize, language: SupportLang) -> bool {
+    if !matches!(language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+        return false;
+    }
+    let before = &original[..position];
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    if !before[line_start..].trim().is_empty() || line_start == 0 {
+        return false;
+    }
+    before[..line_start]
+        .trim_end()
+        .chars()
+        .next_back()
+        .is_some_and(|last| last.is_alphanumeric() || matches!(last, '_' | '$' | ')' | ']' | '}' | '"' | '\'' | '`'))
+}
+
 /// Checks each replacement of `edits` against the code around it in `reparsed` (the file with
 /// `edits` applied): a replacement that is no longer one node there (`!less(a, b)` with
 /// `less($A, $B)` → `cmp($A, $B) < 0` gives `!cmp(a, b) < 0`, read `(!cmp(a, b)) < 0`) is
@@ -1906,16 +1929,22 @@ fn parenthesize_regrouped_replacements(
     }
     let line_of = |position: usize| original[..position].matches('\n').count() + 1;
     let mut wrapped = edits.clone();
+    // The `;` written before a `(` that would join the previous line (ASI), by edit index.
+    let mut semicolon_before = vec![false; wrapped.len()];
     for (index, _) in &regrouped {
-        wrapped[*index].inserted = format!("({})", wrapped[*index].inserted);
+        semicolon_before[*index] = statement_start_joins_previous_line(original, wrapped[*index].position, language);
+        let prefix = if semicolon_before[*index] { ";" } else { "" };
+        wrapped[*index].inserted = format!("{prefix}({})", wrapped[*index].inserted);
     }
     let content = applied_edits(original, &wrapped);
     let kept_whole = std::str::from_utf8(&content).ok().and_then(|text| reparse(text, language).ok()).filter(|parsed| {
         let starts = replacement_starts(&wrapped);
         new_parse_problems(problems_before, original, parsed, &wrapped).is_empty()
             && regrouped.iter().all(|(index, _)| {
-                let start = starts[*index];
-                crate::structural::precedence::regrouped_replacement(parsed, start..start + wrapped[*index].inserted.len()).is_none()
+                // The parenthesized expression, after a `;` written before it.
+                let start = starts[*index] + usize::from(semicolon_before[*index]);
+                crate::structural::precedence::regrouped_replacement(parsed, start..starts[*index] + wrapped[*index].inserted.len())
+                    .is_none()
             })
     });
     match kept_whole {

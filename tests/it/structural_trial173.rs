@@ -272,6 +272,33 @@ fn a_typescript_rewrite_under_a_not_operator_is_parenthesized_and_compiles() {
     assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "tsc accepts the parenthesized rewrite");
 }
 
+/// review50 H2: in semicolon-free TypeScript a parenthesized replacement that starts a statement
+/// line joined the previous line as a call's arguments (`const r = {…}` then
+/// `(r.ok || r.retry) && run()` is `{…}(r.ok || r.retry) && run()`), said to keep its meaning.
+/// It is now written `;(…)`, and tsc accepts the result (it rejected the joined text).
+#[test]
+fn a_parenthesized_typescript_rewrite_at_a_statement_start_does_not_join_the_previous_line() {
+    if support::require_binary("a_parenthesized_typescript_rewrite_at_a_statement_start_does_not_join_the_previous_line", "tsc").is_none() {
+        return;
+    }
+    const SOURCE: &str = "export function check(r: { ok: boolean; retry: boolean }): boolean {\n  return r.ok\n}\n\nexport function run(): boolean {\n  return true\n}\n\nexport function f(): void {\n  const r = { ok: true, retry: false }\n  check(r) && run()\n}\n";
+    const TSCONFIG: &str = "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"ES2020\", \"lib\": [\"ES2020\"], \"types\": []}, \"include\": [\"src\"]}\n";
+    let dir = support::workspace_with(&[("tsconfig.json", TSCONFIG), ("src/a.ts", SOURCE)]);
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "the fixture compiles");
+    std::fs::write(dir.path().join("src/a.ts"), SOURCE.replace("  check(r) && run()", "  (r.ok || r.retry) && run()")).unwrap();
+    assert!(!support::tsc_errors(dir.path()).is_empty(), "tsc rejects the joined text");
+    std::fs::write(dir.path().join("src/a.ts"), SOURCE).unwrap();
+
+    let run = run_for(dir.path());
+    let (text, structured) =
+        ok(&run, "ast_edit", json!({"pattern": "check($X)", "rewrite": "$X.ok || $X.retry", "language": "typescript", "path": "src"}));
+    assert_eq!(structured["replacements"], 1, "{text}");
+    accept(&run, &structured);
+    let written = std::fs::read_to_string(dir.path().join("src/a.ts")).unwrap();
+    assert!(written.contains("  const r = { ok: true, retry: false }\n  ;(r.ok || r.retry) && run()\n"), "{written}");
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "tsc accepts the rewrite");
+}
+
 const INDEXED_CALLS_GO: &str = "package idx\n\nfunc Map[T, U any](x []T, f func(T) U) []U { return nil }\nfunc Id[T any](x T) T { return x }\nfunc Pair[T any](a, b T) T { return a }\n\nvar handlers = map[string]func(int) int{\"a\": func(x int) int { return x }}\nvar fns = []func(int, int) int{func(a, b int) int { return a + b }}\n\nfunc g() int {\n\t_ = Map[int, string]([]int{1}, func(x int) string { return \"\" })\n\t_ = Id[int](3)\n\t_ = Pair[int](1, 2)\n\t_ = handlers[\"a\"](1)\n\t_ = fns[0](1, 2)\n\treturn fns[len(fns)-1](3, 4)\n}\n";
 
 /// review50 H3: the index-call reading of `$F[$$$T]($$$A)` matched every call of a map or slice
