@@ -129,7 +129,13 @@ fn a_field_renamed_with_uses_behind_an_off_cfg_is_staged_with_those_lines_listed
     let edit_id = text.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("{text}"));
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     if !windows_target_installed() {
-        eprintln!("{test}: the x86_64-pc-windows-gnu standard library is not installed: the windows build is not checked");
+        // Loud past the harness's capture; not a failure under CI: rustup's target distribution
+        // is not among the registries CI reaches, so .ci/install cannot add the target.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n*** PARTIAL {test}: the x86_64-pc-windows-gnu standard library is not installed (`rustup target add x86_64-pc-windows-gnu`): the windows build ground truth is not checked ***\n"
+        );
         return;
     }
     // Ground truth: as accepted, the windows build breaks on the listed lines exactly.
@@ -250,7 +256,13 @@ fn shorthand_fields_get_their_own_edit_and_a_shadowed_parameter_is_not_read_as_a
     let edit_id = text.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("{text}"));
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     if !windows_target_installed() {
-        eprintln!("{test}: the x86_64-pc-windows-gnu standard library is not installed: the windows build is not checked");
+        // Loud past the harness's capture; not a failure under CI: rustup's target distribution
+        // is not among the registries CI reaches, so .ci/install cannot add the target.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n*** PARTIAL {test}: the x86_64-pc-windows-gnu standard library is not installed (`rustup target add x86_64-pc-windows-gnu`): the windows build ground truth is not checked ***\n"
+        );
         return;
     }
     let advised: Vec<(usize, String)> = listed
