@@ -1374,7 +1374,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             // `@functools.total_ordering` on the class: with no ordering method left, the class
             // statement raises and the module no longer imports (trial170 M10).
             let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
-            match total_ordering_left_without_operation(&text, resolved.line.saturating_sub(1) as usize, &resolved.cursor_identifier) {
+            match total_ordering_left_without_operation(&text, resolved.line.saturating_sub(1) as usize, &resolved.cursor_identifier, &args.new_name) {
                 Some(class) => format!("{warning}. Worse here: `{class}` is decorated `@total_ordering`, and with `{}` renamed it defines no ordering method (`__lt__`, `__le__`, `__gt__`, `__ge__`), so the decorator raises `ValueError: must define at least one ordering operation` when the class is created — the module no longer imports", resolved.cursor_identifier),
                 None => warning,
             }
@@ -2190,12 +2190,13 @@ fn implicit_protocol_member_warning(path: &std::path::Path, line_text: &str, old
 
 /// When the Python `text`'s class around 0-based `line0` is decorated `@total_ordering` (or
 /// `@functools.total_ordering`) and `old_name` is its only ordering method (`__lt__`, `__le__`,
-/// `__gt__`, `__ge__`): the class's name. Renaming it leaves the decorator nothing to build from,
-/// and it raises at class creation (trial170 M10: humanize's `Unit.__lt__`, 15 collection
-/// errors). `None` otherwise.
-fn total_ordering_left_without_operation(text: &str, line0: usize, old_name: &str) -> Option<String> {
+/// `__gt__`, `__ge__`) and `new_name` is none of them: the class's name. Renaming it leaves the
+/// decorator nothing to build from, and it raises at class creation (trial170 M10: humanize's
+/// `Unit.__lt__`, 15 collection errors). `None` otherwise (renamed to another ordering method,
+/// the class still imports: review50 M1).
+fn total_ordering_left_without_operation(text: &str, line0: usize, old_name: &str, new_name: &str) -> Option<String> {
     const ORDERING: [&str; 4] = ["__lt__", "__le__", "__gt__", "__ge__"];
-    if !ORDERING.contains(&old_name) {
+    if !ORDERING.contains(&old_name) || ORDERING.contains(&new_name) {
         return None;
     }
     let lines: Vec<&str> = text.lines().collect();
@@ -2236,11 +2237,13 @@ mod implicit_protocol_tests {
     fn a_total_ordering_class_left_without_an_ordering_method_is_named() {
         // humanize 4.17.0 (trial170 M10): `Unit.__lt__` is the only ordering method.
         let text = "import functools\n\n\n@functools.total_ordering\nclass Unit(Enum):\n    A = 1\n\n    def __lt__(self, other):\n        return self.value < other.value\n\n\nclass Other:\n    def __gt__(self, other):\n        return True\n";
-        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__lt__").as_deref(), Some("Unit"));
-        assert_eq!(super::total_ordering_left_without_operation(text, 12, "__gt__"), None, "not decorated");
+        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__lt__", "less_than").as_deref(), Some("Unit"));
+        // review50 M1: renamed to another ordering method, the class still imports.
+        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__lt__", "__gt__"), None);
+        assert_eq!(super::total_ordering_left_without_operation(text, 12, "__gt__", "x"), None, "not decorated");
         let two = text.replace("    A = 1\n", "    A = 1\n\n    def __ge__(self, other):\n        return True\n");
-        assert_eq!(super::total_ordering_left_without_operation(&two, 10, "__lt__"), None, "`__ge__` remains");
-        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__eq__"), None);
+        assert_eq!(super::total_ordering_left_without_operation(&two, 10, "__lt__", "x"), None, "`__ge__` remains");
+        assert_eq!(super::total_ordering_left_without_operation(text, 7, "__eq__", "x"), None);
     }
 
     #[test]
