@@ -1414,13 +1414,36 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         })
         .collect();
     if !regrouped.is_empty() && !args.allow_precedence_changes {
+        // A replacement of several statements whose pieces land in a statement list (`if (c)
+        // f(1);` → `if (c) a(1); b(1);`): no operator is involved, the statement slot around it
+        // holds one (review50 M3).
+        let statement_lists = ["program", "source_file", "module", "block", "statement_block", "compound_statement", "translation_unit"];
+        let split_statements = rewrites
+            .iter()
+            .flat_map(|r| r.grouping.regrouped.iter())
+            .filter(|(_, _, kind, _)| statement_lists.contains(&kind.as_str()))
+            .count();
+        let (why, hint) = if split_statements == regrouped.len() {
+            (
+                "the replacement is several statements where the code around it holds one (a braceless `if`/`for`/`while` body, an arrow function's or lambda's expression body), so only the first stays there and the rest run unconditionally".to_owned(),
+                "wrap the rewrite in braces (`{ … }`) so it is one block where it lands, narrow the pattern to the places where a statement list holds it, or pass allow_precedence_changes: true to stage it anyway",
+            )
+        } else {
+            (
+                format!(
+                    "the code's own operators take part of the replacement by precedence, and parentheses around it did not keep it one node{}",
+                    if split_statements > 0 { format!(" ({split_statements} of them: several statements where one statement stands — wrap those in braces)") } else { String::new() }
+                ),
+                "write the rewrite so it is one expression where it lands (parenthesize it yourself), narrow the pattern to the places where it fits, or pass allow_precedence_changes: true to stage it anyway",
+            )
+        };
         return Err(ToolError::invalid(format!(
-            "the rewrite would change what the code around {} {} means: the code's own operators take part of the replacement by precedence, and parentheses around it did not keep it one node; nothing was staged:\n{}",
+            "the rewrite would change what the code around {} {} means: {why}; nothing was staged:\n{}",
             regrouped.len(),
             one_or_many(regrouped.len(), "replacement", "replacements"),
             regrouped.join("\n")
         ))
-        .with_hint("write the rewrite so it is one expression where it lands (parenthesize it yourself), narrow the pattern to the places where it fits, or pass allow_precedence_changes: true to stage it anyway"));
+        .with_hint(hint));
     }
     let parenthesized: Vec<(String, (usize, String, String))> = rewrites
         .iter()

@@ -201,3 +201,39 @@ fn a_python_sum_multiplied_by_the_template_is_refused_and_the_parenthesized_rewr
     let (is_error, text, _) = call(&run, "ast_edit", json!({"pattern": "max($$$A)", "rewrite": "min($$$A) * 2", "path": "calc.py"}));
     assert!(!is_error, "{text}");
 }
+
+/// review50 M3: `if (c) f(1);` with `f($X);` → `a($X); b($X);` was refused as "the code's own
+/// operators take part of the replacement by precedence … parenthesize it yourself" — no
+/// operator is involved: the braceless `if` holds one statement and `b(1);` would run always.
+/// The refusal says so and advises braces; the braced rewrite stages, and the accepted text keeps
+/// both calls under the `if` (ground truth: node runs it and prints only the unconditional calls).
+#[test]
+fn several_statements_in_a_one_statement_slot_are_refused_with_the_advice_to_use_braces() {
+    let dir = support::workspace_with(&[("a.js", "const calls = [];\nconst f = (x) => calls.push(`f${x}`);\nconst a = (x) => calls.push(`a${x}`);\nconst b = (x) => calls.push(`b${x}`);\nconst c = false;\nif (c) f(1);\nf(2);\nconsole.log(calls.join(' '));\n")]);
+    let run = run_for(dir.path());
+    let (is_error, text, _) =
+        call(&run, "ast_edit", json!({"pattern": "f($X);", "rewrite": "a($X); b($X);", "path": "a.js", "language": "javascript"}));
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("the replacement is several statements where the code around it holds one (a braceless `if`/`for`/`while` body"),
+        "{text}"
+    );
+    assert!(text.contains("a.js:6: `a(1); b(1);`"), "{text}");
+    assert!(!text.contains("a.js:7:"), "f(2); stands in a statement list: {text}");
+    assert!(text.contains("wrap the rewrite in braces (`{ … }`)") && !text.contains("parenthesize it yourself"), "{text}");
+    let (is_error, text, structured) =
+        call(&run, "ast_edit", json!({"pattern": "f($X);", "rewrite": "{ a($X); b($X); }", "path": "a.js", "language": "javascript"}));
+    assert!(!is_error, "{text}");
+    accept(&run, &structured);
+    let written = std::fs::read_to_string(dir.path().join("a.js")).unwrap();
+    assert!(written.contains("if (c) { a(1); b(1); }\n{ a(2); b(2); }\n"), "{written}");
+    if support::require_binary(
+        "structural_precedence::several_statements_in_a_one_statement_slot_are_refused_with_the_advice_to_use_braces",
+        "node",
+    )
+    .is_some()
+    {
+        let output = std::process::Command::new("node").arg(dir.path().join("a.js")).output().expect("run node");
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "a2 b2", "neither call of the `if` body runs: {output:?}");
+    }
+}
