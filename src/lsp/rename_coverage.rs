@@ -27,6 +27,7 @@
 //!    cannot resolve), and those not checked because the time budget ran out.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -198,39 +199,20 @@ pub fn grep_word_walking(definition: &ServerDefinition, workspace_root: &Path, r
             None => said,
         });
     }
-    let walk_root = root.to_path_buf();
-    let walk_scope = scope.clone();
-    // Listed and read beneath a handle of the run's root (not of the server root, a directory a
-    // concurrent swap can turn into a symlink), no symlink followed (issue 13 §1).
-    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return result };
-    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return result };
-    let walker = walk
-        .hidden(true)
-        .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"])
-        .filter_entry(move |entry| {
-            let relative = entry.path().strip_prefix(&walk_root).unwrap_or(entry.path());
-            !entry.is_dir() || walk_scope.walks_directory(relative)
-        })
-        .iter();
-    let canonical_root = std::fs::canonicalize(reader.root()).unwrap_or_else(|_| reader.root().to_path_buf());
-    for entry in walker.flatten() {
-        let path = entry.path();
-        if !entry.is_file() || !definition.serves(path) {
-            continue;
-        }
-        if !scope.walks_file(path.strip_prefix(root).unwrap_or(path)) {
-            continue;
-        }
+    let mut canonical_root: Option<PathBuf> = None;
+    visit_served_files(definition, workspace_root, root, &scope, |path, relative, reader| {
         if result.files_scanned >= MAX_FILES || result.hits.len() >= MAX_HITS {
             result.truncated = true;
-            break;
+            return ControlFlow::Break(());
         }
         result.files_scanned += 1;
-        let Ok(text) = reader.read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { return ControlFlow::Continue(()) };
         if !text.contains(word) {
-            continue;
+            return ControlFlow::Continue(());
         }
-        let path = canonical_root.join(entry.relative());
+        let canonical_root =
+            canonical_root.get_or_insert_with(|| std::fs::canonicalize(reader.root()).unwrap_or_else(|_| reader.root().to_path_buf()));
+        let path = canonical_root.join(relative);
         for (line, line_text) in split_lines(&text).into_iter().enumerate() {
             for byte_start in word_positions(line_text, word) {
                 if result.hits.len() >= MAX_HITS {
@@ -240,8 +222,46 @@ pub fn grep_word_walking(definition: &ServerDefinition, workspace_root: &Path, r
                 result.hits.push(WordHit { path: path.clone(), line: line as u32, byte_start, line_text: line_text.to_owned() });
             }
         }
-    }
+        ControlFlow::Continue(())
+    });
     result
+}
+
+/// The files `definition` serves under `root` in `scope`, listed and read beneath a handle of
+/// the run's root (not of the server root, a directory a concurrent swap can turn into a
+/// symlink), no symlink followed (issue 13 §1), `.gitignore` honoured, hidden and
+/// environment/build directories skipped: `visit` gets each one's path (as walked), its path
+/// relative to the reader's root and the reader, and ends the walk with `ControlFlow::Break`.
+/// Nothing is visited when the root cannot be opened. The one walk of [`grep_word_walking`] and
+/// [`for_each_served_file_until`].
+fn visit_served_files(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    scope: &WalkScope,
+    mut visit: impl FnMut(&Path, &Path, &WorkspaceReader) -> ControlFlow<()>,
+) {
+    let walk_root = root.to_path_buf();
+    let walk_scope = scope.clone();
+    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return };
+    let walker = walk
+        .hidden(true)
+        .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"])
+        .filter_entry(move |entry| {
+            let relative = entry.path().strip_prefix(&walk_root).unwrap_or(entry.path());
+            !entry.is_dir() || walk_scope.walks_directory(relative)
+        })
+        .iter();
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if !entry.is_file() || !definition.serves(path) || !scope.walks_file(path.strip_prefix(root).unwrap_or(path)) {
+            continue;
+        }
+        if visit(path, entry.relative(), &reader).is_break() {
+            break;
+        }
+    }
 }
 
 /// How a [`for_each_served_file_until`] walk ended.
@@ -267,36 +287,21 @@ pub(crate) fn for_each_served_file_until(
 ) -> ServedFilesWalk {
     let mut walked = ServedFilesWalk::default();
     let scope = WalkScope::for_server(definition, root);
-    let walk_root = root.to_path_buf();
-    let walk_scope = scope.clone();
-    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return walked };
-    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return walked };
-    let walker = walk
-        .hidden(true)
-        .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"])
-        .filter_entry(move |entry| {
-            let relative = entry.path().strip_prefix(&walk_root).unwrap_or(entry.path());
-            !entry.is_dir() || walk_scope.walks_directory(relative)
-        })
-        .iter();
-    for entry in walker.flatten() {
-        let path = entry.path();
-        if !entry.is_file() || !definition.serves(path) || !scope.walks_file(path.strip_prefix(root).unwrap_or(path)) {
-            continue;
-        }
+    visit_served_files(definition, workspace_root, root, &scope, |path, _, reader| {
         if walked.files_read >= MAX_FILES {
             walked.truncated = true;
-            break;
+            return ControlFlow::Break(());
         }
         if Instant::now() >= deadline {
             walked.out_of_time = true;
-            break;
+            return ControlFlow::Break(());
         }
         walked.files_read += 1;
         if let Ok(text) = reader.read_to_string(path) {
             visit(path, &text);
         }
-    }
+        ControlFlow::Continue(())
+    });
     walked
 }
 

@@ -611,19 +611,39 @@ fn pattern_macro_arguments(
     invocation_kind: u16,
     token_tree_kind: u16,
 ) -> Option<Vec<MacroArgument>> {
+    with_pattern_token_tree(compiled, source, invocation_kind, token_tree_kind, |_, expando, tree| {
+        let arguments = top_level_arguments(&tree, Some(expando));
+        if arguments.iter().any(|argument| matches!(argument, MacroArgument::Text(text) if text.contains(expando))) {
+            return None;
+        }
+        Some(arguments)
+    })
+}
+
+/// The text a macro pattern is parsed in: inside a function body, so a macro invocation at the
+/// pattern's start is a statement ([`with_pattern_token_tree`]).
+const PATTERN_BODY_PREFIX: &str = "fn runbound_pattern() { ";
+
+/// Parses the pre-processed pattern `source` (metavariables spelled with the language's expando
+/// character) in a function body and calls `with` with that processed text, the expando
+/// character and the token tree of the macro invocation at the pattern's start (its byte range
+/// offset by [`PATTERN_BODY_PREFIX`]); `None` when there is no such invocation. The one parse of
+/// [`pattern_macro_arguments`] and [`whole_argument_metavariable_ranges`].
+fn with_pattern_token_tree<R>(
+    compiled: &CompiledPattern,
+    source: &str,
+    invocation_kind: u16,
+    token_tree_kind: u16,
+    with: impl FnOnce(&str, char, Node<'_, StrDoc<SupportLang>>) -> Option<R>,
+) -> Option<R> {
     let language = compiled.language;
     let expando = language.expando_char();
     let processed = language.pre_process_pattern(source);
-    let prefix = "fn runbound_pattern() { ";
-    let wrapped = format!("{prefix}{processed};\n}}");
+    let wrapped = format!("{PATTERN_BODY_PREFIX}{processed};\n}}");
     let root = language.ast_grep(&wrapped);
-    let invocation = root.root().dfs().find(|node| node.kind_id() == invocation_kind && node.range().start == prefix.len())?;
+    let invocation = root.root().dfs().find(|node| node.kind_id() == invocation_kind && node.range().start == PATTERN_BODY_PREFIX.len())?;
     let tree = invocation.children().find(|child| child.kind_id() == token_tree_kind)?;
-    let arguments = top_level_arguments(&tree, Some(expando));
-    if arguments.iter().any(|argument| matches!(argument, MacroArgument::Text(text) if text.contains(expando))) {
-        return None;
-    }
-    Some(arguments)
+    with(&processed, expando, tree)
 }
 
 /// The byte ranges in `source` (the pattern text, trimmed) of the single metavariables (`$E`,
@@ -639,41 +659,36 @@ fn whole_argument_metavariable_ranges(
     token_tree_kind: u16,
     single: &[String],
 ) -> Option<Vec<std::ops::Range<usize>>> {
-    let language = compiled.language;
-    let expando = language.expando_char();
-    let processed = language.pre_process_pattern(source);
-    let prefix = "fn runbound_pattern() { ";
-    let wrapped = format!("{prefix}{processed};\n}}");
-    let root = language.ast_grep(&wrapped);
-    let invocation = root.root().dfs().find(|node| node.kind_id() == invocation_kind && node.range().start == prefix.len())?;
-    let tree = invocation.children().find(|child| child.kind_id() == token_tree_kind)?;
-    // A byte offset in `processed` → the same character's byte offset in `source`.
-    let to_source = |offset: usize| -> Option<usize> {
-        let characters = processed.get(..offset)?.chars().count();
-        source.char_indices().map(|(index, _)| index).chain(std::iter::once(source.len())).nth(characters)
-    };
-    // Two metavariables in one token tree: a widened `$$$A, $$$B` cannot split the arguments at
-    // their commas — ast-grep gives `$A` nothing and `$B` the rest, and a rewrite with them drops
-    // tokens (recheck49 N2: `assert_eq!($A, $B)` → `assert_eq!($$$A, $$$B)` matched all 118
-    // calls with broken captures). No widening is offered then.
-    if tree.children().filter(|token| token.text().starts_with(expando)).count() > 1 {
-        return None;
-    }
-    let mut ranges = Vec::new();
-    for token in tree.children() {
-        let text = token.text();
-        let Some(name) = text.strip_prefix(expando) else { continue };
-        if name.starts_with(expando) || !single.iter().any(|single_name| single_name == name) {
-            continue;
-        }
-        let range = token.range();
-        let (start, end) = (to_source(range.start - prefix.len())?, to_source(range.end - prefix.len())?);
-        if source.get(start..end).is_none_or(|original| original.strip_prefix('$') != Some(name)) {
+    with_pattern_token_tree(compiled, source, invocation_kind, token_tree_kind, |processed, expando, tree| {
+        let prefix = PATTERN_BODY_PREFIX;
+        // A byte offset in `processed` → the same character's byte offset in `source`.
+        let to_source = |offset: usize| -> Option<usize> {
+            let characters = processed.get(..offset)?.chars().count();
+            source.char_indices().map(|(index, _)| index).chain(std::iter::once(source.len())).nth(characters)
+        };
+        // Two metavariables in one token tree: a widened `$$$A, $$$B` cannot split the arguments at
+        // their commas — ast-grep gives `$A` nothing and `$B` the rest, and a rewrite with them drops
+        // tokens (recheck49 N2: `assert_eq!($A, $B)` → `assert_eq!($$$A, $$$B)` matched all 118
+        // calls with broken captures). No widening is offered then.
+        if tree.children().filter(|token| token.text().starts_with(expando)).count() > 1 {
             return None;
         }
-        ranges.push(start..end);
-    }
-    (!ranges.is_empty()).then_some(ranges)
+        let mut ranges = Vec::new();
+        for token in tree.children() {
+            let text = token.text();
+            let Some(name) = text.strip_prefix(expando) else { continue };
+            if name.starts_with(expando) || !single.iter().any(|single_name| single_name == name) {
+                continue;
+            }
+            let range = token.range();
+            let (start, end) = (to_source(range.start - prefix.len())?, to_source(range.end - prefix.len())?);
+            if source.get(start..end).is_none_or(|original| original.strip_prefix('$') != Some(name)) {
+                return None;
+            }
+            ranges.push(start..end);
+        }
+        (!ranges.is_empty()).then_some(ranges)
+    })
 }
 
 impl PartsCheck {
