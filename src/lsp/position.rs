@@ -630,6 +630,12 @@ fn skip_leading_keywords(symbol: &str, first_ident: usize) -> usize {
     }
 }
 
+/// The byte offset in `text` where its 0-based line `line0` starts (lines end at `\n`; a line
+/// past the end gives `text.len()`).
+pub(crate) fn line_start_byte(text: &str, line0: usize) -> usize {
+    text.split_inclusive('\n').take(line0).map(str::len).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

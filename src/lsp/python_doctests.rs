@@ -670,7 +670,7 @@ fn ignores_exception_detail(line: &str) -> bool {
 /// told by [`crate::lsp::rename_local_scope`]).
 pub fn renamed_python_symbol(text: &str, line: usize, byte_column: usize) -> Option<RenamedPythonSymbol> {
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(text, SupportLang::Python).ok()?;
-    let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(text, line);
     let offset = line_start + byte_column;
     let top = root.root().get_inner_node();
     let node = top.descendant_for_byte_range(offset, offset + 1)?;

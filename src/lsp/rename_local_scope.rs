@@ -135,7 +135,7 @@ pub fn python_parameter_function(reader: &WorkspaceReader, path: &Path, line: u3
         return None;
     }
     let text = reader.read_to_string(path).ok()?;
-    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(&text, line as usize);
     let offset = line_start + byte_column;
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), SupportLang::Python).ok()?;
     let identifier = root.root().get_inner_node().descendant_for_byte_range(offset, offset + 1)?;
@@ -174,7 +174,7 @@ pub fn python_parameter_function(reader: &WorkspaceReader, path: &Path, line: u3
 pub fn local_binding_scope(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: usize) -> Option<LocalScope> {
     let language = SupportLang::from_path(path)?;
     let text = reader.read_to_string(path).ok()?;
-    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(&text, line as usize);
     let offset = line_start + byte_column;
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), language).ok()?;
     let top = root.root().get_inner_node();
@@ -287,7 +287,7 @@ pub fn private_member_scope(reader: &WorkspaceReader, path: &Path, line: u32, by
         return None;
     }
     let text = reader.read_to_string(path).ok()?;
-    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(&text, line as usize);
     let offset = line_start + byte_column;
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), language).ok()?;
     let top = root.root().get_inner_node();

@@ -352,7 +352,7 @@ fn pub_use_exports_name(statement: &str, name: &str) -> bool {
 /// (`impl<T, const CAP: usize> ArrayVec<T, CAP>` → `ArrayVec`), or of the struct whose field
 /// declaration holds it; `None` outside one or in a trait impl.
 fn rust_impl_type_name(tree: &RustTree, text: &str, index: usize) -> Option<String> {
-    let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(text, index);
     let line = text[line_start..].lines().next().unwrap_or("");
     let start = line_start + (line.len() - line.trim_start().len());
     let mut node = tree.root().get_inner_node().descendant_for_byte_range(start, start)?;
@@ -434,7 +434,7 @@ fn declared_plain_pub(item: tree_sitter::Node<'_>, text: &str) -> bool {
 /// The [`RustLineContext`] of 0-based line `index` of `text` (a Rust file), from its syntax tree
 /// `tree` (parsed once per file); `None` when the line is not found in the tree.
 fn rust_line_context(tree: &RustTree, text: &str, index: usize) -> Option<RustLineContext> {
-    let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(text, index);
     let line = text[line_start..].lines().next().unwrap_or("");
     let at = line_start + (line.len() - line.trim_start().len());
     let mut node = tree.root().get_inner_node().descendant_for_byte_range(at, at)?;
@@ -504,7 +504,7 @@ impl RustMemberOfPublicOwner {
 /// defines under the name `name`, when its enum or trait is declared plain `pub`; `None` for
 /// anything else (an item with its own visibility is read by [`rust_pub_definition`]).
 fn rust_member_of_public_owner(tree: &RustTree, text: &str, index: usize, name: &str) -> Option<RustMemberOfPublicOwner> {
-    let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(text, index);
     let line = text[line_start..].lines().next().unwrap_or("");
     let bytes = text.as_bytes();
     let public = |item: tree_sitter::Node| declared_plain_pub(item, text);

@@ -325,7 +325,7 @@ fn identifier_at<'t>(
     byte_column: usize,
     name: &str,
 ) -> Option<tree_sitter::Node<'t>> {
-    let line_start: usize = text.split_inclusive('\n').take(line0 as usize).map(str::len).sum();
+    let line_start = crate::lsp::position::line_start_byte(text, line0 as usize);
     let start = line_start + byte_column;
     let node = root.descendant_for_byte_range(start, start + name.len())?;
     (node_text(text, node) == Some(name)).then_some(node)
