@@ -169,9 +169,15 @@ fn a_rename_left_in_code_compiled_only_without_std_says_to_check_without_default
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     let cs = text.lines().find(|line| line.contains("src/imp_cs.rs:4:")).unwrap_or_else(|| panic!("imp_cs.rs is not listed:\n{text}"));
+    let gate = "`#[cfg(all(feature = \"critical-section\", not(feature = \"std\")))]`";
+    assert!(cs.contains(gate), "the listed line names its gate: {cs}");
+    // The check for each gate is said once, on the line that names the gates of the listed lines.
+    let checks = text.lines().find(|line| line.contains("leaves those cfgs off")).unwrap_or_else(|| panic!("no check is named:\n{text}"));
     assert!(
-        cs.contains("\"no_default_features\": true, \"features\": [\"critical-section\"]") && cs.contains("compiled only with std OFF"),
-        "{cs}"
+        checks.contains(&format!(
+            "{gate}: it is compiled only with std OFF, so no check with std on covers it: check with {{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [\"critical-section\"]}}"
+        )),
+        "{checks}"
     );
     assert!(
         !text.contains("\"features\": [\"critical-section\", \"std\"]") && !text.contains("\"features\": [\"std\", \"critical-section\"]"),
@@ -217,7 +223,12 @@ fn a_gate_on_by_default_inside_a_gated_module_is_not_named_as_the_reason() {
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     let left = text.lines().find(|line| line.contains("src/serde.rs:3:")).unwrap_or_else(|| panic!("serde.rs is not listed:\n{text}"));
-    assert!(left.contains("feature = \"serde\"") && left.contains("\"features\": [\"serde\"]"), "{left}");
+    assert!(left.contains("`#[cfg(feature = \"serde\")]`"), "the listed line names its gate: {left}");
+    let checks = text.lines().find(|line| line.contains("leaves those cfgs off")).unwrap_or_else(|| panic!("no check is named:\n{text}"));
+    assert!(
+        checks.contains("`#[cfg(feature = \"serde\")]`: check with {\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [\"serde\"]}"),
+        "{checks}"
+    );
     assert!(!text.contains("\"features\": [\"alloc\"]"), "{text}");
 }
 
