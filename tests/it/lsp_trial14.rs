@@ -174,7 +174,7 @@ fn a_write_that_adds_a_warning_says_so_though_warnings_are_not_listed() {
 /// functions) keeps the semantic server loading the project for seconds.
 fn cold_typescript_rename_workspace() -> tempfile::TempDir {
     let mut bulk = String::new();
-    for index in 0..2000 {
+    for index in 0..8000 {
         bulk.push_str(&format!(
             "export function helper{index}(value: number, label: string): string {{\n  return label.repeat(value % 3) + String(value * {index})\n}}\n"
         ));
