@@ -1556,6 +1556,19 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Python: a renamed test parameter that a class's or a `pytestmark`'s parametrize argnames
+    // also sets (review50 M7): the item is shared with other tests and left, and pytest fails
+    // to collect the renamed test.
+    let staged_because = staged_because.or_else(|| {
+        let left = &coverage.shared_parametrize_argnames_left;
+        (!args.preview && !left.is_empty()).then(|| {
+            format!(
+                "NOT written: a `@pytest.mark.parametrize` argnames item shared with other tests also sets `{}` for this test ({}; see the WARNING below): written, pytest fails to collect the test, and no checker reports it; it is staged instead — `resolve` discard and keep the name, or accept and then rename the item and that parameter of every test it reaches",
+                resolved.cursor_identifier,
+                left.join(", "),
+            )
+        })
+    });
     // Python: a fixture in a plugin module that nothing in the project loads, requested by
     // tests or fixtures outside its module (review46 #6, review47 M5): those requests are left,
     // and fail with "fixture 'old' not found". No request elsewhere: written.

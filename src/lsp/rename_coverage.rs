@@ -1240,6 +1240,12 @@ pub struct RenameCoverage {
     /// field's place carries its edit: `` src/lib.rs:16 (write `new: old` for the shorthand `old`) ``
     /// (review50 H5).
     pub cfg_off_same_member_uses: Vec<String>,
+    /// Python, a renamed test parameter: the `@pytest.mark.parametrize` argnames items of the
+    /// old name on a class around its test or in a `pytestmark` (`` tests/t.py:4 (a
+    /// `@pytest.mark.parametrize` decorator of the class `TestX`) ``), which pytest applies to
+    /// other tests too and which the rename therefore leaves: the renamed test fails to collect;
+    /// they stage the rename (review50 M7).
+    pub shared_parametrize_argnames_left: Vec<String>,
     /// Go, a renamed method: the old method name, when one of [`RenameCoverage::warnings`]
     /// already says its type no longer implements an interface it implemented by that name (gopls'
     /// `implementation`, or the name and parameters of a standard interface the library calls
@@ -1297,6 +1303,7 @@ pub fn complete_rename(
                 anonymous_interfaces_left: Vec::new(),
                 asserted_interfaces_left: Vec::new(),
                 cfg_off_same_member_uses: Vec::new(),
+                shared_parametrize_argnames_left: Vec::new(),
                 interface_loss_warned_method: None,
                 symbol_scope: None,
                 declaration_kept: Vec::new(),
@@ -1339,6 +1346,7 @@ pub fn complete_rename(
             keyword_argument_callees: Vec::new(),
             anonymous_interfaces_left: Vec::new(),
             asserted_interfaces_left: Vec::new(),
+            shared_parametrize_argnames_left: Vec::new(),
             interface_loss_warned_method: None,
             symbol_scope: None,
             declaration_kept: Vec::new(),
@@ -1951,12 +1959,23 @@ pub fn complete_rename(
     // the whole module fails to collect (trial170 F3). Renamed here; the same string on another
     // test is that test's and stays.
     let mut parametrize_renamed: Vec<WordHit> = Vec::new();
+    // Argnames items of a class's decorator or a `pytestmark` that also reach the renamed
+    // parameter's test: shared with the other tests there, so not renamed; said and staged
+    // (review50 M7). `path:line (holder)`.
+    let mut shared_parametrize_argnames_left: Vec<String> = Vec::new();
     if renames_declaration(&edits) && path_is_python(origin) {
         for (path, target_line, target_character) in origin_targets.iter().filter(|(path, _, _)| path_is_python(path)) {
             let Ok(text) = reader.read_to_string(path) else { continue };
             let Some(line_text) = text.lines().nth(*target_line as usize) else { continue };
             let byte_column = encoding.byte_from_column(line_text, *target_character);
             let Some(offset) = byte_offset(&reader, path, *target_line, byte_column) else { continue };
+            for shared in crate::lsp::rename_pytest_fixtures::shared_parametrize_argnames(&text, offset, old_name) {
+                let line = text[..shared.range.start].matches('\n').count() + 1;
+                let place = format!("{}:{line} ({})", shown(path), shared.holder);
+                if !shared_parametrize_argnames_left.contains(&place) {
+                    shared_parametrize_argnames_left.push(place);
+                }
+            }
             let ranges = crate::lsp::rename_pytest_fixtures::parametrize_argname_ranges(&text, offset, old_name);
             if ranges.is_empty() {
                 continue;
@@ -4534,6 +4553,8 @@ pub fn complete_rename(
             ));
         }
     }
+    // A shared parametrize argnames item has its own WARNING (review50 M7), said once.
+    decorator_strings.retain(|place| !shared_parametrize_argnames_left.iter().any(|shared| shared.starts_with(&format!("{place} ("))));
     if !decorator_strings.is_empty() {
         warnings.push(format!(
             "WARNING: a decorator of the renamed declaration names `{old_name}` by a string ({}), left unrenamed: a decorator that looks the name up at run time (an argument by name, an attribute) fails or silently does nothing after this rename, and no type checker sees it — read it, and edit the string too if it names this symbol",
@@ -4664,7 +4685,19 @@ pub fn complete_rename(
     // `Field.__init__`, 20 `fields.List(…, allow_none=True)` left, 32 tests failed, no error).
     let mut keyword_argument_callees: Vec<String> = Vec::new();
     let keyword_arguments_left: Vec<String> =
-        if matches!(python_symbol(), Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { .. })) {
+        if let Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { function, callables }) = python_symbol() {
+            // A constructor's parameter reaches calls of any subclass (`fields.List(…)` for
+            // `Field.__init__`); any other function's only calls spelled by its name
+            // (`obj.method(old=…)`): `self.msg.format(validator=…)` is no call of a test
+            // method's parameter `validator` (review of the change: attrs' `TestOptional`).
+            let constructor = matches!(function.as_str(), "__init__" | "__new__");
+            let reaches = |callee: &Option<String>| {
+                constructor
+                    || callee.as_deref().is_some_and(|callee| {
+                        let last = callee.rsplit('.').next().unwrap_or(callee);
+                        callables.iter().any(|callable| callable == last)
+                    })
+            };
             // Each file's `old=` keyword arguments with their callees, parsed once.
             let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
             let mut left: Vec<String> = Vec::new();
@@ -4676,7 +4709,9 @@ pub fn complete_rename(
                     let text = reader.read_to_string(&hit.path).unwrap_or_default();
                     crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
                 });
-                if let Some((_, _, callee)) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) {
+                if let Some((_, _, callee)) =
+                    keywords.iter().find(|(line, byte, callee)| (*line, *byte) == (hit.line, hit.byte_start) && reaches(callee))
+                {
                     left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     if let Some(callee) = callee.as_ref().filter(|callee| !keyword_argument_callees.contains(callee)) {
                         keyword_argument_callees.push(callee.clone());
@@ -4698,6 +4733,16 @@ pub fn complete_rename(
             if keyword_arguments_left.len() > NAMED { format!(" and {} more", keyword_arguments_left.len() - NAMED) } else { String::new() },
         ));
     }
+    if !shared_parametrize_argnames_left.is_empty() {
+        warnings.push(format!(
+            "WARNING: the renamed parameter `{old_name}` is also set by the `@pytest.mark.parametrize` argnames item `{old_name}` at {}, which pytest applies to every test there that takes `{old_name}`, this one included: renamed here and left there, pytest fails to collect this test (\"function uses no argument '{old_name}'\"); runbound did not rename {} because the other tests there share {} — rename {} and the `{old_name}` parameter of each test {} reaches together (one rename per test, then edit the argnames), or keep `{old_name}`",
+            shared_parametrize_argnames_left.join(", "),
+            crate::render::one_or_many(shared_parametrize_argnames_left.len(), "that item", "those items"),
+            crate::render::one_or_many(shared_parametrize_argnames_left.len(), "it", "them"),
+            crate::render::one_or_many(shared_parametrize_argnames_left.len(), "it", "them"),
+            crate::render::one_or_many(shared_parametrize_argnames_left.len(), "it", "they"),
+        ));
+    }
     let anonymous_interfaces_left = if renamed_is_go_method { anonymous_interfaces } else { Vec::new() };
     let asserted_interfaces_left = if renamed_is_go_method { asserted_interfaces } else { Vec::new() };
     RenameCoverage {
@@ -4711,6 +4756,7 @@ pub fn complete_rename(
         anonymous_interfaces_left,
         asserted_interfaces_left,
         cfg_off_same_member_uses,
+        shared_parametrize_argnames_left,
         interface_loss_warned_method,
         symbol_scope: local_scope,
         declaration_kept,

@@ -1060,59 +1060,155 @@ fn parametrize_argnames(decorator: &str) -> Vec<String> {
 pub(crate) fn parametrize_argname_ranges(source: &str, parameter_offset: usize, name: &str) -> Vec<std::ops::Range<usize>> {
     let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python) else { return Vec::new() };
     let root = root.root().get_inner_node();
-    let Some(mut node) = root.descendant_for_byte_range(parameter_offset, parameter_offset) else { return Vec::new() };
-    let function = loop {
-        if matches!(node.kind(), "parameters") {
-            match node.parent() {
-                Some(function) if function.kind() == "function_definition" => break function,
-                _ => return Vec::new(),
-            }
-        }
-        if matches!(node.kind(), "block" | "module" | "lambda") {
-            return Vec::new();
-        }
-        let Some(up) = node.parent() else { return Vec::new() };
-        node = up;
-    };
+    let Some(function) = function_of_parameter(root, parameter_offset) else { return Vec::new() };
     let Some(decorated) = function.parent().filter(|up| up.kind() == "decorated_definition") else { return Vec::new() };
     let mut found = Vec::new();
     let mut cursor = decorated.walk();
     for decorator in decorated.named_children(&mut cursor).filter(|child| child.kind() == "decorator") {
-        let Some(call) = decorator.named_child(0).filter(|call| call.kind() == "call") else { continue };
-        let callee = call.child_by_field_name("function").map(|callee| node_text(source, callee)).unwrap_or("");
-        if callee != "mark.parametrize" && !callee.ends_with(".mark.parametrize") {
+        if let Some(call) = decorator.named_child(0) {
+            found.extend(parametrize_call_argname_ranges(source, call, name));
+        }
+    }
+    found
+}
+
+/// The `function_definition` whose parameter list holds byte `parameter_offset`, if any.
+fn function_of_parameter(root: tree_sitter::Node<'_>, parameter_offset: usize) -> Option<tree_sitter::Node<'_>> {
+    let mut node = root.descendant_for_byte_range(parameter_offset, parameter_offset)?;
+    loop {
+        if node.kind() == "parameters" {
+            return node.parent().filter(|function| function.kind() == "function_definition");
+        }
+        if matches!(node.kind(), "block" | "module" | "lambda") {
+            return None;
+        }
+        node = node.parent()?;
+    }
+}
+
+/// The byte ranges of the argnames items equal to `name` of `call` when it is a
+/// `pytest.mark.parametrize(…)` call (`mark.parametrize` too; the first argument or `argnames=`:
+/// a string of comma-separated names, or a list or tuple of strings); empty for any other node.
+fn parametrize_call_argname_ranges(source: &str, call: tree_sitter::Node<'_>, name: &str) -> Vec<std::ops::Range<usize>> {
+    if call.kind() != "call" {
+        return Vec::new();
+    }
+    let callee = call.child_by_field_name("function").map(|callee| node_text(source, callee)).unwrap_or("");
+    if callee != "mark.parametrize" && !callee.ends_with(".mark.parametrize") {
+        return Vec::new();
+    }
+    let Some(arguments) = call.child_by_field_name("arguments") else { return Vec::new() };
+    let mut cursor = arguments.walk();
+    let children: Vec<tree_sitter::Node<'_>> = arguments.named_children(&mut cursor).collect();
+    let argnames = children
+        .iter()
+        .find(|argument| {
+            argument.kind() == "keyword_argument"
+                && argument.child_by_field_name("name").is_some_and(|keyword| node_text(source, keyword) == "argnames")
+        })
+        .and_then(|keyword| keyword.child_by_field_name("value"))
+        .or_else(|| children.first().copied().filter(|first| first.kind() != "keyword_argument"));
+    let Some(argnames) = argnames else { return Vec::new() };
+    let strings: Vec<tree_sitter::Node<'_>> = match argnames.kind() {
+        "string" => vec![argnames],
+        "list" | "tuple" => {
+            let mut cursor = argnames.walk();
+            argnames.named_children(&mut cursor).filter(|item| item.kind() == "string").collect()
+        }
+        _ => Vec::new(),
+    };
+    let mut found = Vec::new();
+    for string in strings {
+        let Some((content, range)) = string_literal_content(source, string) else { continue };
+        let mut offset = range.start;
+        for item in content.split(',') {
+            let leading = item.len() - item.trim_start().len();
+            if item.trim() == name {
+                found.push(offset + leading..offset + leading + name.len());
+            }
+            offset += item.len() + 1;
+        }
+    }
+    found
+}
+
+/// A `@pytest.mark.parametrize` argnames item that names a renamed test parameter but belongs
+/// to more than its function: a decorator of a class around it, or a `pytestmark` of that class
+/// or of the module (review50 M7). pytest applies it to every test of the class or module, and
+/// a test that then takes no parameter of that name fails to collect ("function uses no argument
+/// …"); renaming the item instead breaks the other tests that take the old name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SharedParametrizeArgname {
+    /// The item's byte range in the source.
+    pub range: std::ops::Range<usize>,
+    /// What sets it, for the answer: `` the class `TestX`'s decorator `` or `` the module's `pytestmark` ``.
+    pub holder: String,
+}
+
+/// The [`SharedParametrizeArgname`]s equal to `name` that apply to the function whose parameter
+/// list holds byte `parameter_offset` in Python `source`: the `parametrize` decorators of each
+/// class around it, a `pytestmark = …` (a mark or a list/tuple of marks) in those classes' bodies
+/// and at module level. Empty when no function's parameters hold the offset.
+pub(crate) fn shared_parametrize_argnames(source: &str, parameter_offset: usize, name: &str) -> Vec<SharedParametrizeArgname> {
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(source, SupportLang::Python) else { return Vec::new() };
+    let root = root.root().get_inner_node();
+    let Some(function) = function_of_parameter(root, parameter_offset) else { return Vec::new() };
+    let mut found = Vec::new();
+    let mut holder_node = function.parent();
+    while let Some(node) = holder_node {
+        if node.kind() == "class_definition" {
+            let class_name = node.child_by_field_name("name").map_or("", |class| node_text(source, class));
+            if let Some(decorated) = node.parent().filter(|up| up.kind() == "decorated_definition") {
+                let mut cursor = decorated.walk();
+                for decorator in decorated.named_children(&mut cursor).filter(|child| child.kind() == "decorator") {
+                    let Some(call) = decorator.named_child(0) else { continue };
+                    found.extend(parametrize_call_argname_ranges(source, call, name).into_iter().map(|range| SharedParametrizeArgname {
+                        range,
+                        holder: format!("a `@pytest.mark.parametrize` decorator of the class `{class_name}`"),
+                    }));
+                }
+            }
+            if let Some(body) = node.child_by_field_name("body") {
+                found.extend(
+                    pytestmark_argname_ranges(source, body, name)
+                        .into_iter()
+                        .map(|range| SharedParametrizeArgname { range, holder: format!("the `pytestmark` of the class `{class_name}`") }),
+                );
+            }
+        }
+        if node.kind() == "module" {
+            found.extend(
+                pytestmark_argname_ranges(source, node, name)
+                    .into_iter()
+                    .map(|range| SharedParametrizeArgname { range, holder: "the module's `pytestmark`".to_owned() }),
+            );
+        }
+        holder_node = node.parent();
+    }
+    found.sort_by_key(|shared| shared.range.start);
+    found
+}
+
+/// The argnames items equal to `name` of the `parametrize` marks a `pytestmark = …` statement
+/// directly in `block` (a module or class body) assigns: one mark, or a list or tuple of marks.
+fn pytestmark_argname_ranges(source: &str, block: tree_sitter::Node<'_>, name: &str) -> Vec<std::ops::Range<usize>> {
+    let mut found = Vec::new();
+    let mut cursor = block.walk();
+    for statement in block.named_children(&mut cursor).filter(|statement| statement.kind() == "expression_statement") {
+        let Some(assignment) = statement.named_child(0).filter(|assignment| assignment.kind() == "assignment") else { continue };
+        if assignment.child_by_field_name("left").map(|left| node_text(source, left)) != Some("pytestmark") {
             continue;
         }
-        let Some(arguments) = call.child_by_field_name("arguments") else { continue };
-        let mut cursor = arguments.walk();
-        let children: Vec<tree_sitter::Node<'_>> = arguments.named_children(&mut cursor).collect();
-        let argnames = children
-            .iter()
-            .find(|argument| {
-                argument.kind() == "keyword_argument"
-                    && argument.child_by_field_name("name").is_some_and(|keyword| node_text(source, keyword) == "argnames")
-            })
-            .and_then(|keyword| keyword.child_by_field_name("value"))
-            .or_else(|| children.first().copied().filter(|first| first.kind() != "keyword_argument"));
-        let Some(argnames) = argnames else { continue };
-        let strings: Vec<tree_sitter::Node<'_>> = match argnames.kind() {
-            "string" => vec![argnames],
+        let Some(value) = assignment.child_by_field_name("right") else { continue };
+        let marks: Vec<tree_sitter::Node<'_>> = match value.kind() {
             "list" | "tuple" => {
-                let mut cursor = argnames.walk();
-                argnames.named_children(&mut cursor).filter(|item| item.kind() == "string").collect()
+                let mut cursor = value.walk();
+                value.named_children(&mut cursor).collect()
             }
-            _ => Vec::new(),
+            _ => vec![value],
         };
-        for string in strings {
-            let Some((content, range)) = string_literal_content(source, string) else { continue };
-            let mut offset = range.start;
-            for item in content.split(',') {
-                let leading = item.len() - item.trim_start().len();
-                if item.trim() == name {
-                    found.push(offset + leading..offset + leading + name.len());
-                }
-                offset += item.len() + 1;
-            }
+        for mark in marks {
+            found.extend(parametrize_call_argname_ranges(source, mark, name));
         }
     }
     found
@@ -1466,6 +1562,28 @@ mod tests {
         let found = string_requests(source, grep.root().get_inner_node(), "thing");
         assert_eq!(found.len(), 2);
     }
+    #[test]
+    fn shared_parametrize_argnames_are_read_from_classes_around_and_pytestmark() {
+        // review50 M7: a class's decorator, a class's and the module's `pytestmark` apply to the
+        // test; another class's decorator and the test's own decorator are not shared items.
+        let source = "import pytest\n\npytestmark = [pytest.mark.slow, pytest.mark.parametrize(\"unit, n\", [])]\n\n\n@pytest.mark.parametrize(argnames=[\"unit\"], argvalues=[])\nclass TestOuter:\n    pytestmark = pytest.mark.parametrize(\"unit\", [])\n\n    @pytest.mark.parametrize(\"unit\", [])\n    def test_a(self, unit):\n        pass\n\n\n@pytest.mark.parametrize(\"unit\", [])\nclass TestOther:\n    pass\n";
+        let parameter = source.find("self, unit").unwrap() + "self, ".len();
+        let found = shared_parametrize_argnames(source, parameter, "unit");
+        let lines: Vec<(usize, &str)> =
+            found.iter().map(|shared| (source[..shared.range.start].lines().count(), shared.holder.as_str())).collect();
+        assert_eq!(
+            lines,
+            [
+                (3, "the module's `pytestmark`"),
+                (6, "a `@pytest.mark.parametrize` decorator of the class `TestOuter`"),
+                (8, "the `pytestmark` of the class `TestOuter`"),
+            ]
+        );
+        assert!(found.iter().all(|shared| &source[shared.range.clone()] == "unit"));
+        // An offset outside a parameter list: nothing.
+        assert!(shared_parametrize_argnames(source, source.find("pass").unwrap(), "unit").is_empty());
+    }
+
     #[test]
     fn parametrize_argnames_of_the_parameters_own_function_are_found() {
         // humanize 4.17.0 (trial170 F3): two tests share one argnames string; only the renamed

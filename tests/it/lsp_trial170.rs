@@ -179,6 +179,67 @@ fn a_parametrized_tests_parameter_is_renamed_with_its_own_argnames_item() {
     }
 }
 
+/// A class-level `@pytest.mark.parametrize` and a module's `pytestmark` set `unit` for every
+/// test there that takes it.
+/// `label`'s untyped `template.format(unit=…)` is no call of a test (attrs' tests call
+/// `self.msg.format(validator=…)` beside `TestOptional`'s `validator`).
+const SHARED_PARAMETRIZE: &str = "import pytest\n\n\n@pytest.mark.parametrize(\"unit\", [\"s\", \"ms\"])\nclass TestUnits:\n    def test_a(self, unit):\n        assert unit\n\n    def test_b(self, unit):\n        assert label(\"{unit}\") == \"s\" and unit\n\n\ndef label(template):\n    return template.format(unit=\"s\")\n";
+const MODULE_PARAMETRIZE: &str = "import pytest\n\npytestmark = [pytest.mark.skipif(False, reason=\"never\"), pytest.mark.parametrize(\"unit\", [\"s\"])]\n\n\ndef test_c(unit):\n    assert unit\n";
+
+/// Review50 M7: a test parameter that a class's parametrize decorator or the module's
+/// `pytestmark` sets is shared with the other tests there; renaming it in one test leaves that
+/// test uncollectable (pytest: "function uses no argument 'unit'"), so the rename is staged with
+/// a WARNING naming the item, not written, and the shared item is not renamed.
+#[test]
+fn a_parameter_a_class_or_module_parametrize_sets_is_staged_with_the_shared_item_named() {
+    let test = "lsp_trial170::a_parameter_a_class_or_module_parametrize_sets_is_staged_with_the_shared_item_named";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"t\"\nversion = \"0.1.0\"\n"),
+        ("tests/test_units.py", SHARED_PARAMETRIZE),
+        ("tests/test_module.py", MODULE_PARAMETRIZE),
+    ]);
+    let pytest = support::python_prints(dir.path(), "import pytest; print('ok')") == "ok";
+    if !pytest {
+        support::skip_or_fail(test, "pytest is not importable by python3; the pytest ground truth is not run");
+    } else {
+        assert_eq!(pytest_summary(dir.path()), "5 passed");
+        // Ground truth: the parameter renamed in one test only, the shared item left.
+        std::fs::write(
+            dir.path().join("tests/test_units.py"),
+            SHARED_PARAMETRIZE.replacen("self, unit):\n        assert unit", "self, name):\n        assert name", 1),
+        )
+        .unwrap();
+        let summary = pytest_summary(dir.path());
+        assert!(summary.contains("error"), "the half-renamed class does not collect: {summary}");
+        std::fs::write(dir.path().join("tests/test_units.py"), SHARED_PARAMETRIZE).unwrap();
+    }
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "tests/test_units.py", "line": 6, "symbol": "unit", "new_name": "name"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("WARNING: the renamed parameter `unit` is also set by the `@pytest.mark.parametrize` argnames item `unit` at tests/test_units.py:4 (a `@pytest.mark.parametrize` decorator of the class `TestUnits`)"),
+        "{text}"
+    );
+    assert!(text.contains("NOT written: a `@pytest.mark.parametrize` argnames item shared with other tests"), "{text}");
+    assert!(!text.contains("a decorator of the renamed declaration names `unit` by a string"), "one WARNING for the item: {text}");
+    assert!(!text.contains("keyword argument"), "`template.format(unit=…)` is no call of `test_a`: {text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("tests/test_units.py")).unwrap(), SHARED_PARAMETRIZE, "staged, nothing written");
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "tests/test_module.py", "line": 6, "symbol": "unit", "new_name": "name"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("`unit` at tests/test_module.py:3 (the module's `pytestmark`)"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("tests/test_module.py")).unwrap(), MODULE_PARAMETRIZE, "staged, nothing written");
+    if pytest {
+        assert_eq!(pytest_summary(dir.path()), "5 passed", "{text}");
+    }
+}
+
 /// humanize's `Unit`: an Enum decorated `@functools.total_ordering` with `__lt__` its only
 /// ordering method, looked up by member name elsewhere.
 const UNITS: &str = "import enum\nimport functools\n\n\n@functools.total_ordering\nclass Unit(enum.Enum):\n    SECONDS = 1\n    MINUTES = 2\n\n    def __lt__(self, other):\n        return self.value < other.value\n\n\ndef parse(name):\n    return Unit[name.upper()]\n";
