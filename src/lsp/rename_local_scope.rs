@@ -114,6 +114,11 @@ const BINDING_KINDS: &[&str] = &[
     "short_var_declaration",
     "var_spec",
     "range_clause",
+    // A type parameter of a generic function (`func Index[E comparable](…)`), visible only in
+    // it; of a generic type (`type List[T any] struct`), only in the type's declaration — each
+    // method declares its own in its receiver (trial173 M2: renaming slices.Index's `E` listed
+    // 144 other functions' `E`s to "check").
+    "type_parameter_declaration",
 ];
 
 /// Node kinds a binding identifier may sit in on the way up to its binding node.
@@ -231,8 +236,12 @@ pub fn local_binding_scope(reader: &WorkspaceReader, path: &Path, line: u32, byt
         }
         up = node.parent();
     }
-    // A parameter list is the function's own child: the function is the scope.
-    let function = outermost.or_else(|| binding.parent().filter(|node| FUNCTION_KINDS.contains(&node.kind())))?;
+    // A parameter list is the function's own child: the function is the scope. A generic type's
+    // type parameter: the type's declaration.
+    let generic_type = (binding.kind() == "type_parameter_declaration" && outermost.is_none())
+        .then(|| binding.parent().and_then(|list| list.parent()).filter(|spec| spec.kind() == "type_spec"))
+        .flatten();
+    let function = outermost.or(generic_type).or_else(|| binding.parent().filter(|node| FUNCTION_KINDS.contains(&node.kind())))?;
     // `func_literal`/`function_declaration` in Go: a `function_declaration` there is a top-level
     // function, named like the TypeScript one.
     // Python's `global x` / `nonlocal x` make an assignment in the function bind an outer name.
@@ -429,6 +438,19 @@ mod tests {
             found.path = PathBuf::from(file);
             found
         })
+    }
+
+    #[test]
+    fn a_go_type_parameter_is_local_to_its_function_or_generic_type() {
+        // trial173 M2 (golang.org/x/exp slices): `E` of `Index` is not `E` of `Contains`.
+        let source = "package slices\n\nfunc Index[E comparable](s []E, v E) int {\n\treturn -1\n}\n\nfunc Contains[E comparable](s []E, v E) bool {\n\treturn Index(s, v) >= 0\n}\n\ntype List[T any] struct {\n\titems []T\n}\n\nfunc (l *List[T]) Push(v T) {}\n";
+        let found = scope("slices.go", source, 2, "func Index[".len()).expect("E is local to Index");
+        assert_eq!((found.first_line, found.last_line, found.function.as_str()), (2, 4, "Index"));
+        let found = scope("slices.go", source, 10, "type List[".len()).expect("T is local to List's declaration");
+        assert_eq!((found.first_line, found.last_line, found.function.as_str()), (10, 12, "List"));
+        // A use in the signature, and the receiver's own `T` (a type argument, no declaration here).
+        assert!(scope("slices.go", source, 2, "func Index[E comparable](s []".len()).is_none());
+        assert!(scope("slices.go", source, 14, "func (l *List[".len()).is_none());
     }
 
     #[test]

@@ -241,3 +241,38 @@ fn only_the_queried_reference_on_its_line_is_marked_and_the_first_row_gives_its_
         "{text}"
     );
 }
+
+/// M2: renaming the type parameter `E` of one generic function asked a definition for every
+/// other function's `E` and listed them to "check" (144 rows in golang.org/x/exp/slices). A type
+/// parameter is visible only in its function, as a parameter is: the others are counted in one
+/// "not this binding" line, not asked. Ground truth: go vet passes after the rename, and the
+/// other function keeps its `E`.
+#[test]
+fn a_type_parameter_rename_counts_other_functions_type_parameters_without_asking() {
+    if support::require_binary("lsp_trial173::a_type_parameter_rename_counts_other_functions_type_parameters_without_asking", "gopls")
+        .is_none()
+    {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module fx\n\ngo 1.18\n"),
+        (
+            "s/s.go",
+            "package s\n\n// Index returns the index of v in s.\nfunc Index[E comparable](s []E, v E) int {\n\tfor i, x := range s {\n\t\tif x == v {\n\t\t\treturn i\n\t\t}\n\t}\n\treturn -1\n}\n\n// Contains reports whether v is in s.\nfunc Contains[E comparable](s []E, v E) bool {\n\treturn Index(s, v) >= 0\n}\n\n// Clip removes unused capacity.\nfunc Clip[S ~[]E, E any](s S) S {\n\treturn s[:len(s):len(s)]\n}\n",
+        ),
+        ("s/s_test.go", "package s\n\nimport \"testing\"\n\nfunc first[E any](s []E) E {\n\treturn s[0]\n}\n\nfunc TestIndex(t *testing.T) {\n\tif Index([]int{1, first([]int{2})}, 2) != 1 {\n\t\tt.Fatal(\"Index\")\n\t}\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = support::call_ok(&run, "lsp_rename", json!({"file": "s/s.go", "line": 4, "symbol": "E comparable", "new_name": "Elem"}));
+    assert!(text.contains("not this binding: "), "the other functions' `E`s are counted in one line: {text}");
+    assert!(text.contains("outside `Index`"), "{text}");
+    assert!(!text.contains("check them"), "no other function's `E` is listed to check: {text}");
+    let written = std::fs::read_to_string(dir.path().join("s/s.go")).unwrap();
+    assert!(written.contains("func Index[Elem comparable](s []Elem, v Elem) int {"), "{written}");
+    assert!(
+        written.contains("func Contains[E comparable](s []E, v E) bool {") && written.contains("func Clip[S ~[]E, E any](s S) S {"),
+        "{written}"
+    );
+    let vetted = support::go_offline(dir.path(), &["vet", "./..."]);
+    assert!(vetted.status.success(), "{vetted:?}");
+}
