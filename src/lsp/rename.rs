@@ -1205,8 +1205,9 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let taken = crate::lsp::rename_taken_names::taken_name_findings(&plan, &resolved.cursor_identifier, &args.new_name, &|path| {
         supervisor.display_path(path)
     });
-    // Python: a parameter or local renamed onto a local binding of its function that then
-    // captures renamed uses changes what the code reads with no error (trial170 F2: humanize's
+    // Python: a parameter or local renamed onto a local binding of its function, where a read
+    // of either then surely gets the other's value, changes what the code reads with no error
+    // (only sure reads refuse, review50 H7; trial170 F2: humanize's
     // `format` → `fmt` beside `for unit, fmt in …`, 18 tests failed): refused, as gopls and
     // rust-analyzer refuse a rename onto a name another local in scope takes.
     if !taken.refusals.is_empty() {

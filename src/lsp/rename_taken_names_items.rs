@@ -98,9 +98,12 @@ struct Definition {
     /// Python: the byte range of the function body whose local this is (a parameter, or a
     /// binding in the body — not a nested `def`'s or class's); `None` at module or class level.
     function_body: Option<ByteSpan>,
-    /// Python: the byte range of the outermost `for`/`while` loop around this binding in its
-    /// function: a use earlier in that loop reads it from the second iteration on.
-    loop_span: Option<ByteSpan>,
+    /// Python local: the byte range this binding surely reaches whenever it runs
+    /// ([`python_binding_reach`]); a read outside it gets the value only through a branch.
+    reach: Option<ByteSpan>,
+    /// Python local: what its statement evaluates before binding it (a `for` loop's iterable,
+    /// an assignment's right side): a read there does not get this binding's value.
+    not_reached: Option<ByteSpan>,
 }
 
 /// One finding of [`file_findings`].
@@ -109,8 +112,8 @@ pub(crate) struct ItemFinding {
     /// `line: what` (the 1-based line of the renamed text, what happens, the next step).
     pub text: String,
     /// The rename would make existing code read another value with no error at all (a Python
-    /// parameter or local renamed onto a local binding of its function that then captures the
-    /// renamed uses): the rename is refused, as gopls and rust-analyzer refuse a rename whose
+    /// parameter or local renamed onto a local binding of its function, where a read of either
+    /// then surely gets the other's value — [`python_read_capture`]): the rename is refused, as gopls and rust-analyzer refuse a rename whose
     /// new name another local in scope takes (trial170 F2).
     pub refuses: bool,
 }
@@ -134,6 +137,8 @@ pub(crate) fn file_findings(
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(new, language).ok()?;
     let top = root.root().get_inner_node();
     let mut definitions = Vec::new();
+    // Python: the reads of the new name (renamed or not), for the locals a rename merges.
+    let mut python_reads: Vec<PythonRead> = Vec::new();
     let mut stack = vec![top];
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
@@ -145,14 +150,21 @@ pub(crate) fn file_findings(
         }
         let found =
             if rust { rust_definition(node, new).map(|(scope, space, what)| (scope, false, space, what)) } else { python_definition(node) };
+        if !rust {
+            let renamed = renamed_starts.contains(&node.start_byte());
+            if let Some(read) = python_variable_read(node, new, found.is_some(), renamed) {
+                python_reads.push(read);
+            }
+        }
         if let Some((scope, conditional, space, what)) = found {
             let inherent_scope_of_type = if rust { rust_trait_impl_type_scope(node, new) } else { None };
             let enclosing_generics = if rust && space == NameSpace::Generic { rust_enclosing_generics(node) } else { None };
-            let (function_body, loop_span) =
-                if rust || matches!(what, "def" | "class" | "import") { (None, None) } else { python_local_spans(node) };
+            let function_body = if rust || matches!(what, "def" | "class" | "import") { None } else { python_function_body(node) };
+            let (reach, not_reached) = if function_body.is_some() { python_binding_reach(node) } else { (None, None) };
             definitions.push(Definition {
                 function_body,
-                loop_span,
+                reach,
+                not_reached,
                 enclosing_generics,
                 inherent_scope_of_type,
                 conditional,
@@ -168,6 +180,8 @@ pub(crate) fn file_findings(
     }
     definitions.sort_by_key(|definition| definition.start);
     let mut found = Vec::new();
+    // The function bodies whose merged locals were already said (one finding each).
+    let mut merged_bodies_said: HashSet<ByteSpan> = HashSet::new();
     // A trait method renamed to the name of an inherent method of an implementing type: no error,
     // but method calls on that type reach the inherent method (bytes 1.7.2: `Buf::advance` renamed
     // to `truncate`, which `Bytes`, `BytesMut` have: 28 tests failed after "no new errors",
@@ -202,17 +216,20 @@ pub(crate) fn file_findings(
         });
         let Some(existing) = clash else { continue };
         // Python: the renamed parameter or local and a local binding of its function become one
-        // variable; the renamed uses after the binding — or earlier in a loop around it — read
-        // the binding's value (trial170 F2).
+        // variable; a read of either whose nearest binding before it (or on a loop's way back)
+        // is now the other's reads the other's value (trial170 F2; review50 H7: only reads
+        // count, and a binding in a branch the read is not inside only may reach it).
         let local_binding =
             !rust && ["assignment ", "for target ", "with target ", "except target "].iter().any(|kind| existing.what.starts_with(kind));
-        let captured_uses = existing.function_body.filter(|_| local_binding).map_or(0, |(body_start, body_end)| {
-            renamed_starts
-                .iter()
-                .filter(|start| (body_start..body_end).contains(*start))
-                .filter(|start| **start > existing.start || existing.loop_span.is_some_and(|(from, to)| (from..to).contains(*start)))
-                .count()
-        });
+        let merged_body = existing.function_body.filter(|_| local_binding);
+        if let Some(body) = merged_body {
+            // One finding per merged pair of a function, not one per renamed binding.
+            if !merged_bodies_said.insert(body) {
+                continue;
+            }
+        }
+        let merged = merged_body.map(|body| python_merged_reads(&definitions, &python_reads, body)).unwrap_or_default();
+        let binding = existing.what.rsplit_once(' ').map_or("assignment", |(kind, _)| kind);
         let consequence = if !rust && renamed.what.starts_with("parameter ") && existing.what.starts_with("parameter ") {
             "two parameters of one name, a SyntaxError (duplicate argument): the module no longer imports".to_owned()
         } else if rust && renamed.space == NameSpace::Generic {
@@ -222,40 +239,17 @@ pub(crate) fn file_findings(
         } else if rust {
             "a duplicate definition, which cargo check rejects (E0428 in a module, E0201/E0592 in an impl, E0124 for a field, E0252/E0255 with a `use`)".to_owned()
         } else if local_binding && !renamed.what.starts_with("parameter ") {
-            let binding = existing.what.rsplit_once(' ').map_or("assignment", |(kind, _)| kind);
-            if captured_uses > 0 {
-                format!(
-                    "two locals of the function become one variable: {} of the renamed `{old_name}` after the {binding} at line {} (or earlier in a loop around it) would read the value bound there, with no error",
-                    crate::render::plural(captured_uses, "use"),
-                    existing.line
-                )
-            } else {
-                format!(
-                    "two locals of the function become one variable: no renamed use comes after the {binding} at line {}, but that local's own uses after the renamed bindings now read them — check each",
-                    existing.line
-                )
-            }
-        } else if !rust && renamed.what.starts_with("parameter ") && local_binding && (existing.start > renamed.start || captured_uses > 0)
+            format!("two locals of the function become one variable: {}", merged.text(old_name, binding, false))
+        } else if !rust && renamed.what.starts_with("parameter ") && local_binding && (existing.start > renamed.start || !merged.is_empty())
         {
             // A later assignment in the body rebinds the renamed parameter — one local now: only
-            // the renamed uses after it change (trial57 M2: humanize's `minimum_unit` → `min_unit`
+            // the reads it reaches change (trial57 M2: humanize's `minimum_unit` → `min_unit`
             // was said to make "every renamed use reach the other symbol"; all tests passed).
-            let uses_after = captured_uses;
-            let binding = existing.what.rsplit_once(' ').map_or("assignment", |(kind, _)| kind);
-            if uses_after == 0 {
-                format!(
-                    "the {binding} at line {} now rebinds the parameter (one local): no renamed use comes after it, so what the uses read is unchanged, but the value assigned there must now fit the parameter's annotation (pyright: reportAssignmentType when it does not)",
-                    existing.line
-                )
-            } else {
-                format!(
-                    "the {binding} at line {} now rebinds the parameter (one local): {} after it (or earlier in a loop around it) {} the value bound there instead of the argument, with no error when the parameter has no annotation — check {}; the value bound must also fit the parameter's annotation (pyright: reportAssignmentType)",
-                    existing.line,
-                    crate::render::plural(uses_after, "renamed use"),
-                    crate::render::one_or_many(uses_after, "reads", "read"),
-                    crate::render::one_or_many(uses_after, "it", "them"),
-                )
-            }
+            format!(
+                "the {binding} at line {} now rebinds the parameter (one local): {}; the value bound there must also fit the parameter's annotation (pyright: reportAssignmentType when it does not)",
+                existing.line,
+                merged.text(old_name, binding, true)
+            )
         } else if existing.start < renamed.start {
             format!(
                 "the later definition replaces the earlier one at run time (line {} is lost; pyright: reportRedeclaration)",
@@ -266,10 +260,18 @@ pub(crate) fn file_findings(
                 + &existing.line.to_string()
                 + ") replaces the renamed one at run time, so every renamed use reaches the other symbol (pyright: reportRedeclaration)"
         };
-        let refuses = local_binding && captured_uses > 0;
+        let refuses = local_binding && merged.surely_changes_a_read();
+        // The next step: a merge that changes no read stands as it is (review50 M9).
+        let next_step = if !local_binding || refuses {
+            "pick another name, or rename that one first"
+        } else if merged.is_empty() {
+            "nothing to undo as it stands, but from here on the two are one variable"
+        } else {
+            "if one of those reads can run after that binding, pick another name"
+        };
         found.push(ItemFinding {
             text: format!(
-                "{}: the renamed `{old_name}` becomes `{}`, which line {} already defines in the same scope (`{}`) — {consequence}; pick another name, or rename that one first",
+                "{}: the renamed `{old_name}` becomes `{}`, which line {} already defines in the same scope (`{}`) — {consequence}; {next_step}",
                 renamed.line, renamed.what, existing.line, existing.what
             ),
             refuses,
@@ -482,28 +484,342 @@ fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, bool,
 type ByteSpan = (usize, usize);
 
 /// For a Python binding at `identifier` (a parameter or a binding in a body): the byte range of
-/// the function body it is local to — `None` at module or class level — and of the outermost
-/// `for`/`while` loop around it inside that function.
-fn python_local_spans(identifier: tree_sitter::Node<'_>) -> (Option<ByteSpan>, Option<ByteSpan>) {
-    let mut loop_span = None;
+/// the function body it is local to — `None` at module or class level.
+fn python_function_body(identifier: tree_sitter::Node<'_>) -> Option<ByteSpan> {
+    let span = |node: tree_sitter::Node<'_>| (node.start_byte(), node.end_byte());
     let mut node = identifier;
     while let Some(up) = node.parent() {
         match up.kind() {
-            "for_statement" | "while_statement" => loop_span = Some((up.start_byte(), up.end_byte())),
+            "parameters" | "lambda_parameters" => return up.parent().and_then(|function| function.child_by_field_name("body")).map(span),
+            "function_definition" => return up.child_by_field_name("body").map(span),
+            "class_definition" | "module" | "lambda" => return None,
+            _ => {}
+        }
+        node = up;
+    }
+    None
+}
+
+/// For a Python local's binding at `identifier`: the byte range it surely reaches whenever it
+/// runs, and what its statement evaluates before binding it (a `for` loop's iterable, an
+/// assignment's right side, a walrus's value, a `with … as` item's expression). The
+/// range is a parameter's function body, an `except … as` clause, else the block holding the
+/// binding's statement — a `with` body counts as the block around the `with` (it always runs),
+/// and a `for` target as the block around its loop (bound once the loop runs: trial170 F2,
+/// humanize's `for unit, fmt in …` captured the later `format`). A read outside the range gets
+/// the value only through a branch or a loop (review50 H7: `if value is None: text = "none";
+/// return text` does not surely reach the function's last line).
+fn python_binding_reach(identifier: tree_sitter::Node<'_>) -> (Option<ByteSpan>, Option<ByteSpan>) {
+    let span = |node: tree_sitter::Node<'_>| (node.start_byte(), node.end_byte());
+    let mut not_reached = None;
+    let mut node = identifier;
+    while let Some(up) = node.parent() {
+        match up.kind() {
             "parameters" | "lambda_parameters" => {
-                let body = up.parent().and_then(|function| function.child_by_field_name("body"));
-                return (body.map(|body| (body.start_byte(), body.end_byte())), None);
+                return (up.parent().and_then(|function| function.child_by_field_name("body")).map(span), None);
             }
-            "function_definition" => {
-                let body = up.child_by_field_name("body");
-                return (body.map(|body| (body.start_byte(), body.end_byte())), loop_span);
+            // What the statement evaluates before it binds: a `for` loop's iterable, an
+            // assignment's right side (`x = f(x)` reads the old `x`), a walrus's value, a
+            // `with … as` item's expression.
+            "for_statement" | "assignment" | "augmented_assignment"
+                if not_reached.is_none() && up.child_by_field_name("left").is_some_and(|left| left.id() == node.id()) =>
+            {
+                not_reached = up.child_by_field_name("right").map(span);
             }
-            "class_definition" | "module" | "lambda" => return (None, None),
+            "named_expression" if not_reached.is_none() && up.child_by_field_name("name").is_some_and(|name| name.id() == node.id()) => {
+                not_reached = up.child_by_field_name("value").map(span);
+            }
+            "as_pattern" if not_reached.is_none() && up.child_by_field_name("alias").is_some_and(|alias| alias.id() == node.id()) => {
+                not_reached = up.named_child(0).filter(|value| value.id() != node.id()).map(span);
+            }
+            "except_clause" | "except_group_clause" => return (Some(span(up)), not_reached),
+            "function_definition" | "class_definition" | "lambda" => return (None, None),
+            "module" => return (Some(span(up)), not_reached),
+            "block" if up.parent().is_some_and(|owner| owner.kind() == "with_statement") => {}
+            "block" => return (Some(span(up)), not_reached),
             _ => {}
         }
         node = up;
     }
     (None, None)
+}
+
+/// A read of the new name in a Python file after the rename (see [`python_variable_read`]).
+struct PythonRead {
+    /// Byte offset of the identifier in the renamed text.
+    start: usize,
+    /// 1-based line.
+    line: usize,
+    /// Whether the rename wrote it (a read of the renamed symbol), else a read that was there.
+    renamed: bool,
+    /// The body of the innermost function (`def`, `lambda`) or class around it: a read that was
+    /// there belongs to a merged function's local only when this is that function's body.
+    scope_body: Option<ByteSpan>,
+    /// The loops around it in that scope that bring bindings after it back to it: a `for`
+    /// loop's body, a `while` loop's condition and body (not a `for` loop's iterable, read once).
+    loops: Vec<ByteSpan>,
+}
+
+/// When the Python `identifier` (spelled as the new name) reads a variable: not an attribute's
+/// or keyword argument's name, not a binding target (`is_binding`) save `x += …` (which reads
+/// first), and not in a comprehension whose own `for` binds the name unless the rename wrote it
+/// (`renamed`: the server renamed it as the renamed symbol's).
+fn python_variable_read(identifier: tree_sitter::Node<'_>, text: &str, is_binding: bool, renamed: bool) -> Option<PythonRead> {
+    let parent = identifier.parent()?;
+    let is_field = |field: &str| parent.child_by_field_name(field).is_some_and(|node| node.id() == identifier.id());
+    match parent.kind() {
+        "attribute" if is_field("attribute") => return None,
+        "keyword_argument" if is_field("name") => return None,
+        "augmented_assignment" => {}
+        _ if is_binding => return None,
+        _ => {}
+    }
+    let name = text.get(identifier.start_byte()..identifier.end_byte())?;
+    let start = identifier.start_byte();
+    let mut loops = Vec::new();
+    let mut scope_body = None;
+    let mut node = identifier;
+    while let Some(up) = node.parent() {
+        let field_span = |field: &str| up.child_by_field_name(field).map(|part| (part.start_byte(), part.end_byte()));
+        match up.kind() {
+            "function_definition" | "lambda" | "class_definition" => {
+                scope_body = field_span("body");
+                break;
+            }
+            "module" => break,
+            "for_statement" => loops.extend(field_span("body").filter(|(from, to)| (*from..*to).contains(&start))),
+            "while_statement" => {
+                if let (Some((from, _)), Some((_, to))) = (field_span("condition"), field_span("body")) {
+                    loops.extend(Some((from, to)).filter(|_| (from..to).contains(&start)));
+                }
+            }
+            "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" if !renamed => {
+                let mut cursor = up.walk();
+                let binds_the_name = up
+                    .named_children(&mut cursor)
+                    .filter(|clause| clause.kind() == "for_in_clause")
+                    .any(|clause| clause.child_by_field_name("left").is_some_and(|left| python_pattern_binds(left, text, name)));
+                if binds_the_name {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        node = up;
+    }
+    Some(PythonRead { start, line: identifier.start_position().row + 1, renamed, scope_body, loops })
+}
+
+/// Whether the Python target `pattern` (`x`, `a, (b, c)`, `[a, *b]`) binds `name`.
+fn python_pattern_binds(pattern: tree_sitter::Node<'_>, text: &str, name: &str) -> bool {
+    if pattern.kind() == "identifier" {
+        return text.get(pattern.start_byte()..pattern.end_byte()) == Some(name);
+    }
+    let mut cursor = pattern.walk();
+    let children: Vec<_> = pattern.named_children(&mut cursor).collect();
+    children.into_iter().any(|child| child.kind() != "attribute" && child.kind() != "subscript" && python_pattern_binds(child, text, name))
+}
+
+/// Whether a read of a merged variable reads a value its own symbol did not bind, and the line
+/// of the binding that decides it ([`python_read_capture`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    /// A binding of its own comes between (or no binding of the other comes before).
+    No,
+    /// Only through a branch or loop the read is not inside: the flow decides.
+    Possibly(usize),
+    /// The nearest binding before it by position, in a block that holds it (or on a loop's way
+    /// back), is the other's.
+    Certainly(usize),
+}
+
+impl Capture {
+    fn rank(self) -> u8 {
+        match self {
+            Capture::No => 0,
+            Capture::Possibly(_) => 1,
+            Capture::Certainly(_) => 2,
+        }
+    }
+}
+
+/// Walks `walk` (bindings of one merged variable, nearest first on a path back from the read at
+/// byte `read`): the first binding that surely reaches the read decides — one of the read's own
+/// symbol (`own`) keeps its value, the other's takes it — and one in a branch the read is not
+/// inside makes the answer [`Capture::Possibly`]. `skip_iterables`: a binding is none for a read
+/// its own statement evaluates first (a `for` loop's iterable, an assignment's right side) on
+/// the straight path, where it is bound after the read.
+fn capture_along<'d>(
+    walk: impl Iterator<Item = &'d Definition>,
+    read: usize,
+    own: &dyn Fn(&Definition) -> bool,
+    skip_iterables: bool,
+) -> Capture {
+    let holds = |span: Option<ByteSpan>| span.is_some_and(|(from, to)| (from..to).contains(&read));
+    let mut own_in_a_branch = false;
+    let mut other_in_a_branch = None;
+    for binding in walk {
+        if skip_iterables && holds(binding.not_reached) {
+            continue;
+        }
+        match (own(binding), holds(binding.reach)) {
+            (true, true) => return other_in_a_branch.map_or(Capture::No, Capture::Possibly),
+            (false, true) => return if own_in_a_branch { Capture::Possibly(binding.line) } else { Capture::Certainly(binding.line) },
+            (true, false) => own_in_a_branch = true,
+            (false, false) => {
+                other_in_a_branch.get_or_insert(binding.line);
+            }
+        }
+    }
+    other_in_a_branch.map_or(Capture::No, Capture::Possibly)
+}
+
+/// Whether `read` reads a value of the other symbol once a rename merges two locals of a
+/// function (`bindings`: every binding of the new name in that function, renamed or not, sorted
+/// by position): on the straight path by the nearest binding before it, and in each loop around
+/// it by the bindings after it in that loop, from the second iteration on. Control flow is
+/// followed by position only: a `return`, `break` or `continue` between is not (review50 H7).
+fn python_read_capture(bindings: &[&Definition], read: &PythonRead) -> Capture {
+    let own = |binding: &Definition| binding.renamed == read.renamed;
+    let at = read.start;
+    let straight = capture_along(bindings.iter().rev().copied().filter(|binding| binding.start < at), at, &own, true);
+    read.loops.iter().fold(straight, |worst, (from, to)| {
+        let in_loop = |binding: &&Definition| (*from..*to).contains(&binding.start);
+        let iterable_holds_read = |binding: &&Definition| binding.not_reached.is_some_and(|(start, end)| (start..end).contains(&at));
+        let before =
+            bindings.iter().rev().copied().filter(|binding| in_loop(binding) && binding.start < at && !iterable_holds_read(binding));
+        let after =
+            bindings.iter().rev().copied().filter(|binding| in_loop(binding) && (binding.start > at || iterable_holds_read(binding)));
+        let looped = capture_along(before.chain(after), at, &own, false);
+        if looped.rank() > worst.rank() {
+            looped
+        } else {
+            worst
+        }
+    })
+}
+
+/// The reads of two Python locals a rename merges into one variable whose value changes
+/// ([`python_merged_reads`]): each (read line, line of the binding that decides it).
+#[derive(Debug, Default)]
+struct MergedReads {
+    /// Renamed reads the other local's binding surely reaches.
+    renamed_surely: Vec<(usize, usize)>,
+    /// Renamed reads the other local's binding reaches only through a branch or loop.
+    renamed_possibly: Vec<(usize, usize)>,
+    /// The other local's reads a renamed binding surely reaches.
+    other_surely: Vec<(usize, usize)>,
+    /// The other local's reads a renamed binding reaches only through a branch or loop.
+    other_possibly: Vec<(usize, usize)>,
+}
+
+/// Reads how the two locals of the function whose body is `body` read each other's values once
+/// merged (`definitions`: every definition of the new name in the file; `reads`: every read).
+fn python_merged_reads(definitions: &[Definition], reads: &[PythonRead], body: ByteSpan) -> MergedReads {
+    let bindings: Vec<&Definition> = definitions.iter().filter(|binding| binding.function_body == Some(body)).collect();
+    let mut merged = MergedReads::default();
+    for read in reads {
+        let in_function = if read.renamed { (body.0..body.1).contains(&read.start) } else { read.scope_body == Some(body) };
+        if !in_function {
+            continue;
+        }
+        let (surely, possibly) = if read.renamed {
+            (&mut merged.renamed_surely, &mut merged.renamed_possibly)
+        } else {
+            (&mut merged.other_surely, &mut merged.other_possibly)
+        };
+        match python_read_capture(&bindings, read) {
+            Capture::Certainly(binding_line) => surely.push((read.line, binding_line)),
+            Capture::Possibly(binding_line) => possibly.push((read.line, binding_line)),
+            Capture::No => {}
+        }
+    }
+    merged
+}
+
+/// `line 5`, `lines 5 and 9`, `lines 5, 9 and 12` (sorted, each once; past 6, `and N more`).
+fn line_list(lines: impl Iterator<Item = usize>) -> String {
+    let mut lines: Vec<usize> = lines.collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let shown: Vec<String> = lines.iter().take(6).map(usize::to_string).collect();
+    let more = lines.len().saturating_sub(6);
+    match (shown.as_slice(), more) {
+        ([one], _) => format!("line {one}"),
+        (_, 0) => format!("lines {} and {}", shown[..shown.len() - 1].join(", "), shown[shown.len() - 1]),
+        _ => format!("lines {} and {more} more", shown.join(", ")),
+    }
+}
+
+impl MergedReads {
+    fn is_empty(&self) -> bool {
+        self.renamed_surely.is_empty() && self.renamed_possibly.is_empty() && self.other_surely.is_empty() && self.other_possibly.is_empty()
+    }
+
+    /// A read that surely gets another value: the rename is refused.
+    fn surely_changes_a_read(&self) -> bool {
+        !self.renamed_surely.is_empty() || !self.other_surely.is_empty()
+    }
+
+    /// What the merge does to the reads, for a finding: `binding` is the other local's binding
+    /// kind (`assignment`, `for target`), `parameter` whether the renamed symbol is a parameter.
+    /// Sure reads are said as fact with the position rule they follow; reads a binding reaches
+    /// only through a branch are said as "may" (review50 M9).
+    fn text(&self, old_name: &str, binding: &str, parameter: bool) -> String {
+        let reads = |found: &[(usize, usize)]| line_list(found.iter().map(|(read, _)| *read));
+        let bindings = |found: &[(usize, usize)]| line_list(found.iter().map(|(_, binding)| *binding));
+        let instead = if parameter { " instead of the argument" } else { "" };
+        let silently = if parameter { "with no error when the parameter has no annotation" } else { "with no error" };
+        let mut parts = Vec::new();
+        if !self.renamed_surely.is_empty() {
+            parts.push(format!(
+                "{} of `{old_name}` ({}) would read the value the {binding} at {} binds{instead}, {silently}",
+                crate::render::plural(self.renamed_surely.len(), "renamed read"),
+                reads(&self.renamed_surely),
+                bindings(&self.renamed_surely),
+            ));
+        }
+        if !self.other_surely.is_empty() {
+            parts.push(format!(
+                "{} of that local ({}) would read the value the renamed `{old_name}` binds at {}, {silently}",
+                crate::render::plural(self.other_surely.len(), "read"),
+                reads(&self.other_surely),
+                bindings(&self.other_surely),
+            ));
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push_str(" (by position: the nearest binding before the read in a block that holds it, or after it in a loop around it; a `return`, `break` or `continue` between is not followed)");
+        }
+        let branch_note = |count: usize| {
+            format!(
+                "(by position; branches not followed: that binding sits in a branch or loop {} not inside) — check {}",
+                crate::render::one_or_many(count, "the read is", "the reads are"),
+                crate::render::one_or_many(count, "it", "them"),
+            )
+        };
+        if !self.renamed_possibly.is_empty() {
+            parts.push(format!(
+                "{} of `{old_name}` ({}) may read the value the {binding} at {} binds{instead} {}",
+                crate::render::plural(self.renamed_possibly.len(), "renamed read"),
+                reads(&self.renamed_possibly),
+                bindings(&self.renamed_possibly),
+                branch_note(self.renamed_possibly.len()),
+            ));
+        }
+        if !self.other_possibly.is_empty() {
+            parts.push(format!(
+                "{} of that local ({}) may read the value the renamed `{old_name}` binds at {} {}",
+                crate::render::plural(self.other_possibly.len(), "read"),
+                reads(&self.other_possibly),
+                bindings(&self.other_possibly),
+                branch_note(self.other_possibly.len()),
+            ));
+        }
+        if parts.is_empty() {
+            return "no read of either reads a value the other binds (by position: a binding of its own comes nearer before each read), so what the reads get is unchanged".to_owned();
+        }
+        parts.join("; ")
+    }
 }
 
 /// When the Python `identifier` is bound as a target of a statement other than a plain
@@ -606,15 +922,18 @@ mod tests {
         let found = findings("a.py", source, "minimum_unit", "min_unit");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
-            found[0].contains("the assignment at line 3 now rebinds the parameter (one local): no renamed use comes after it"),
+            found[0].contains(
+                "the assignment at line 3 now rebinds the parameter (one local): no read of either reads a value the other binds"
+            ),
             "{found:?}"
         );
         assert!(!found[0].contains("every renamed use"), "{found:?}");
         let source = "def f(minimum_unit: str) -> str:\n    min_unit = 'x'\n    return minimum_unit\n";
         let found = findings("a.py", source, "minimum_unit", "min_unit");
         assert!(
-            found[0]
-                .contains("1 renamed use after it (or earlier in a loop around it) reads the value bound there instead of the argument"),
+            found[0].contains(
+                "1 renamed read of `minimum_unit` (line 3) would read the value the assignment at line 2 binds instead of the argument"
+            ),
             "{found:?}"
         );
     }
@@ -630,14 +949,14 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].refuses, "{found:?}");
         assert!(
-            found[0].text.starts_with("1: the renamed `format` becomes `parameter fmt`, which line 3 already defines in the same scope (`for target fmt`) — the for target at line 3 now rebinds the parameter (one local): 1 renamed use after it"),
+            found[0].text.starts_with("1: the renamed `format` becomes `parameter fmt`, which line 3 already defines in the same scope (`for target fmt`) — the for target at line 3 now rebinds the parameter (one local): 1 renamed read of `format` (line 5) would read the value the for target at line 3 binds"),
             "{found:?}"
         );
         // A use earlier in a loop whose body rebinds the name reads it from the second iteration.
         let looped =
             "def f(items, label):\n    for item in items:\n        print(label)\n        with open(item) as handle:\n            pass\n";
         assert!(findings("a.py", looped, "label", "handle")[0].contains(
-            "the with target at line 4 now rebinds the parameter (one local): 1 renamed use after it (or earlier in a loop around it)"
+            "the with target at line 4 now rebinds the parameter (one local): 1 renamed read of `label` (line 3) would read the value the with target at line 4 binds"
         ));
         // `except … as`, unpacking and `:=` bind in the function too.
         let bound = "def f(err):\n    try:\n        pass\n    except ValueError as exc:\n        pass\n    a, (b, c) = 1, (2, 3)\n    if (d := 4):\n        pass\n    return err\n";
@@ -651,16 +970,102 @@ mod tests {
         let new = crate::lsp::rename_coverage::text_with_word_renamed(after, "err", "exc");
         let renamed = crate::lsp::rename_taken_names::renamed_offsets(after, &new, "err", "exc");
         let found = file_findings(Path::new("a.py"), &new, &renamed, "err", "exc").expect("parsed");
-        assert!(found.len() == 1 && !found[0].refuses && found[0].text.contains("no renamed use comes after it"), "{found:?}");
+        assert!(
+            found.len() == 1 && !found[0].refuses && found[0].text.contains("no read of either reads a value the other binds"),
+            "{found:?}"
+        );
         // Two locals of one function merged by a rename.
         let locals = "def f():\n    total = 1\n    count = 2\n    return total + count\n";
         let new = crate::lsp::rename_coverage::text_with_word_renamed(locals, "total", "count");
         let renamed = crate::lsp::rename_taken_names::renamed_offsets(locals, &new, "total", "count");
         let found = file_findings(Path::new("a.py"), &new, &renamed, "total", "count").expect("parsed");
         assert!(
-            found.len() == 1 && found[0].refuses && found[0].text.contains("two locals of the function become one variable: 1 use"),
+            found.len() == 1
+                && found[0].refuses
+                && found[0].text.contains(
+                    "two locals of the function become one variable: 1 renamed read of `total` (line 4) would read the value the assignment at line 3 binds"
+                ),
             "{found:?}"
         );
+    }
+
+    /// The findings of renaming every whole word `old` to `new` in the Python `source`.
+    fn renamed_findings(source: &str, old: &str, new: &str) -> Vec<ItemFinding> {
+        let renamed_text = crate::lsp::rename_coverage::text_with_word_renamed(source, old, new);
+        let renamed = crate::lsp::rename_taken_names::renamed_offsets(source, &renamed_text, old, new);
+        file_findings(Path::new("a.py"), &renamed_text, &renamed, old, new).expect("parsed")
+    }
+
+    #[test]
+    fn locals_merged_by_a_rename_are_not_refused_where_no_read_surely_gets_the_other_value() {
+        // review50 H7, 1: sequential reuse — the renamed binding comes after the other local's
+        // last read, and is itself no read.
+        let sequential = "def summarize(values):\n    count = len(values)\n    print(count)\n    total = sum(values)\n    return total\n";
+        let found = renamed_findings(sequential, "total", "count");
+        assert!(found.len() == 1 && !found[0].refuses, "{found:?}");
+        assert!(found[0].text.contains("become one variable: no read of either reads a value the other binds"), "{found:?}");
+        // 2: the other binding sits in a branch (that returns); the read is after the branch:
+        // said as "may", not refused.
+        let branch = "def describe(value, label=None):\n    if value is None:\n        text = \"none\"\n        return text\n    return f\"{value}: {label}\"\n";
+        let found = renamed_findings(branch, "label", "text");
+        assert!(found.len() == 1 && !found[0].refuses, "{found:?}");
+        assert!(
+            found[0].text.contains("1 renamed read of `label` (line 5) may read the value the assignment at line 3 binds instead of the argument (by position; branches not followed"),
+            "{found:?}"
+        );
+        // 3: a loop's iterable is read once, before its target is bound.
+        let iterable = "def first(items):\n    for item in items:\n        return item\n";
+        let found = renamed_findings(iterable, "items", "item");
+        assert!(found.len() == 1 && !found[0].refuses && found[0].text.contains("no read of either"), "{found:?}");
+        // An assignment's right side is read before its target is bound.
+        let right_side = "def f(label):\n    text = label.upper()\n    return text\n";
+        let found = renamed_findings(right_side, "label", "text");
+        assert!(found.len() == 1 && !found[0].refuses && found[0].text.contains("no read of either"), "{found:?}");
+        // A binding of the other in a `while` body: said as "may".
+        let looped = "def f(label):\n    while label:\n        text = 1\n        break\n";
+        let found = renamed_findings(looped, "label", "text");
+        assert!(
+            found.len() == 1 && !found[0].refuses && found[0].text.contains("(line 2) may read the value the assignment at line 3 binds"),
+            "{found:?}"
+        );
+        // Renamed keyword names and attributes are no reads; a comprehension's own target is
+        // another scope.
+        let names = "def f(total, obj):\n    count = 1\n    obj.total = g(total=2)\n    return [count for count in obj]\n";
+        let found = renamed_findings(names, "total", "count");
+        assert!(found.len() == 1 && !found[0].refuses, "{found:?}");
+    }
+
+    #[test]
+    fn locals_merged_by_a_rename_are_refused_where_a_read_surely_gets_the_other_value() {
+        // A renamed read in the same block after the other binding, or in a nested block.
+        let same_block = "def f(label):\n    text = \"none\"\n    return label\n";
+        assert!(renamed_findings(same_block, "label", "text")[0].refuses);
+        let nested = "def f(label, flag):\n    text = 1\n    if flag:\n        print(label)\n";
+        assert!(renamed_findings(nested, "label", "text")[0].refuses);
+        // `x += 1` reads first.
+        let augmented = "def f():\n    total = 0\n    count = 5\n    total += 1\n    return total\n";
+        let found = renamed_findings(augmented, "total", "count");
+        assert!(found.len() == 1 && found[0].refuses, "{found:?}");
+        assert!(
+            found[0].text.contains("1 renamed read of `total` (line 4) would read the value the assignment at line 3 binds"),
+            "{found:?}"
+        );
+        // The other local's read after a renamed binding reads the renamed value.
+        let reverse = "def f():\n    count = 5\n    total = 0\n    return count\n";
+        let found = renamed_findings(reverse, "total", "count");
+        assert!(found.len() == 1 && found[0].refuses, "{found:?}");
+        assert!(
+            found[0].text.contains("1 read of that local (line 4) would read the value the renamed `total` binds at line 3"),
+            "{found:?}"
+        );
+        // A loop's back edge: the read comes first in the loop, the other binding later in it,
+        // and an inner loop's iterable is read again on each pass of the outer loop.
+        let back_edge = "def f(rows, label):\n    for row in rows:\n        print(label)\n        text = row\n";
+        let found = renamed_findings(back_edge, "label", "text");
+        assert!(found[0].refuses && found[0].text.contains("1 renamed read of `label` (line 3)"), "{found:?}");
+        let inner = "def f(rows, cells):\n    for row in rows:\n        for cell in cells:\n            pass\n";
+        let found = renamed_findings(inner, "cells", "cell");
+        assert!(found[0].refuses && found[0].text.contains("1 renamed read of `cells` (line 3)"), "{found:?}");
     }
 
     #[test]

@@ -124,13 +124,76 @@ fn a_parameter_renamed_onto_a_loop_target_of_its_function_is_refused() {
     let text = result.joined_text();
     assert!(result.is_error, "{text}");
     assert!(text.contains("refused to rename `format` to `fmt`: m.py:1: the renamed `format` becomes `parameter fmt`, which line 4 already defines in the same scope (`for target fmt`)"), "{text}");
-    assert!(text.contains("1 renamed use after it"), "{text}");
+    assert!(
+        text.contains("1 renamed read of `format` (line 5) would read the value the for target at line 4 binds instead of the argument"),
+        "{text}"
+    );
     assert_eq!(std::fs::read_to_string(dir.path().join("m.py")).unwrap(), PRECISE, "nothing was written");
     // Another name is renamed as before.
     let result = run.call(Caller::Main, "lsp_rename", json!({"file": "m.py", "line": 1, "symbol": "format", "new_name": "number_format"}));
     assert!(!result.is_error, "{}", result.joined_text());
     let (ok, after) = python_says(dir.path(), "import m; print(m.precise(1.5))");
     assert!(ok && after.trim() == "1.50 s", "{after}");
+}
+
+/// review50 H7: three renames onto another local of the function that change no read — a
+/// sequential reuse, a branch that returns before the later read, a loop's iterable (read once,
+/// before its target is bound) — and one whose read the other binding surely reaches.
+const MERGES: &str = "def summarize(values):\n    count = len(values)\n    print(count)\n    total = sum(values)\n    return total\n\n\ndef describe(value, label=None):\n    if value is None:\n        text = \"none\"\n        return text\n    return f\"{value}: {label}\"\n\n\ndef first(items):\n    for item in items:\n        return item\n\n\ndef shout(label):\n    text = \"!\"\n    return label + text\n";
+
+/// Calls each function of [`MERGES`] and prints what it returns.
+const RUN_THE_MERGES: &str = "import merges\nprint(merges.summarize([1, 2]), merges.describe(None), merges.describe(3, 'x'), merges.first([7, 8]), merges.shout('a'))";
+
+#[test]
+fn a_local_renamed_onto_another_local_is_refused_only_where_a_read_surely_gets_the_other_value() {
+    let test = "lsp_trial170::a_local_renamed_onto_another_local_is_refused_only_where_a_read_surely_gets_the_other_value";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"merges\"\nversion = \"0.1.0\"\n"), ("merges.py", MERGES)]);
+    let (ok, before) = python_says(dir.path(), RUN_THE_MERGES);
+    assert!(ok && before.trim() == "2\n3 none 3: x 7 a!", "{before}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // (line, old name, new name, what the answer says of the merged reads)
+    let allowed = [
+        (4, "total", "count", "two locals of the function become one variable: no read of either reads a value the other binds"),
+        (
+            8,
+            "label",
+            "text",
+            "1 renamed read of `label` (line 12) may read the value the assignment at line 10 binds instead of the argument (by position; branches not followed",
+        ),
+        (15, "items", "item", "the for target at line 16 now rebinds the parameter (one local): no read of either reads a value the other binds"),
+    ];
+    for (line, old_name, new_name, said) in allowed {
+        let result =
+            run.call(Caller::Main, "lsp_rename", json!({"file": "merges.py", "line": line, "symbol": old_name, "new_name": new_name}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{old_name} → {new_name}: {text}");
+        assert!(text.contains(said), "{old_name} → {new_name}: {text}");
+        // Ground truth: the renamed code returns what it returned.
+        let (ok, after) = python_says(dir.path(), RUN_THE_MERGES);
+        assert!(ok && after == before, "{old_name} → {new_name} changed the output: {after}\n{text}");
+    }
+    let written = std::fs::read_to_string(dir.path().join("merges.py")).unwrap();
+    assert!(
+        written.contains("    count = sum(values)\n    return count\n")
+            && written.contains("def describe(value, text=None):")
+            && written.contains("    for item in item:\n"),
+        "{written}"
+    );
+    // The certain case stays refused, and by text it would change the result.
+    let renamed_text = written.replace("label", "text");
+    let (ok, after) = python_says(dir.path(), &format!("exec({renamed_text:?}); print(shout('a'))"));
+    assert!(ok && after.trim() == "!!", "the rename by text changes the result: {after}");
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "merges.py", "line": 20, "symbol": "label", "new_name": "text"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(
+        text.contains("1 renamed read of `label` (line 22) would read the value the assignment at line 21 binds instead of the argument"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("merges.py")).unwrap(), written, "nothing was written");
 }
 
 /// humanize's tests: two parametrized tests share one argnames string.
