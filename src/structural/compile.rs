@@ -377,7 +377,8 @@ pub fn compile_pattern_in_context(
             warnings,
         ));
     }
-    let mut hint = String::from(
+    let mut hint = match_arm_rule_hint(fragment, language).unwrap_or_default();
+    hint.push_str(
         "fix the fragment so it is valid code in one of these places; to match several statements put them in a block `{ … }` or use `$$$` for the varying part; metavariables are `$` + upper-case letters, digits or `_` (e.g. `$X`, `$$$ARGS`)",
     );
     for warning in &warnings {
@@ -389,6 +390,28 @@ pub fn compile_pattern_in_context(
         attempts,
         hint,
     })
+}
+
+/// For a Rust fragment shaped like a match arm (`Trait::$V => $S`), which parses as a node only
+/// inside a `match`: the rule that searches it — the fragment in a `match`'s body as its
+/// context, `match_arm` as its selector — and that the fragment parses there, as the first
+/// sentence of the refusal's hint (trial175 M6: `Trait::$V => $S` was refused with only the
+/// contexts tried; that rule found the 9 arms of thiserror-impl's attr.rs). `None` for another
+/// language or fragment, or when the fragment does not parse as an arm either.
+fn match_arm_rule_hint(fragment: &str, language: SupportLang) -> Option<String> {
+    if language != SupportLang::Rust || !fragment.contains("=>") {
+        return None;
+    }
+    let arm = fragment.trim_end_matches(',');
+    let context = format!("match __sg_x {{ {arm}, }}");
+    let context_accepted = ContextKind::Statement;
+    let statement = language_contexts(language).contexts.iter().find(|candidate| candidate.kind == context_accepted)?;
+    let processed = language.pre_process_pattern(&context).into_owned();
+    try_context(&processed, language, statement, None, Some(";")).ok()?;
+    let rule = serde_json::json!({"pattern": {"context": context, "selector": "match_arm"}});
+    Some(format!(
+        "a match arm is a node only inside a `match`: search it with the rule {rule} (the `rule` argument, in place of `pattern`); "
+    ))
 }
 
 /// The compiled pattern, or its refusal when it or an alternative reading nests `$$$` deeper
