@@ -1543,13 +1543,13 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let staged_because = staged_because.or_else(|| {
         (!args.preview && !coverage.keyword_arguments_left.is_empty()).then(|| {
             format!(
-                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the parameter — a `**kwargs` swallows them silently or the call raises TypeError, at run time only, and no checker reports it; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches this function (ast_edit with the rule {}{}), or discard",
+                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the parameter — a `**kwargs` swallows them silently or the call raises TypeError at run time, and a checker that resolves no definition there may report nothing; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches this function (ast_edit with the rule {}{}), or discard",
                 crate::render::plural(coverage.keyword_arguments_left.len(), "keyword argument"),
                 resolved.cursor_identifier,
                 server.id(),
                 args.new_name,
-                keyword_argument_rule(&resolved.cursor_identifier, &coverage.keyword_argument_callees),
-                if coverage.keyword_argument_callees.is_empty() {
+                keyword_argument_rule(&resolved.cursor_identifier, &coverage.keyword_argument_callees, &coverage.keyword_argument_class_calls),
+                if coverage.keyword_argument_callees.is_empty() && coverage.keyword_argument_class_calls.is_empty() {
                     ", which matches every such keyword: check each match"
                 } else {
                     ", which matches those callees' calls only"
@@ -1992,20 +1992,46 @@ fn moved_files_named_by_path_attributes(plan: &WorkspaceEditPlan, display: &dyn 
 
 /// The `ast_edit` rule that selects the `old=` keyword arguments of calls of `callees` (as
 /// written: `hookspec`, `self.marker`), as JSON: a `keyword_argument` pattern inside the argument
-/// list of a call whose function is one of them; every `old=` keyword when `callees` is empty
-/// (trial166 M5: the rule for every `firstresult=` also matched 4 calls of the test helper `MC`,
-/// whose own parameter it is).
-fn keyword_argument_rule(old_name: &str, callees: &[String]) -> String {
+/// list of a call whose function is one of them, or — for `class_calls`, (callee, class) pairs
+/// of calls through the class of `self` (`self.__class__`) — one of those callees inside one of
+/// those classes; every `old=` keyword when both are empty (trial166 M5: the rule for every
+/// `firstresult=` also matched 4 calls of the test helper `MC`, whose own parameter it is;
+/// trial174 F1: `self.__class__(prereleases=…)` of another class was rewritten too).
+fn keyword_argument_rule(old_name: &str, callees: &[String], class_calls: &[(String, String)]) -> String {
     let pattern = serde_json::json!({"context": format!("f({old_name}=$V)"), "selector": "keyword_argument"});
-    if callees.is_empty() {
+    if callees.is_empty() && class_calls.is_empty() {
         return serde_json::json!({ "pattern": pattern }).to_string();
     }
-    let alternatives: Vec<String> = callees.iter().map(|callee| regex_syntax::escape(callee)).collect();
-    serde_json::json!({
-        "pattern": pattern,
-        "inside": {"kind": "argument_list", "inside": {"kind": "call", "has": {"field": "function", "regex": format!("^(?:{})$", alternatives.join("|"))}}}
-    })
-    .to_string()
+    let alternation = |names: &mut dyn Iterator<Item = &String>| {
+        let escaped: Vec<String> = names.map(|name| regex_syntax::escape(name)).collect();
+        format!("^(?:{})$", escaped.join("|"))
+    };
+    let mut calls: Vec<serde_json::Value> = Vec::new();
+    if !callees.is_empty() {
+        calls.push(serde_json::json!({"has": {"field": "function", "regex": alternation(&mut callees.iter())}}));
+    }
+    // A call through the class of `self` reaches this function only inside the classes it was
+    // found in (trial174 F1).
+    let mut class_callees: Vec<&String> = class_calls.iter().map(|(callee, _)| callee).collect();
+    class_callees.sort();
+    class_callees.dedup();
+    let mut classes: Vec<&String> = class_calls.iter().map(|(_, class)| class).collect();
+    classes.sort();
+    classes.dedup();
+    if !class_callees.is_empty() {
+        calls.push(serde_json::json!({
+            "has": {"field": "function", "regex": alternation(&mut class_callees.into_iter())},
+            "inside": {"kind": "class_definition", "stopBy": "end", "has": {"field": "name", "regex": alternation(&mut classes.into_iter())}}
+        }));
+    }
+    let call = if calls.len() == 1 {
+        let mut only = calls.remove(0);
+        only["kind"] = serde_json::json!("call");
+        only
+    } else {
+        serde_json::json!({"kind": "call", "any": calls})
+    };
+    serde_json::json!({"pattern": pattern, "inside": {"kind": "argument_list", "inside": call}}).to_string()
 }
 #[cfg(test)]
 mod tests {

@@ -1224,6 +1224,12 @@ pub struct RenameCoverage {
     /// (`hookspec`), each once: the advice's `ast_edit` rule is narrowed to them (trial166 M5: a
     /// rule for every `firstresult=` also rewrote 4 calls of another function).
     pub keyword_argument_callees: Vec<String>,
+    /// The calls of [`RenameCoverage::keyword_arguments_left`] through the class of `self`
+    /// (`self.__class__(…)`, `cls(…)`, `type(self)(…)`, `super().__init__(…)`), as (callee as
+    /// written, name of the class around the call), each once: the advice's rule narrows them to
+    /// those classes (trial174 F1: packaging's other class `SpecifierSet` calls
+    /// `self.__class__(prereleases=…)` too, and a rule for every `self.__class__` rewrote it).
+    pub keyword_argument_class_calls: Vec<(String, String)>,
     /// Go, a renamed concrete method: the anonymous interface types that name a method of the
     /// old name (`x.(interface{ StackTrace() StackTrace })`, `path:line`), which the renamed
     /// method's type stops satisfying with no compile error; they stage the rename (trial161 M8).
@@ -1300,6 +1306,7 @@ pub fn complete_rename(
                 write_check_blind_spots: Vec::new(),
                 keyword_arguments_left: Vec::new(),
                 keyword_argument_callees: Vec::new(),
+                keyword_argument_class_calls: Vec::new(),
                 anonymous_interfaces_left: Vec::new(),
                 asserted_interfaces_left: Vec::new(),
                 cfg_off_same_member_uses: Vec::new(),
@@ -1344,6 +1351,7 @@ pub fn complete_rename(
             write_check_blind_spots,
             keyword_arguments_left: Vec::new(),
             keyword_argument_callees: Vec::new(),
+            keyword_argument_class_calls: Vec::new(),
             anonymous_interfaces_left: Vec::new(),
             asserted_interfaces_left: Vec::new(),
             shared_parametrize_argnames_left: Vec::new(),
@@ -4684,6 +4692,7 @@ pub fn complete_rename(
     // raises TypeError, at run time only (trial154 F1: marshmallow's `allow_none` renamed in
     // `Field.__init__`, 20 `fields.List(…, allow_none=True)` left, 32 tests failed, no error).
     let mut keyword_argument_callees: Vec<String> = Vec::new();
+    let mut keyword_argument_class_calls: Vec<(String, String)> = Vec::new();
     let keyword_arguments_left: Vec<String> =
         if let Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { function, callables }) = python_symbol() {
             // A constructor's parameter reaches calls of any subclass (`fields.List(…)` for
@@ -4691,15 +4700,9 @@ pub fn complete_rename(
             // (`obj.method(old=…)`): `self.msg.format(validator=…)` is no call of a test
             // method's parameter `validator` (review of the change: attrs' `TestOptional`).
             let constructor = matches!(function.as_str(), "__init__" | "__new__");
-            let reaches = |callee: &Option<String>| {
-                constructor
-                    || callee.as_deref().is_some_and(|callee| {
-                        let last = callee.rsplit('.').next().unwrap_or(callee);
-                        callables.iter().any(|callable| callable == last)
-                    })
-            };
-            // Each file's `old=` keyword arguments with their callees, parsed once.
+            // Each file's `old=` keyword arguments with their callees, and its syntax tree, parsed once.
             let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
+            let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
             let mut left: Vec<String> = Vec::new();
             for (hit, target) in &elsewhere {
                 if target.is_some() || !path_is_python(&hit.path) {
@@ -4709,12 +4712,52 @@ pub fn complete_rename(
                     let text = reader.read_to_string(&hit.path).unwrap_or_default();
                     crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
                 });
-                if let Some((_, _, callee)) =
-                    keywords.iter().find(|(line, byte, callee)| (*line, *byte) == (hit.line, hit.byte_start) && reaches(callee))
-                {
+                let Some((_, _, callee)) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) else {
+                    continue;
+                };
+                let Some(callee_text) = callee.as_deref() else { continue };
+                let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
+                let mut class_call: Option<String> = None;
+                let reaches = if callables.iter().any(|callable| callable == last) {
+                    true
+                } else if !constructor {
+                    // Any other function's parameter: only calls spelled by its name
+                    // (`obj.method(old=…)`); `self.msg.format(validator=…)` is no call of a test
+                    // method's parameter `validator` (attrs' `TestOptional`).
+                    false
+                } else if matches!(callee_text, "self.__class__" | "cls" | "type(self)" | "super().__init__" | "super().__new__") {
+                    // The class around the call, or its base for `super()`: the renamed class or
+                    // a direct subclass of it (trial174 F1: packaging's `SpecifierSet.__replace__`
+                    // calls `self.__class__(prereleases=…)`, which reaches `SpecifierSet`, not the
+                    // renamed `Specifier.__init__`).
+                    let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
+                        let text = reader.read_to_string(&hit.path).ok()?;
+                        crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
+                    });
+                    let around = source.as_ref().and_then(|source| source.python_class_enclosing(hit.line)).filter(|class| {
+                        let base_named = |base: &crate::lsp::syntax::PythonBaseClass| {
+                            let base = base.text.split('[').next().unwrap_or("").rsplit('.').next().unwrap_or("").trim();
+                            callables.iter().any(|callable| callable == base)
+                        };
+                        (!callee_text.starts_with("super()") && callables.contains(&class.name)) || class.bases.iter().any(base_named)
+                    });
+                    class_call = around.map(|class| class.name);
+                    class_call.is_some()
+                } else {
+                    // A constructor's parameter reaches calls of any subclass (`fields.List(…)`
+                    // for `Field.__init__`, trial154 F1), spelled as classes are; a lower-case
+                    // function's keywords (hypothesis' `@given(prereleases=…)`) are its own.
+                    last.starts_with(|first: char| first.is_uppercase())
+                };
+                if reaches {
                     left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                    if let Some(callee) = callee.as_ref().filter(|callee| !keyword_argument_callees.contains(callee)) {
-                        keyword_argument_callees.push(callee.clone());
+                    if let Some(class) = class_call {
+                        let call = (callee_text.to_owned(), class);
+                        if !keyword_argument_class_calls.contains(&call) {
+                            keyword_argument_class_calls.push(call);
+                        }
+                    } else if !keyword_argument_callees.iter().any(|known| known == callee_text) {
+                        keyword_argument_callees.push(callee_text.to_owned());
                     }
                 }
             }
@@ -4725,7 +4768,7 @@ pub fn complete_rename(
     if !keyword_arguments_left.is_empty() {
         const NAMED: usize = 10;
         warnings.push(format!(
-            "WARNING: {} `{old_name}=` in calls {} left unrenamed where {} gives no definition ({}{}): a call of a subclass whose `__init__` takes `**kwargs` and passes them on to the renamed parameter's function, or of a class held in a variable — after this rename the keyword no longer reaches `{new_name}`: it goes silently into a `**kwargs` the function takes (and stops having its effect) or raises TypeError, at run time only, and no type checker reports it; rename each to `{new_name}=` where the call reaches this function (listed first below)",
+            "WARNING: {} `{old_name}=` in calls {} left unrenamed where {} gives no definition ({}{}): a call of a subclass whose `__init__` takes `**kwargs` and passes them on to the renamed parameter's function, or of a class held in a variable — after this rename the keyword no longer reaches `{new_name}`: it goes silently into a `**kwargs` the function takes (and stops having its effect) or raises TypeError at run time, and a type checker that resolves no definition there may report nothing; rename each to `{new_name}=` where the call reaches this function (listed first below)",
             crate::render::plural(keyword_arguments_left.len(), "keyword argument"),
             crate::render::one_or_many(keyword_arguments_left.len(), "is", "are"),
             server.id(),
@@ -4753,6 +4796,7 @@ pub fn complete_rename(
         write_check_blind_spots,
         keyword_arguments_left,
         keyword_argument_callees,
+        keyword_argument_class_calls,
         anonymous_interfaces_left,
         asserted_interfaces_left,
         cfg_off_same_member_uses,

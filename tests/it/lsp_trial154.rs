@@ -166,6 +166,59 @@ fn a_keyword_left_on_a_call_through_forwarded_kwargs_is_a_warning_and_stages_the
     assert!(std::fs::read_to_string(dir.path().join("pkg/more.py")).unwrap().contains("other(flag=3)"));
 }
 
+/// packaging 26.4's shape (trial174 F1): two classes whose `__replace__` calls
+/// `self.__class__(…, prereleases=…)`, and a lower-case decorator taking `prereleases=` (as
+/// hypothesis' `@given`).
+const SPEC: &str = "class Specifier:\n    def __init__(self, spec=\"\", prereleases=None):\n        self.spec = spec\n        self.prereleases = prereleases\n\n    def __replace__(self, **changes):\n        return self.__class__(self.spec, prereleases=changes.get(\"prereleases\"))\n\n\nclass SpecifierSet:\n    def __init__(self, specs=\"\", prereleases=None):\n        self.specs = specs\n        self.prereleases = prereleases\n\n    def __replace__(self, **changes):\n        return self.__class__(self.specs, prereleases=changes.get(\"prereleases\"))\n\n\ndef check(decorate):\n    @decorate(prereleases=True)\n    def inner(prereleases):\n        return prereleases\n\n    return inner\n";
+
+/// Trial174 F1: a constructor parameter's `old=` keywords left on calls pyright gives no
+/// definition for are those that can reach the renamed class — `self.__class__(…)` in the
+/// renamed class (or a subclass), a call spelled as a class — not `self.__class__(…)` in another
+/// class nor a lower-case function's own keywords; the advised rule, applied, keeps both other
+/// classes' behaviour. Ground truth: python3 runs the three before and after.
+#[test]
+fn a_constructor_keyword_left_counts_only_calls_that_can_reach_the_renamed_class() {
+    let test = "lsp_trial154::a_constructor_keyword_left_counts_only_calls_that_can_reach_the_renamed_class";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/spec.py", SPEC),
+    ]);
+    let probe = "import pkg.spec as s\nprint(s.Specifier('a').__replace__(prereleases=True).prereleases, s.SpecifierSet('b').__replace__(prereleases=False).prereleases, s.check(lambda **k: (lambda f: f))(3))";
+    assert_eq!(support::python_prints(dir.path(), probe), "True False 3");
+    let run = runbound::Run::builder(dir.path())
+        .config(support::config_with_room())
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .with_structural()
+        .build()
+        .expect("build run");
+    let result = run.call(
+        runbound::Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/spec.py", "line": 2, "symbol": "prereleases", "new_name": "allow_pre"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let warning =
+        text.lines().find(|line| line.starts_with("WARNING: 1 keyword argument `prereleases=`")).unwrap_or_else(|| panic!("{text}"));
+    assert!(warning.contains("(pkg/spec.py:7)"), "only Specifier's own `self.__class__(…)`: {warning}");
+    // Ground truth: accepted, then the advised rule applied; every call keeps working.
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let rule_text = text.split("ast_edit with the rule ").nth(1).and_then(|rest| rest.split(", which matches").next()).unwrap();
+    let rule: serde_json::Value = serde_json::from_str(rule_text).unwrap();
+    let staged = support::call_ok(&run, "ast_edit", json!({"rule": rule, "rewrite": "allow_pre=$V", "language": "python"}));
+    let edit_id =
+        staged.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("{staged}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert_eq!(support::python_prints(dir.path(), probe), "True False 3", "{staged}");
+}
+
 const PLUGIN: &str = "import pytest\n\n\n@pytest.fixture\ndef thing():\n    return {\"name\": \"thing\"}\n";
 
 const PLUGIN_TEST: &str = "def test_x(thing):\n    assert thing[\"name\"] == \"thing\"\n\n\ndef test_y(thing):\n    assert thing\n";
