@@ -377,7 +377,7 @@ pub fn compile_pattern_in_context(
             warnings,
         ));
     }
-    let mut hint = match_arm_rule_hint(fragment, language).unwrap_or_default();
+    let mut hint = context_selector_rule_hint(fragment, language).unwrap_or_default();
     hint.push_str(
         "fix the fragment so it is valid code in one of these places; to match several statements put them in a block `{ … }` or use `$$$` for the varying part; metavariables are `$` + upper-case letters, digits or `_` (e.g. `$X`, `$$$ARGS`)",
     );
@@ -392,26 +392,40 @@ pub fn compile_pattern_in_context(
     })
 }
 
-/// For a Rust fragment shaped like a match arm (`Trait::$V => $S`), which parses as a node only
-/// inside a `match`: the rule that searches it — the fragment in a `match`'s body as its
-/// context, `match_arm` as its selector — and that the fragment parses there, as the first
-/// sentence of the refusal's hint (trial175 M6: `Trait::$V => $S` was refused with only the
-/// contexts tried; that rule found the 9 arms of thiserror-impl's attr.rs). `None` for another
-/// language or fragment, or when the fragment does not parse as an arm either.
-fn match_arm_rule_hint(fragment: &str, language: SupportLang) -> Option<String> {
-    if language != SupportLang::Rust || !fragment.contains("=>") {
+/// For a fragment that parses as a node only inside a larger construct — a Rust match arm
+/// (`Trait::$V => $S`, only inside a `match`), a Python or TypeScript/JavaScript decorator
+/// (`@typing.overload`, only above a definition) — the rule that searches it: the fragment in
+/// that construct as the pattern's context and the node's kind as its selector, after checking
+/// that the fragment parses there; the first sentence of the refusal's hint (trial175 M6:
+/// `Trait::$V => $S` was refused with only the contexts tried, and that rule found the 9 arms
+/// of thiserror-impl's attr.rs; trial174 M6: `@typing.overload` in packaging). `None` for other
+/// fragments, or when the fragment does not parse there either.
+fn context_selector_rule_hint(fragment: &str, language: SupportLang) -> Option<String> {
+    let (context, selector, what) = match language {
+        SupportLang::Rust if fragment.contains("=>") => {
+            (format!("match __sg_x {{ {}, }}", fragment.trim_end_matches(',')), "match_arm", "a match arm is a node only inside a `match`")
+        }
+        SupportLang::Python if fragment.starts_with('@') && !fragment.contains('\n') => {
+            (format!("{fragment}\ndef __sg_f(): pass"), "decorator", "a decorator is a node only above a definition")
+        }
+        SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript if fragment.starts_with('@') && !fragment.contains('\n') => {
+            (format!("{fragment}\nclass __SgC {{}}"), "decorator", "a decorator is a node only above a definition")
+        }
+        _ => return None,
+    };
+    let table = language_contexts(language);
+    let parses = table.contexts.iter().filter(|candidate| matches!(candidate.kind, ContextKind::Statement | ContextKind::Declaration)).any(
+        |candidate| {
+            let processed = language.pre_process_pattern(&context).into_owned();
+            try_context(&processed, language, candidate, None, table.statement_terminator)
+                .is_ok_and(|accepted| !accepted.tolerated_metavariable_error)
+        },
+    );
+    if !parses {
         return None;
     }
-    let arm = fragment.trim_end_matches(',');
-    let context = format!("match __sg_x {{ {arm}, }}");
-    let context_accepted = ContextKind::Statement;
-    let statement = language_contexts(language).contexts.iter().find(|candidate| candidate.kind == context_accepted)?;
-    let processed = language.pre_process_pattern(&context).into_owned();
-    try_context(&processed, language, statement, None, Some(";")).ok()?;
-    let rule = serde_json::json!({"pattern": {"context": context, "selector": "match_arm"}});
-    Some(format!(
-        "a match arm is a node only inside a `match`: search it with the rule {rule} (the `rule` argument, in place of `pattern`); "
-    ))
+    let rule = serde_json::json!({"pattern": {"context": context, "selector": selector}});
+    Some(format!("{what}: search it with the rule {rule} (the `rule` argument, in place of `pattern`); "))
 }
 
 /// The compiled pattern, or its refusal when it or an alternative reading nests `$$$` deeper

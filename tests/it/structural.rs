@@ -1292,3 +1292,25 @@ fn a_refused_match_arm_pattern_names_the_rule_that_finds_the_arms() {
     let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "fn (", "language": "rust"})));
     assert!(!text.contains("match arm"), "{text}");
 }
+
+/// Trial 174 M6 (packaging's `@typing.overload`): a decorator alone is refused too; the refusal
+/// gives the rule (the decorator above a definition as context, `decorator` as selector) that
+/// finds exactly the `@typing.overload` lines.
+#[test]
+fn a_refused_decorator_pattern_names_the_rule_that_finds_the_decorators() {
+    let source = "import typing\n\n\n@typing.overload\ndef parse(x: int) -> int: ...\n@typing.overload\ndef parse(x: str) -> str: ...\ndef parse(x):\n    return x\n\n\n@staticmethod\ndef other():\n    pass\n";
+    let dir = support::workspace_with(&[("m.py", source)]);
+    let run = run_for(dir.path());
+    let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "@typing.overload", "language": "python"})));
+    let rule_text = text
+        .split("search it with the rule ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (the `rule` argument").next())
+        .unwrap_or_else(|| panic!("no rule is suggested: {text}"));
+    let rule: Value = serde_json::from_str(rule_text).unwrap_or_else(|error| panic!("{error}: {rule_text}"));
+    let (_, structured) = ok(call(&run, "ast_grep", json!({"rule": rule, "language": "python"})));
+    let expected: Vec<u64> =
+        source.lines().enumerate().filter(|(_, line)| *line == "@typing.overload").map(|(at, _)| at as u64 + 1).collect();
+    assert_eq!(expected, vec![4, 6]);
+    assert_eq!(match_lines(&structured).into_iter().map(|(_, line)| line).collect::<Vec<_>>(), expected, "{text}");
+}
