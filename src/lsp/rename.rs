@@ -1494,13 +1494,17 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             const NAMED: usize = 5;
             let named: Vec<&str> = overrides.overrides_left.iter().take(NAMED).map(String::as_str).collect();
             format!(
-                "NOT written: this rename leaves {} that {} `{}` with the old name — {}{} (the notes below say how dispatch changes): calls and reads of `{}` then reach another class's member with no error at all, and no checker reports it; it is staged instead — rename {} too first, or `resolve` accept to write it as is, or discard",
+                "NOT written: this rename leaves {} that {} `{}` with the old name — {}{} (the notes below say how dispatch changes): {}; it is staged instead — rename {} too first, or `resolve` accept to write it as is, or discard",
                 crate::render::plural(overrides.overrides_left.len(), "related method"),
                 crate::render::one_or_many(overrides.overrides_left.len(), "overrides or is overridden by", "override or are overridden by"),
                 resolved.cursor_identifier,
                 named.join(", "),
                 if overrides.overrides_left.len() > NAMED { format!(" and {} more", overrides.overrides_left.len() - NAMED) } else { String::new() },
-                resolved.cursor_identifier,
+                if overrides.renamed_abstract_method {
+                    format!("the renamed `{}` is an `@abstractmethod`, so the classes that implemented it become abstract and raise TypeError when instantiated (pyright reports each instantiation, reportAbstractUsage)", resolved.cursor_identifier)
+                } else {
+                    format!("calls and reads of `{}` then reach another class's member with no error at all, and no checker reports it", resolved.cursor_identifier)
+                },
                 crate::render::one_or_many(overrides.overrides_left.len(), "it", "them"),
             )
         })

@@ -63,6 +63,12 @@ pub struct OverrideFindings {
     /// (trial150 M3: tomlkit's `Item._getstate` renamed with its 13 overrides left, written, 21
     /// tests failed).
     pub overrides_left: Vec<String>,
+    /// Whether the renamed method is itself an `@abstractmethod` whose implementations in
+    /// [`OverrideFindings::overrides_left`] keep the old name: their classes become abstract and
+    /// raise TypeError when instantiated, which pyright reports (reportAbstractUsage) — no silent
+    /// dispatch change (trial174 M1: packaging's `BaseSpecifier.contains` renamed, 511 pyright
+    /// errors and 2104 failed tests after notes that said "no type error shows it").
+    pub renamed_abstract_method: bool,
     /// The related members inside the workspace that the plan leaves with the old name where a
     /// WARNING says the renamed code raises AttributeError at run time (an instance attribute a
     /// class assigns itself, a `__slots__` entry, an `if TYPE_CHECKING:` declaration), as
@@ -572,6 +578,13 @@ pub fn override_findings(
     }
 
     let own = format!("{}.{old_name}", own_class.name);
+    // The renamed method itself decorated `@abstractmethod` (`@abc.abstractmethod` too).
+    let own_abstract = own_class.methods.iter().find(|(name, _)| name == old_name).is_some_and(|(_, line0)| {
+        (0..*line0)
+            .rev()
+            .map_while(|above| files.line(path, above).map(|line| line.trim().to_owned()).filter(|line| line.starts_with('@')))
+            .any(|decorator| decorator.trim_start_matches('@').rsplit('.').next().is_some_and(|name| name.starts_with("abstractmethod")))
+    });
     // Declarations only a type checker sees (`if TYPE_CHECKING:` in a class body): pyright
     // renames and checks against them, while at run time the attribute is another class's
     // (bidict 0.23.1's `MutableBidict.inv` over `BidictBase.inv`: 46 tests failed with
@@ -753,6 +766,12 @@ pub fn override_findings(
                 method.class_name,
                 own_class.name,
                 own_class.name
+            )
+        } else if own_abstract {
+            findings.renamed_abstract_method = true;
+            format!(
+                "note: `{own}` is an `@abstractmethod` implemented by `{qualified}` ({shown}), which this rename does not rename: `{}` — and each subclass of it that does not define `{new_name}` — no longer implements `{new_name}` and becomes ABSTRACT: instantiating it raises TypeError at run time, and pyright reports each instantiation (reportAbstractUsage); next step: rename the implementation too ({rename_it_too}), or keep the old name",
+                method.class_name,
             )
         } else {
             format!(
