@@ -651,24 +651,42 @@ pub fn rust_library_dependents(workspace_root: &Path, root: &Path, file: &Path) 
     let reader = WorkspaceReader::open(workspace_root).ok()?;
     let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let RustLibrary { crate_name, manifest_dir, lib_dir, .. } = rust_library_with(&reader, root, &file)?;
-    let src = manifest_dir.join("src");
-    if !file.starts_with(&lib_dir) || file == src.join("main.rs") || file.starts_with(src.join("bin")) {
+    if !is_library_code(&manifest_dir, &lib_dir, &file) {
         return None;
     }
-    for folder in ["tests", "benches", "examples"] {
-        if file.starts_with(manifest_dir.join(folder)) {
-            return None;
-        }
+    let targets = layout_targets(&reader, &manifest_dir, true);
+    (!targets.is_empty()).then_some(RustLibraryDependents { crate_name, manifest_dir, targets })
+}
+
+/// Whether `file` (canonical) is code of the library whose directory is `lib_dir` in the package
+/// at `manifest_dir`: beneath `lib_dir`, and neither a binary's (`src/main.rs`, `src/bin/`) nor a
+/// test's, bench's or example's.
+fn is_library_code(manifest_dir: &Path, lib_dir: &Path, file: &Path) -> bool {
+    let src = manifest_dir.join("src");
+    if !file.starts_with(lib_dir) || file == src.join("main.rs") || file.starts_with(src.join("bin")) {
+        return false;
     }
+    !["tests", "benches", "examples"].iter().any(|folder| file.starts_with(manifest_dir.join(folder)))
+}
+
+/// The root files (absolute, sorted) of the package at `manifest_dir`'s targets besides the
+/// library, by cargo's layout conventions: with `binaries`, `src/main.rs`, `src/bin/*.rs` and
+/// `src/bin/*/main.rs`; always the `*.rs` / `*/main.rs` under `tests/`, `benches/`, `examples/`.
+fn layout_targets(reader: &WorkspaceReader, manifest_dir: &Path, binaries: bool) -> Vec<PathBuf> {
+    let src = manifest_dir.join("src");
     let mut targets = Vec::new();
-    if src.join("main.rs").is_file() {
+    if binaries && src.join("main.rs").is_file() {
         targets.push(src.join("main.rs"));
     }
-    for folder in [src.join("bin"), manifest_dir.join("tests"), manifest_dir.join("benches"), manifest_dir.join("examples")] {
+    let mut folders = vec![manifest_dir.join("tests"), manifest_dir.join("benches"), manifest_dir.join("examples")];
+    if binaries {
+        folders.insert(0, src.join("bin"));
+    }
+    for folder in folders {
         if !folder.is_dir() {
             continue;
         }
-        let (sources, _) = source_files(&reader, &folder, &["rs"]);
+        let (sources, _) = source_files(reader, &folder, &["rs"]);
         for (path, _) in sources {
             let Ok(relative) = path.strip_prefix(&folder) else { continue };
             let depth = relative.components().count();
@@ -679,7 +697,167 @@ pub fn rust_library_dependents(workspace_root: &Path, root: &Path, file: &Path) 
     }
     targets.sort();
     targets.dedup();
-    (!targets.is_empty()).then_some(RustLibraryDependents { crate_name, manifest_dir, targets })
+    targets
+}
+
+/// A cargo package of the workspace that depends on a written library by `path` dependencies,
+/// directly or through other packages of the workspace (see [`rust_workspace_dependents`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustDependentPackage {
+    /// `[package] name`.
+    pub crate_name: String,
+    /// The package's directory (where its `Cargo.toml` is).
+    pub manifest_dir: PathBuf,
+    /// Only a `[dev-dependencies]` entry leads to the library: the package's own library and
+    /// binaries build without it; its tests, benches, examples and doc-tests link it.
+    pub dev_only: bool,
+    /// The root files (absolute, sorted) of the package's targets that link the library: its
+    /// library root and binaries (unless `dev_only`), and its tests, benches and examples, by
+    /// cargo's layout conventions (targets declared at other paths are not found).
+    pub targets: Vec<PathBuf>,
+    /// The `.rs` files (absolute, sorted) of the package's library when it links the library
+    /// (not `dev_only`): a written one of them was not compiled either when the library failed.
+    pub library_files: Vec<PathBuf>,
+}
+
+/// The written library and the workspace packages that depend on it (see
+/// [`rust_workspace_dependents`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustWorkspaceDependents {
+    /// The library target of the package holding the file asked about.
+    pub library: RustLibrary,
+    /// The packages under the root that depend on it, sorted by name.
+    pub dependents: Vec<RustDependentPackage>,
+}
+
+/// When `file` (a `.rs` file under `root`) is library code of its package (see
+/// [`rust_library_dependents`]), the other cargo packages under `root` that depend on that
+/// library (trial175 F2/M2: a write to the proc-macro crate `thiserror-impl` broke the doc-tests
+/// of `thiserror`, which expand its derive, and its failure kept cargo from compiling any target
+/// of `thiserror`, while the write said "checked: … the whole cargo workspace"). The
+/// dependencies are read from each package's `Cargo.toml` (every `Cargo.toml` with a `[package]`
+/// under `root`, a nested one with its own `[workspace]` table left out — another workspace):
+/// `path` entries of `[dependencies]`, `[build-dependencies]` and `[dev-dependencies]`, also under
+/// `[target.'…']`, a `{ workspace = true }` entry resolved through the `[workspace.dependencies]`
+/// of `root`'s manifest. A package depends on the library when one of its normal or build
+/// dependencies is the library or a package that does (followed to the end); a package whose
+/// dev-dependency is one of those, and no more, is `dev_only`. `None` when `file` is no library
+/// code; the list is empty when nothing depends on it. Read beneath `workspace_root`, as
+/// [`rust_doc_tests`].
+pub fn rust_workspace_dependents(workspace_root: &Path, root: &Path, file: &Path) -> Option<RustWorkspaceDependents> {
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
+    let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let library = rust_library_with(&reader, root, &file)?;
+    if !is_library_code(&library.manifest_dir, &library.lib_dir, &file) {
+        return None;
+    }
+    let canonical = |dir: &Path| std::fs::canonicalize(dir).unwrap_or_else(|_| crate::files::path::lexically_normal(dir));
+    let root = canonical(root);
+    let parse = |text: &str| toml_edit::Document::parse(text.to_owned()).ok();
+    // `[workspace.dependencies]` of the root's manifest: name → directory.
+    let mut workspace_dependencies: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
+    if let Some(document) = reader.read_to_string(&root.join("Cargo.toml")).ok().as_deref().and_then(parse) {
+        if let Some(entries) =
+            document.as_table().get("workspace").and_then(|item| item.get("dependencies")).and_then(|item| item.as_table_like())
+        {
+            for (name, entry) in entries.iter() {
+                if let Some(path) = entry.get("path").and_then(|path| path.as_str()) {
+                    workspace_dependencies.insert(name.to_owned(), canonical(&root.join(path)));
+                }
+            }
+        }
+    }
+    // Every package under the root: (name, directory, normal/build dependency dirs, dev ones).
+    struct Package {
+        name: String,
+        dir: PathBuf,
+        normal: Vec<PathBuf>,
+        dev: Vec<PathBuf>,
+    }
+    let (manifests, _) = source_files(&reader, &root, &["toml"]);
+    let mut packages: Vec<Package> = Vec::new();
+    for (path, text) in &manifests {
+        let (Some(dir), Some(document)) = (path.parent(), path.file_name().filter(|name| *name == "Cargo.toml").and_then(|_| parse(text)))
+        else {
+            continue;
+        };
+        let table = document.as_table();
+        let Some(name) = table.get("package").and_then(|package| package.get("name")).and_then(|name| name.as_str()) else { continue };
+        if table.contains_key("workspace") && dir != root {
+            continue;
+        }
+        let mut package = Package { name: name.to_owned(), dir: canonical(dir), normal: Vec::new(), dev: Vec::new() };
+        let mut sections: Vec<&dyn toml_edit::TableLike> = vec![table];
+        if let Some(targets) = table.get("target").and_then(|item| item.as_table_like()) {
+            sections.extend(targets.iter().filter_map(|(_, item)| item.as_table_like()));
+        }
+        for section in sections {
+            for (kind, dev) in [("dependencies", false), ("build-dependencies", false), ("dev-dependencies", true)] {
+                let Some(entries) = section.get(kind).and_then(|item| item.as_table_like()) else { continue };
+                for (dependency, entry) in entries.iter() {
+                    let dependency_dir = match entry.get("path").and_then(|path| path.as_str()) {
+                        Some(path) => Some(canonical(&package.dir.join(path))),
+                        None if entry.get("workspace").and_then(|flag| flag.as_bool()) == Some(true) => {
+                            workspace_dependencies.get(dependency).cloned()
+                        }
+                        None => None,
+                    };
+                    if let Some(dependency_dir) = dependency_dir {
+                        if dev {
+                            package.dev.push(dependency_dir)
+                        } else {
+                            package.normal.push(dependency_dir)
+                        }
+                    }
+                }
+            }
+        }
+        packages.push(package);
+    }
+    let library_dir = canonical(&library.manifest_dir);
+    let mut linking: HashSet<PathBuf> = HashSet::from([library_dir.clone()]);
+    loop {
+        let grown: Vec<PathBuf> = packages
+            .iter()
+            .filter(|package| !linking.contains(&package.dir) && package.normal.iter().any(|dir| linking.contains(dir)))
+            .map(|package| package.dir.clone())
+            .collect();
+        if grown.is_empty() {
+            break;
+        }
+        linking.extend(grown);
+    }
+    let mut dependents = Vec::new();
+    for package in &packages {
+        if package.dir == library_dir {
+            continue;
+        }
+        let dev_only = !linking.contains(&package.dir);
+        if dev_only && !package.dev.iter().any(|dir| linking.contains(dir)) {
+            continue;
+        }
+        let own_library = (!dev_only).then(|| rust_library_with(&reader, &root, &package.dir.join("Cargo.toml"))).flatten();
+        let mut targets = layout_targets(&reader, &package.dir, !dev_only);
+        let mut library_files = Vec::new();
+        if let Some(own) = &own_library {
+            targets.insert(0, own.lib_path.clone());
+            library_files = source_files(&reader, &own.lib_dir, &["rs"])
+                .0
+                .into_iter()
+                .map(|(path, _)| path)
+                .filter(|path| is_library_code(&own.manifest_dir, &own.lib_dir, path))
+                .collect();
+        }
+        dependents.push(RustDependentPackage {
+            crate_name: package.name.clone(),
+            manifest_dir: package.dir.clone(),
+            dev_only,
+            targets,
+            library_files,
+        });
+    }
+    dependents.sort_by(|a, b| a.crate_name.cmp(&b.crate_name));
+    Some(RustWorkspaceDependents { library, dependents })
 }
 
 /// The library target of the cargo package holding `file` (a path under `root`): the nearest
@@ -1030,6 +1208,68 @@ attr.fields(C)
         let through: Vec<&Path> = found.found_through_another_file.iter().map(|path| path.strip_prefix(&root).unwrap()).collect();
         assert_eq!(through, [Path::new("src/two.c")], "two.c includes b.h, which includes a.h");
         assert!(is_c_header(Path::new("x.hpp")) && !is_c_header(Path::new("x.c")));
+    }
+
+    #[test]
+    fn rust_workspace_dependents_follow_path_dependencies_through_the_members() {
+        // trial175: `thiserror` depends on the proc-macro crate `thiserror-impl` by path.
+        let dir = tree(&[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"p\", \"l\", \"m\", \"n\", \"q\"]\n\n[workspace.dependencies]\nl = { path = \"l\" }\n",
+            ),
+            ("p/Cargo.toml", "[package]\nname = \"p\"\n\n[lib]\nproc-macro = true\n"),
+            ("p/src/lib.rs", "pub fn p() {}\n"),
+            ("p/tests/t.rs", "#[test] fn t() {}\n"),
+            ("l/Cargo.toml", "[package]\nname = \"l\"\n\n[dependencies]\np = { version = \"=1\", path = \"../p\" }\n"),
+            ("l/src/lib.rs", "pub mod a;\n"),
+            ("l/src/a.rs", "pub fn a() {}\n"),
+            ("l/tests/it/main.rs", "mod x;\n"),
+            ("l/tests/it/x.rs", "\n"),
+            // Through `l`, by `{ workspace = true }` under a target table.
+            ("n/Cargo.toml", "[package]\nname = \"n\"\n\n[target.'cfg(unix)'.dependencies]\nl.workspace = true\n"),
+            ("n/src/main.rs", "fn main() {}\n"),
+            // A dev-dependency on `l`: only the tests link it.
+            ("m/Cargo.toml", "[package]\nname = \"m\"\n\n[dev-dependencies]\nl = { path = \"../l\" }\n"),
+            ("m/src/lib.rs", "\n"),
+            ("m/tests/t.rs", "\n"),
+            // Depends on nothing of the workspace.
+            ("q/Cargo.toml", "[package]\nname = \"q\"\n\n[dependencies]\nserde = \"1\"\n"),
+            ("q/src/lib.rs", "\n"),
+            // Another workspace nested below: not this one's member.
+            ("other/Cargo.toml", "[package]\nname = \"other\"\n\n[workspace]\n\n[dependencies]\np = { path = \"../p\" }\n"),
+            ("other/src/lib.rs", "\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = rust_workspace_dependents(&root, &root, &root.join("p/src/lib.rs")).unwrap();
+        assert_eq!(found.library.crate_name, "p");
+        let shown: Vec<(String, bool, Vec<String>, usize)> = found
+            .dependents
+            .iter()
+            .map(|dependent| {
+                let targets = dependent.targets.iter().map(|target| target.strip_prefix(&root).unwrap().display().to_string()).collect();
+                (dependent.crate_name.clone(), dependent.dev_only, targets, dependent.library_files.len())
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("l".to_owned(), false, vec!["l/src/lib.rs".to_owned(), "l/tests/it/main.rs".to_owned()], 2),
+                ("m".to_owned(), true, vec!["m/tests/t.rs".to_owned()], 0),
+                ("n".to_owned(), false, vec!["n/src/main.rs".to_owned()], 0),
+            ]
+        );
+        // A test of `p` is no library code: nothing links it.
+        assert_eq!(rust_workspace_dependents(&root, &root, &root.join("p/tests/t.rs")), None);
+        // `l`'s dependents: `n` (normal) and `m` (dev).
+        let names: Vec<String> = rust_workspace_dependents(&root, &root, &root.join("l/src/a.rs"))
+            .unwrap()
+            .dependents
+            .into_iter()
+            .map(|d| d.crate_name)
+            .collect();
+        assert_eq!(names, ["m", "n"]);
+        assert!(rust_workspace_dependents(&root, &root, &root.join("q/src/lib.rs")).unwrap().dependents.is_empty());
     }
 
     #[test]

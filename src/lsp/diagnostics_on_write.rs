@@ -4702,28 +4702,56 @@ fn importers_window_end(end: Instant, reserved: Duration) -> Instant {
 /// The `checked:` line's addition when a written Rust file's crate has doc-tests: cargo check
 /// (rust-analyzer's flycheck, even with all targets) does not compile them, so a write that
 /// breaks one is not seen; names the crate, how many there are, and `cargo test --doc`.
-/// Empty when no written crate has doc-tests.
+/// Empty when no written crate has doc-tests. The doc-tests of the other packages under the root
+/// that depend on a written library ([`crate::lsp::dependents::rust_workspace_dependents`]) are
+/// named too, as depending on it: they link it, and a proc macro's change shows only in the
+/// code that expands it (trial175 F2: a `thiserror-impl` write that broke a `thiserror`
+/// doc-test said "checked: … the whole cargo workspace" with no doc-test named).
 fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf], changed: &[String]) -> String {
-    // Per crate: its doc-tests, and the written files that hold some (by name).
-    let mut crates: Vec<(crate::lsp::dependents::RustDocTests, Vec<String>)> = Vec::new();
-    for path in written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")) {
+    // Per crate: its doc-tests, the written files that hold some (by name), and for a crate that
+    // holds no written file, the written library it depends on.
+    let mut crates: Vec<(crate::lsp::dependents::RustDocTests, Vec<String>, Option<String>)> = Vec::new();
+    let rust_written: Vec<&PathBuf> = written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")).collect();
+    for path in &rust_written {
         if let Some(found) = crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), root, path, changed) {
             let holder: Vec<String> = if found.in_written > 0 { vec![supervisor.display_path(path)] } else { Vec::new() };
-            match crates.iter_mut().find(|(known, _)| known.manifest_dir == found.manifest_dir) {
-                Some((known, holders)) => {
+            match crates.iter_mut().find(|(known, _, _)| known.manifest_dir == found.manifest_dir) {
+                Some((known, holders, _)) => {
                     known.in_written += found.in_written;
                     holders.extend(holder);
                 }
-                None => crates.push((found, holder)),
+                None => crates.push((found, holder, None)),
+            }
+        }
+    }
+    let mut libraries_seen: Vec<PathBuf> = Vec::new();
+    for path in &rust_written {
+        let Some(found) = crate::lsp::dependents::rust_workspace_dependents(supervisor.workspace_root(), root, path) else { continue };
+        if libraries_seen.contains(&found.library.manifest_dir) {
+            continue;
+        }
+        libraries_seen.push(found.library.manifest_dir.clone());
+        for dependent in found.dependents {
+            if crates.iter().any(|(known, _, _)| known.manifest_dir == dependent.manifest_dir) {
+                continue;
+            }
+            // The manifest stands for the package: no doc-test is in it, none counts as written.
+            let manifest = dependent.manifest_dir.join("Cargo.toml");
+            if let Some(doc_tests) = crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), root, &manifest, changed) {
+                crates.push((doc_tests, Vec::new(), Some(found.library.crate_name.clone())));
             }
         }
     }
     let mut text = String::new();
-    for (found, holders) in crates {
-        let in_written = if found.in_written > 0 {
-            format!(", {} of them in {}", found.in_written, holders.join(", "))
-        } else {
-            ", none in the written files".to_owned()
+    for (found, holders, depends_on) in crates {
+        let in_written = match &depends_on {
+            Some(_) => String::new(),
+            None if found.in_written > 0 => format!(", {} of them in {}", found.in_written, holders.join(", ")),
+            None => ", none in the written files".to_owned(),
+        };
+        let dependent = match &depends_on {
+            Some(library) => format!(", which depends on the written library `{library}` and whose doc-tests link it"),
+            None => String::new(),
         };
         let more = if found.scan_incomplete { " or more" } else { "" };
         let dir = if found.manifest_dir == supervisor.workspace_root() {
@@ -4732,7 +4760,7 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */` — and of the Markdown files they include (`include_str!`, `doctest!`): docs another macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {}{dependent} (about {}{more} in {}{in_written}, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */` — and of the Markdown files they include (`include_str!`, `doctest!`): docs another macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
             crate::render::plural(found.files, "file"),
@@ -4951,23 +4979,69 @@ fn library_dependents_not_compiled(
             ));
         }
     }
-    for found in crates {
-        not_compiled.extend(found.targets.iter().filter(|target| !compiled.contains(target)).cloned());
-        let targets: Vec<String> =
-            found.targets.iter().filter(|target| !compiled.contains(target)).map(|target| supervisor.display_path(target)).collect();
+    // The failed libraries under the root, each with its package's other targets and the
+    // packages of the root that depend on it: cargo compiles none of their targets that link it
+    // (trial175 M2: `thiserror-impl` failed, and `thiserror`'s library and 12 test targets were
+    // covered by "checked: … the whole cargo workspace").
+    let mut failed_libraries: Vec<(
+        crate::lsp::dependents::RustLibraryDependents,
+        Option<Vec<crate::lsp::dependents::RustDependentPackage>>,
+    )> = crates.into_iter().map(|found| (found, None)).collect();
+    for path in error_files.iter().copied().filter(|path| path.starts_with(root)) {
+        let Some(found) = crate::lsp::dependents::rust_workspace_dependents(supervisor.workspace_root(), root, path) else { continue };
+        match failed_libraries.iter_mut().find(|(known, _)| known.manifest_dir == found.library.manifest_dir) {
+            Some((_, dependents)) => {
+                dependents.get_or_insert(found.dependents);
+            }
+            None => failed_libraries.push((
+                crate::lsp::dependents::RustLibraryDependents {
+                    crate_name: found.library.crate_name,
+                    manifest_dir: found.library.manifest_dir,
+                    targets: Vec::new(),
+                },
+                Some(found.dependents),
+            )),
+        }
+    }
+    for (found, dependents) in failed_libraries {
+        let mut targets: Vec<&PathBuf> = found.targets.iter().filter(|target| !compiled.contains(target)).collect();
+        let mut dependent_names: Vec<String> = Vec::new();
+        for dependent in dependents.iter().flatten() {
+            let left: Vec<&PathBuf> = dependent.targets.iter().filter(|target| !compiled.contains(target)).collect();
+            if left.is_empty() {
+                continue;
+            }
+            not_compiled.extend(dependent.library_files.iter().filter(|file| !compiled.contains(file)).cloned());
+            dependent_names.push(format!("`{}`{}", dependent.crate_name, if dependent.dev_only { " (as a dev-dependency)" } else { "" }));
+            targets.extend(left);
+        }
+        not_compiled.extend(targets.iter().map(|target| (*target).clone()));
+        let targets: Vec<String> = targets.iter().map(|target| supervisor.display_path(target)).collect();
         if targets.is_empty() {
             continue;
         }
         let shown: Vec<String> = targets.iter().take(8).cloned().collect();
         let more = if targets.len() > shown.len() { format!(" and {} more", targets.len() - shown.len()) } else { String::new() };
+        // Who depends on the library: the packages of this root found by their manifests, or,
+        // when they could not be read, the members said in general.
+        let through = match &dependents {
+            None => format!(" (nor those of workspace members that depend on `{}`)", found.crate_name),
+            Some(_) if dependent_names.is_empty() => String::new(),
+            Some(_) => format!(
+                " — among them the targets of {} {}, which {} on `{}`",
+                crate::render::one_or_many(dependent_names.len(), "package", "packages"),
+                dependent_names.join(", "),
+                crate::render::one_or_many(dependent_names.len(), "depends", "depend"),
+                found.crate_name
+            ),
+        };
         text.push_str(&format!(
-            "; NOT checked: {}{more} — cargo never compiled {}: the library `{}` {} on has compiler errors after this write, so {} diagnostics are unknown, not clean (nor those of workspace members that depend on `{}`); fix those errors and the check reaches them, or read rust-analyzer's own analysis of one with lsp {{\"op\": \"diagnostics\", \"file\": \"{}\"}}",
+            "; NOT checked: {}{more} — cargo never compiled {}: the library `{}` {} on has compiler errors after this write, so {} diagnostics are unknown, not clean{through}; fix those errors and the check reaches them, or read rust-analyzer's own analysis of one with lsp {{\"op\": \"diagnostics\", \"file\": \"{}\"}}",
             shown.join(", "),
             if targets.len() == 1 { "it" } else { "them" },
             found.crate_name,
             if targets.len() == 1 { "it depends" } else { "they depend" },
             if targets.len() == 1 { "its" } else { "their" },
-            found.crate_name,
             targets[0]
         ));
     }

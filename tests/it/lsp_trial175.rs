@@ -1,0 +1,147 @@
+//! Trial 175 (thiserror 2.0.21 + thiserror-impl 2.0.21 as a two-member cargo workspace): the
+//! write check's claim when the written crate is a proc macro another member expands.
+//!
+//! - F2: a write to the proc-macro crate that broke only the dependent crate's doc-tests (which
+//!   derive its macro) said "no new errors … checked: … the whole cargo workspace" with no
+//!   doc-test named; `cargo test --doc` failed.
+//! - M2: a write that broke the proc-macro crate's compilation left the dependent crate's
+//!   library and tests uncompiled (cargo never starts them), and the block still said "checked:
+//!   … the whole cargo workspace" and "no new errors in the files of the checked project".
+//!
+//! Ground truth: `cargo test --doc -p l` and `cargo check --workspace --all-targets`.
+
+use crate::support;
+
+use serde_json::json;
+
+const WORKSPACE_MANIFEST: &str = "[workspace]\nmembers = [\"p\", \"l\"]\nresolver = \"2\"\n";
+
+const MACRO_MANIFEST: &str = "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nproc-macro = true\n";
+
+/// `#[derive(Hello)]`: `impl NAME { pub fn hello() -> &'static str { "hi" } }`, read without syn.
+const MACRO: &str = "use proc_macro::{TokenStream, TokenTree};
+
+fn type_name(input: TokenStream) -> String {
+    let mut after_struct = false;
+    for token in input {
+        if let TokenTree::Ident(ident) = token {
+            if after_struct {
+                return ident.to_string();
+            }
+            after_struct = ident.to_string() == \"struct\";
+        }
+    }
+    String::new()
+}
+
+#[proc_macro_derive(Hello)]
+pub fn derive_hello(input: TokenStream) -> TokenStream {
+    let name = type_name(input);
+    format!(\"impl {name} {{ pub fn hello() -> &'static str {{ \\\"hi\\\" }} }}\").parse().unwrap()
+}
+";
+
+const LIBRARY_MANIFEST: &str =
+    "[package]\nname = \"l\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\np = { version = \"0.1.0\", path = \"../p\" }\n";
+
+/// The dependent crate: re-exports the derive; its one doc-test derives it on `DataStore`.
+const LIBRARY: &str = "//! ```
+//! use l::Hello;
+//! #[derive(Hello)]
+//! struct DataStore;
+//! assert_eq!(DataStore::hello(), \"hi\");
+//! ```
+
+pub use p::Hello;
+
+/// Greets.
+pub fn greet() -> &'static str {
+    \"hi\"
+}
+";
+
+const LIBRARY_TEST: &str = "use l::Hello;
+
+#[derive(Hello)]
+struct Widget;
+
+#[test]
+fn widget_says_hi() {
+    assert_eq!(Widget::hello(), l::greet());
+}
+";
+
+/// The proc macro and the crate that expands it in a fresh workspace, with a run that may
+/// write; `None` (skipped loudly) without rust-analyzer or cargo.
+fn macro_and_dependent(test: &str) -> Option<(tempfile::TempDir, runbound::Run)> {
+    support::require_binary(test, "rust-analyzer")?;
+    support::require_binary(test, "cargo")?;
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", WORKSPACE_MANIFEST),
+        ("p/Cargo.toml", MACRO_MANIFEST),
+        ("p/src/lib.rs", MACRO),
+        ("l/Cargo.toml", LIBRARY_MANIFEST),
+        ("l/src/lib.rs", LIBRARY),
+        ("l/tests/widget.rs", LIBRARY_TEST),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    Some((dir, run))
+}
+
+/// Whether `cargo test --doc -p l` passes (offline, a target directory of its own).
+fn dependent_doc_tests_pass(dir: &std::path::Path) -> bool {
+    support::cargo_by_hand(dir, &["test", "--doc", "-p", "l", "--offline", "--quiet"], &[]).status.success()
+}
+
+/// F2: the macro now refuses `DataStore`, which only `l`'s doc-test derives: `cargo check
+/// --workspace --all-targets` stays clean, `cargo test --doc -p l` fails, and the write names
+/// `l`'s doc-tests NOT checked, with the command that checks them.
+#[test]
+fn a_proc_macro_write_names_the_doc_tests_of_the_crates_that_depend_on_it() {
+    let Some((dir, run)) = macro_and_dependent("lsp_trial175::a_proc_macro_write_names_the_doc_tests_of_the_crates_that_depend_on_it")
+    else {
+        return;
+    };
+    assert!(dependent_doc_tests_pass(dir.path()));
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({
+            "path": "p/src/lib.rs",
+            "old_string": "    let name = type_name(input);\n",
+            "new_string": "    let name = type_name(input);\n    if name == \"DataStore\" {\n        return \"compile_error!(\\\"DataStore is reserved\\\");\".parse().unwrap();\n    }\n",
+        }),
+    );
+    // Ground truth: the workspace's targets compile, the doc-test does not.
+    let checked =
+        support::cargo_by_hand(dir.path(), &["check", "--workspace", "--all-targets", "--offline", "--message-format=short"], &[]);
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
+    assert!(!dependent_doc_tests_pass(dir.path()));
+    assert!(text.contains("NOT checked: the doc-tests of crate l, which depends on the written library `p`"), "{text}");
+    assert!(text.contains("run `cargo test --doc -p l` in l to check them"), "{text}");
+}
+
+/// M2: the macro no longer compiles: cargo compiles none of `l`'s targets, and the write names
+/// them NOT checked instead of covering them with "the whole cargo workspace".
+#[test]
+fn a_proc_macro_that_stops_compiling_leaves_the_dependent_crates_targets_not_checked() {
+    let Some((dir, run)) =
+        macro_and_dependent("lsp_trial175::a_proc_macro_that_stops_compiling_leaves_the_dependent_crates_targets_not_checked")
+    else {
+        return;
+    };
+    let text = support::call_ok(
+        &run,
+        "edit",
+        json!({"path": "p/src/lib.rs", "old_string": "fn type_name(input: TokenStream) -> String {", "new_string": "fn type_name(input: TokenStream, upper: bool) -> String {"}),
+    );
+    // Ground truth: E0061 in p, and no artifact nor message for any target of l.
+    let checked = support::cargo_by_hand(dir.path(), &["check", "--workspace", "--all-targets", "--offline", "--message-format=json"], &[]);
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert!(stdout.contains("E0061"), "{stdout}");
+    assert!(!stdout.lines().any(|line| line.contains("\"src_path\"") && line.contains("/l/")), "{stdout}");
+    assert!(text.contains("p/src/lib.rs:"), "{text}");
+    assert!(text.contains("NOT checked: l/src/lib.rs, l/tests/widget.rs — cargo never compiled them"), "{text}");
+    assert!(text.contains("among them the targets of package `l`, which depends on `p`"), "{text}");
+    assert!(!text.contains("elsewhere in the checked project") && !text.contains("in the files of the checked project"), "{text}");
+}
