@@ -1217,7 +1217,39 @@ pub fn changed_rust_item_names_in_write(files: &[(&str, &str)]) -> Vec<String> {
         // Nor did the old text use the new name (`a: Foo` → `a: Bar` beside another `Bar` is a
         // type change).
         let (new_code_uses, old_code_uses) = (rust_code_word_uses(new), rust_code_word_uses(old));
+        // A line whose identifiers changed inside a macro call in a function's body (a `quote!`
+        // template) renames nothing this crate declares: the words are tokens handed to the
+        // macro (trial175 M1: `AsDisplay` → `AsDisplayX` in thiserror-impl's `quote!` had the
+        // cfg-off uses of the trait `AsDisplay` in thiserror/src/display.rs called NOT checked).
+        let (old_template_spans, new_template_spans) = if change.renamed_lines.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            (function_body_macro_token_spans(old), function_body_macro_token_spans(new))
+        };
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
         for (old_row, new_row, pairs) in std::mem::take(&mut change.renamed_lines) {
+            let (old_line, new_line) = (old_lines.get(old_row).copied().unwrap_or(""), new_lines.get(new_row).copied().unwrap_or(""));
+            // The first byte where the two lines differ, and the last (from the end), on each side.
+            let prefix = old_line.bytes().zip(new_line.bytes()).take_while(|(a, b)| a == b).count();
+            let suffix = old_line
+                .bytes()
+                .rev()
+                .zip(new_line.bytes().rev())
+                .take_while(|(a, b)| a == b)
+                .count()
+                .min(old_line.len().min(new_line.len()) - prefix);
+            let within = |spans: &[TokenSpan], row: usize, line: &str| {
+                let (first, last) = ((row, prefix), (row, line.len() - suffix));
+                spans.iter().any(|(start, end)| *start <= first && last <= *end)
+            };
+            if within(&old_template_spans, old_row, old_line) && within(&new_template_spans, new_row, new_line) {
+                // Said as a changed line: the items whose declaration spans it (a function's
+                // body spans none) are the ones it changes.
+                change.old_rows.push(old_row);
+                change.new_rows.push(new_row);
+                continue;
+            }
             let renamed = pairs.iter().all(|pair| declared_renames.contains(pair) || (!new_code_uses(&pair.0) && !old_code_uses(&pair.1)));
             if renamed {
                 names.extend(pairs.into_iter().flat_map(|(from, to)| [from, to]));
@@ -1233,6 +1265,42 @@ pub fn changed_rust_item_names_in_write(files: &[(&str, &str)]) -> Vec<String> {
     names.dedup();
     names
 }
+
+/// The token trees (start and end as (0-based row, byte column)) of the macro invocations in
+/// Rust `source` that lie inside a function's body (`quote! { … }`, `format!(…)`): tokens handed
+/// to a macro there declare no item of the crate (an item-level `cfg_if!` or `bitflags!` may).
+/// Empty when the text does not parse as Rust.
+fn function_body_macro_token_spans(source: &str) -> Vec<TokenSpan> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let Ok(root) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let mut spans = Vec::new();
+    // (node, whether it lies inside a function's body)
+    let mut stack = vec![(root.root().get_inner_node(), false)];
+    while let Some((node, in_body)) = stack.pop() {
+        if in_body && node.kind() == "macro_invocation" {
+            let mut cursor = node.walk();
+            let tokens = node.named_children(&mut cursor).find(|child| child.kind() == "token_tree");
+            if let Some(tokens) = tokens {
+                let (start, end) = (tokens.start_position(), tokens.end_position());
+                spans.push(((start.row, start.column), (end.row, end.column)));
+                continue;
+            }
+        }
+        let body = (node.kind() == "function_item").then(|| node.child_by_field_name("body")).flatten();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let child_in_body = in_body || body.is_some_and(|body| body.id() == child.id());
+            stack.push((child, child_in_body));
+        }
+    }
+    spans
+}
+
+/// Where a token tree starts and ends: (0-based row, byte column) each.
+type TokenSpan = ((usize, usize), (usize, usize));
 
 /// (old, new) identifier pairs of a line a write changed.
 type IdentifierPairs = Vec<(String, String)>;
@@ -2166,6 +2234,24 @@ impl std::str::FromStr for Stack {
         // A parameter's type changed to another type the file already uses is a change of the fn.
         let old = "pub struct Foo;\npub struct Bar;\npub fn take(a: Foo) {}\n";
         assert_eq!(changed_rust_item_names(old, &old.replace("a: Foo", "a: Bar")), vec!["take".to_owned()]);
+    }
+
+    #[test]
+    fn a_word_changed_inside_a_macro_call_in_a_function_body_changes_no_declaration() {
+        // trial175 M1: thiserror-impl's `quote!` template names the trait `AsDisplay` of another
+        // crate; changing that token declares nothing.
+        let old = "fn use_as_display(needs: bool) -> Option<TokenStream> {\n    if needs {\n        Some(quote! {\n            use ::thiserror::#private::AsDisplay as _;\n        })\n    } else {\n        None\n    }\n}\n";
+        let new = old.replace("AsDisplay as", "AsDisplayX as");
+        assert!(changed_rust_item_names(old, &new).is_empty(), "{:?}", changed_rust_item_names(old, &new));
+        // On one line with the macro's name, and inside `format!` too.
+        let old = "fn f() -> String {\n    format!(\"{}\", Alpha::NAME)\n}\n";
+        assert!(changed_rust_item_names(old, &old.replace("Alpha", "Beta")).is_empty());
+        // The same word changed outside a macro call is still a rename.
+        let old = "fn f() -> Alpha {\n    todo!()\n}\n";
+        assert_eq!(changed_rust_item_names(old, &old.replace("-> Alpha", "-> Beta")), vec!["Alpha".to_owned(), "Beta".to_owned()]);
+        // An item declared in an item-level macro call (`cfg_if!`, `bitflags!`) is a declaration.
+        let old = "cfg_if! {\n    if #[cfg(unix)] {\n        pub fn alpha() {}\n    }\n}\n";
+        assert_eq!(changed_rust_item_names(old, &old.replace("alpha", "beta")), vec!["alpha".to_owned(), "beta".to_owned()]);
     }
 
     #[test]
