@@ -100,6 +100,18 @@ fn renaming_a_conftest_fixture_renames_the_tests_that_request_it_by_parameter_na
     }
 }
 
+/// A run over `dir` with the language servers and the structural tools, writes allowed, and
+/// room in the budgets (the advice's `ast_edit` rule is applied in these tests).
+fn run_with_language_servers_and_structural(dir: &std::path::Path) -> runbound::Run {
+    runbound::Run::builder(dir)
+        .config(support::config_with_room())
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .with_structural()
+        .build()
+        .expect("build run")
+}
+
 const FIELDS: &str = "class F:\n    def __init__(self, *, flag=None, **extra):\n        self.flag = flag\n        self.extra = extra\n\n\nclass G(F):\n    def __init__(self, x=1, **kw):\n        super().__init__(**kw)\n        self.x = x\n\n\ndef other(flag=0):\n    return flag\n";
 
 const USE: &str = "from pkg.fields import F, G, other\n\n\ndef run():\n    return (F(flag=True).flag, G(flag=True).flag, other(flag=2))\n";
@@ -122,13 +134,7 @@ fn a_keyword_left_on_a_call_through_forwarded_kwargs_is_a_warning_and_stages_the
     let run_use = |dir: &std::path::Path| support::python_prints(dir, "import pkg.use\nprint(pkg.use.run())");
     assert_eq!(run_use(dir.path()), "(True, True, 2)");
     // With the structural tools: the advice's rule is applied below.
-    let run = runbound::Run::builder(dir.path())
-        .config(support::config_with_room())
-        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
-        .language_servers()
-        .with_structural()
-        .build()
-        .expect("build run");
+    let run = run_with_language_servers_and_structural(dir.path());
     let result = run.call(
         runbound::Caller::Main,
         "lsp_rename",
@@ -189,13 +195,7 @@ fn a_constructor_keyword_left_counts_only_calls_that_can_reach_the_renamed_class
     ]);
     let probe = "import pkg.spec as s\nprint(s.Specifier('a').__replace__(prereleases=True).prereleases, s.SpecifierSet('b').__replace__(prereleases=False).prereleases, s.check(lambda **k: (lambda f: f))(3))";
     assert_eq!(support::python_prints(dir.path(), probe), "True False 3");
-    let run = runbound::Run::builder(dir.path())
-        .config(support::config_with_room())
-        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
-        .language_servers()
-        .with_structural()
-        .build()
-        .expect("build run");
+    let run = run_with_language_servers_and_structural(dir.path());
     let result = run.call(
         runbound::Caller::Main,
         "lsp_rename",

@@ -1266,6 +1266,20 @@ fn ast_edit_says_once_when_a_one_line_template_collapses_multi_line_matches_and_
     }
 }
 
+/// The rule a refusal of `pattern` suggests (`search it with the rule {…}`), run: the lines of
+/// its matches, and the refusal's text.
+fn lines_of_suggested_rule(run: &Run, pattern: &str, language: &str) -> (Vec<u64>, String) {
+    let (text, _) = err(call(run, "ast_grep", json!({"pattern": pattern, "language": language})));
+    let rule_text = text
+        .split("search it with the rule ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (the `rule` argument").next())
+        .unwrap_or_else(|| panic!("no rule is suggested: {text}"));
+    let rule: Value = serde_json::from_str(rule_text).unwrap_or_else(|error| panic!("{error}: {rule_text}"));
+    let (_, structured) = ok(call(run, "ast_grep", json!({"rule": rule, "language": language})));
+    (match_lines(&structured).into_iter().map(|(_, line)| line).collect(), text)
+}
+
 /// Trial 175 M6 (thiserror-impl's attr.rs): a match-arm pattern `Trait::$V => $S` is no node a
 /// bare fragment parses to and was refused with only the contexts tried; the refusal now gives
 /// the rule that searches it (the fragment inside a `match` as context, `match_arm` as
@@ -1275,19 +1289,12 @@ fn a_refused_match_arm_pattern_names_the_rule_that_finds_the_arms() {
     let source = "enum Trait { Debug, Display, LowerHex }\n\nfn name(t: Trait) -> &'static str {\n    match t {\n        Trait::Debug => \"Debug\",\n        Trait::Display => \"Display\",\n        Trait::LowerHex => \"LowerHex\",\n    }\n}\n\nfn code(t: Option<u8>) -> u8 {\n    match t {\n        Some(x) => x,\n        None => 0,\n    }\n}\n";
     let dir = support::workspace_with(&[("src/lib.rs", source)]);
     let run = run_for(dir.path());
-    let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "Trait::$V => $S", "language": "rust"})));
-    let rule_text = text
-        .split("search it with the rule ")
-        .nth(1)
-        .and_then(|rest| rest.split(" (the `rule` argument").next())
-        .unwrap_or_else(|| panic!("no rule is suggested: {text}"));
-    let rule: Value = serde_json::from_str(rule_text).unwrap_or_else(|error| panic!("{error}: {rule_text}"));
-    let (_, structured) = ok(call(&run, "ast_grep", json!({"rule": rule, "language": "rust"})));
+    let (found, text) = lines_of_suggested_rule(&run, "Trait::$V => $S", "rust");
     // Ground truth: the lines of `Trait::… =>` arms in the source.
     let expected: Vec<u64> =
         source.lines().enumerate().filter(|(_, line)| line.trim_start().starts_with("Trait::")).map(|(at, _)| at as u64 + 1).collect();
     assert_eq!(expected, vec![5, 6, 7]);
-    assert_eq!(match_lines(&structured).into_iter().map(|(_, line)| line).collect::<Vec<_>>(), expected, "{text}");
+    assert_eq!(found, expected, "{text}");
     // Another language, or a fragment that is no arm: the hint does not name a match arm.
     let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "fn (", "language": "rust"})));
     assert!(!text.contains("match arm"), "{text}");
@@ -1301,16 +1308,9 @@ fn a_refused_decorator_pattern_names_the_rule_that_finds_the_decorators() {
     let source = "import typing\n\n\n@typing.overload\ndef parse(x: int) -> int: ...\n@typing.overload\ndef parse(x: str) -> str: ...\ndef parse(x):\n    return x\n\n\n@staticmethod\ndef other():\n    pass\n";
     let dir = support::workspace_with(&[("m.py", source)]);
     let run = run_for(dir.path());
-    let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "@typing.overload", "language": "python"})));
-    let rule_text = text
-        .split("search it with the rule ")
-        .nth(1)
-        .and_then(|rest| rest.split(" (the `rule` argument").next())
-        .unwrap_or_else(|| panic!("no rule is suggested: {text}"));
-    let rule: Value = serde_json::from_str(rule_text).unwrap_or_else(|error| panic!("{error}: {rule_text}"));
-    let (_, structured) = ok(call(&run, "ast_grep", json!({"rule": rule, "language": "python"})));
+    let (found, text) = lines_of_suggested_rule(&run, "@typing.overload", "python");
     let expected: Vec<u64> =
         source.lines().enumerate().filter(|(_, line)| *line == "@typing.overload").map(|(at, _)| at as u64 + 1).collect();
     assert_eq!(expected, vec![4, 6]);
-    assert_eq!(match_lines(&structured).into_iter().map(|(_, line)| line).collect::<Vec<_>>(), expected, "{text}");
+    assert_eq!(found, expected, "{text}");
 }
