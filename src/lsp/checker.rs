@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project), plus the call's `--features` / `--all-features` / `--no-default-features`, in rust-analyzer's target directory (`--target-dir target/rust-analyzer`, or `$CARGO_TARGET_DIR/rust-analyzer`: what its flycheck built is reused, and `target/`'s build lock, held by the user's own cargo builds, is never waited for); then `cargo metadata --no-deps` for the features left off and the files gated on them ([`crate::lsp::cargo_features`]) |
 //! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
-//! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
+//! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false`; with project `references`, `tsc -b tsconfig.json --pretty false` in a scratch mirror of the workspace ([`crate::lsp::typescript_build_mode`]) |
 //! | `go.mod` | `go vet ./...` and `go build ./...` (a compile-only `go test` of the packages whose type errors stopped vet), `go list -e` of the module's packages, then `gopls check` of the files of the packages (and test packages) that import a package that failed to compile: go compiles none of them ([`GoCoverage`]); files excluded by build constraints are named NOT compiled |
 //! | `pubspec.yaml` | `dart analyze --format=machine` |
 //! | `compile_commands.json`, `compile_flags.txt` | `clang-tidy -p <root>` per source file (at most 50), else `clangd --check=<file>` |
@@ -142,6 +142,9 @@ pub struct CheckerRun {
     /// Cargo runs with several cargo roots: what of the call's selection was left out for this
     /// root, and why.
     pub selection_left_out: Vec<String>,
+    /// tsc of a config with project references: how its build-mode run went (`tsc -b` in a
+    /// scratch mirror, [`crate::lsp::typescript_build_mode`]), for the answer (trial176 F1–F3).
+    pub build_mode: Option<String>,
 }
 
 /// What a Go run's compiler steps (`go vet`, `go build`, `go test` compiling) never type-checked,
@@ -687,6 +690,29 @@ pub fn project_diagnostics(
             None => roots.push((checker, dir)),
         }
     }
+    // A tsconfig.json with project references is checked by `tsc -b`, which builds the projects
+    // it references too: a root one of them builds gets no run of its own (trial176 F2: the
+    // solution root, packages/app and packages/lib were each checked, lib three times).
+    let builders: Vec<(PathBuf, Vec<PathBuf>)> = roots
+        .iter()
+        .filter(|(checker, dir)| *checker == "tsc" && crate::lsp::typescript_build_mode::config_has_references(root, dir))
+        .map(|(_, dir)| (dir.clone(), crate::lsp::typescript_build_mode::projects_built_with(root, dir)))
+        .collect();
+    let mut tsc_roots_built_by_references: Vec<(PathBuf, PathBuf)> = Vec::new();
+    roots.retain(|(checker, dir)| {
+        let built_by = builders.iter().find(|(builder, projects)| {
+            builder != dir
+                && projects.contains(dir)
+                && !builders.iter().any(|(other, other_projects)| other == dir && other_projects.contains(builder))
+        });
+        match built_by {
+            Some((builder, _)) if *checker == "tsc" => {
+                tsc_roots_built_by_references.push((dir.clone(), builder.clone()));
+                false
+            }
+            _ => true,
+        }
+    });
     if roots.is_empty() && !excluded_roots.is_empty() {
         let left_out: Vec<String> =
             excluded_roots.iter().map(|(checker, dir)| root_description(checker, &supervisor.display_path(dir))).collect();
@@ -748,6 +774,7 @@ pub fn project_diagnostics(
                         &root_selection,
                         supervisor.confines_file_access(),
                         &supervisor.project_outside_roots(),
+                        supervisor.typescript_build_mirrors(),
                     );
                     run.selection_left_out = left_out;
                     // A finished check built the root's dependencies: a write's check of it (as a
@@ -887,6 +914,9 @@ pub fn project_diagnostics(
             supervisor.display_path(&run.root),
             run.elapsed.as_millis()
         ));
+        if let Some(build_mode) = &run.build_mode {
+            text.push_str(&format!("\n    {build_mode}"));
+        }
         if let Some(interpreter) = &run.interpreter {
             text.push_str(&format!("\n    interpreter: {interpreter}"));
         }
@@ -938,15 +968,28 @@ pub fn project_diagnostics(
         // files outside it, 32 errors among them).
         if run.command.starts_with("tsc ") {
             let typescript = supervisor.servers().find(|definition| definition.extensions.iter().any(|(extension, _)| extension == "ts"));
-            if let Some(outside) = typescript
-                .and_then(|definition| crate::lsp::project_scope::files_outside_config(definition, supervisor.workspace_root(), &run.root))
-            {
+            // Build mode: what the referenced projects' configs compile is checked too.
+            let outside = typescript.and_then(|definition| match &run.build_mode {
+                Some(_) => crate::lsp::project_scope::files_outside_build(
+                    definition,
+                    supervisor.workspace_root(),
+                    &run.root,
+                    &crate::lsp::typescript_build_mode::projects_built_with(supervisor.workspace_root(), &run.root),
+                    &crate::lsp::typescript_build_mode::build_output_paths(supervisor.workspace_root(), &run.root),
+                ),
+                None => crate::lsp::project_scope::files_outside_config(definition, supervisor.workspace_root(), &run.root),
+            });
+            if let Some(outside) = outside {
                 let config =
                     ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| run.root.join(name).is_file()).unwrap_or("tsconfig.json");
                 text.push_str(&format!(
                     "\n    NOT checked: {}; {} and their errors are not in the counts",
                     outside.describe(&supervisor.display_path(&run.root), |path| supervisor.display_path(path)),
-                    crate::lsp::project_scope::tsc_outside_config_clause(&run.root, config, |path| supervisor.display_path(path))
+                    if run.build_mode.is_some() {
+                        format!("`tsc -b` of {config} and of the projects it references compiles none of them")
+                    } else {
+                        crate::lsp::project_scope::tsc_outside_config_clause(&run.root, config, |path| supervisor.display_path(path))
+                    }
                 ));
             }
         }
@@ -985,6 +1028,14 @@ pub fn project_diagnostics(
             } else {
                 ""
             }
+        ));
+    }
+    for (built, builder) in &tsc_roots_built_by_references {
+        text.push_str(&format!(
+            "\n  {} (a TypeScript project that {} references) has no run of its own: the `tsc -b` run in {} builds and checks it",
+            supervisor.display_path(&built.join("tsconfig.json")),
+            supervisor.display_path(&builder.join("tsconfig.json")),
+            supervisor.display_path(builder)
         ));
     }
     for (inner, outer) in &tsc_roots_merged {
@@ -2231,6 +2282,7 @@ fn run_checker(
     selection: &FeatureSelection,
     confine: bool,
     project_outside_roots: &[crate::lsp::confinement::ProjectOutsideRoot],
+    typescript_mirrors: &crate::lsp::typescript_build_mode::TypeScriptBuildMirrors,
 ) -> CheckerRun {
     let end = budget.end;
     let start = Instant::now();
@@ -2261,6 +2313,7 @@ fn run_checker(
         go_test_vet_findings: Vec::new(),
         selection: selection.clone(),
         selection_left_out: Vec::new(),
+        build_mode: None,
     };
     // The interpreter pyright is given, for the confinement's read roots.
     let mut checker_interpreter: Option<PathBuf> = None;
@@ -2288,6 +2341,9 @@ fn run_checker(
     // confined checker may write there (a clean rxjs failed with "Permission denied" on it,
     // recheck of trial152 M4).
     let mut build_info_dir: Option<tempfile::TempDir> = None;
+    // A config with project references: `tsc -b` in the workspace's scratch mirror, held for
+    // this run (trial176 F1–F3).
+    let mut build_mirror: Option<crate::lsp::typescript_build_mode::MirrorLease<'_>> = None;
     let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
         // All targets, as rust-analyzer's own check does: a project whose tests or benches do not
         // compile is broken (semver's bench needs nightly: E0554). `--keep-going` reports every
@@ -2357,6 +2413,28 @@ fn run_checker(
                 Err(why) => run.interpreter = Some(format!("none: {why}; pyright uses python3 on its own PATH")),
             }
             vec![(vec!["pyright", "basedpyright"], args)]
+        }
+        "tsc" if crate::lsp::typescript_build_mode::config_has_references(workspace_root, root) => {
+            match typescript_mirrors.lease(workspace_root, root) {
+                Ok(lease) => {
+                    let projects: Vec<String> = crate::lsp::typescript_build_mode::projects_built_with(workspace_root, root)
+                        .iter()
+                        .map(|project| crate::render::display_path(workspace_root, project))
+                        .collect();
+                    run.build_mode = Some(lease.describe(&projects));
+                    build_mirror = Some(lease);
+                }
+                Err(why) => {
+                    // `tsc -p` would check against the referenced projects' build output, stale
+                    // after any change to their sources: no check rather than a wrong one.
+                    run.command = "tsc -b tsconfig.json --pretty false".to_owned();
+                    run.problem = Some(format!(
+                        "not run: this tsconfig.json has project references, so its check needs build mode (`tsc -b`), which runbound runs in a scratch mirror of the workspace, and the mirror could not be made: {why}. `tsc --noEmit -p` would check it against the referenced projects' build output (dist/), not their current sources, so it is not run either; run `tsc -b` yourself"
+                    ));
+                    return run;
+                }
+            }
+            vec![(vec!["tsc"], vec!["-b".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()])]
         }
         "tsc" => {
             let mut args: Vec<String> = vec!["--noEmit".into(), "-p".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()];
@@ -2467,7 +2545,8 @@ fn run_checker(
             run.add_problem(format!("`{name} {}` {}", args.join(" "), budget.spent_problem()));
             break;
         }
-        let mut spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
+        let run_folder = build_mirror.as_ref().map_or_else(|| root.to_path_buf(), |lease| lease.folder_of(root));
+        let mut spec = ProcessSpec::new(&binary, &run_folder).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
         for (key, value) in &extra_env {
             spec = spec.with_env(key, value);
         }
@@ -2479,6 +2558,12 @@ fn run_checker(
                 confinement.allow_read(dir.path());
                 if let Ok(resolved) = std::fs::canonicalize(dir.path()) {
                     confinement.allow_read(resolved);
+                }
+            }
+            if let Some(lease) = &build_mirror {
+                confinement.allow_write(lease.directory());
+                if let Ok(resolved) = std::fs::canonicalize(lease.directory()) {
+                    confinement.allow_write(resolved);
                 }
             }
             if let Some(dir) = &build_info_dir {
@@ -2527,7 +2612,10 @@ fn run_checker(
         let parsed = match checker {
             "cargo" => parse_cargo(&stdout, root),
             "pyright" => parse_pyright(&stdout, root),
-            "tsc" => parse_tsc(&stdout, root),
+            "tsc" => match &build_mirror {
+                Some(lease) => parse_tsc(&stdout, &run_folder).map(|records| lease.records_in_workspace(records)),
+                None => parse_tsc(&stdout, root),
+            },
             "go" => parse_go(
                 if args[0] == "check" { &stdout } else { &stderr },
                 root,
@@ -3638,6 +3726,7 @@ pub(crate) fn check_dependent_root(supervisor: &LspSupervisor, checker: &str, ro
         &FeatureSelection::default(),
         supervisor.confines_file_access(),
         &supervisor.project_outside_roots(),
+        supervisor.typescript_build_mirrors(),
     );
     run.records.retain(|record| record.path.starts_with(supervisor.workspace_root()));
     // One finding per error, as `diagnostics "*"` counts them: go vet, go build and the

@@ -108,6 +108,7 @@ pub(crate) mod syntax;
 pub(crate) mod tool;
 pub(crate) mod trust;
 pub(crate) mod tsconfig_load;
+pub(crate) mod typescript_build_mode;
 pub(crate) mod typescript_build_output;
 pub(crate) mod uri;
 pub(crate) mod write_ledger_rules;

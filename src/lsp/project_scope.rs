@@ -348,6 +348,44 @@ pub fn files_outside_config(definition: &ServerDefinition, workspace_root: &Path
     (found.count > 0).then_some(found)
 }
 
+/// [`files_outside_config`] for a `tsc -b` of `root`'s config that also builds `projects` (its
+/// project references, absolute folders): a file under one of them counts only when that
+/// project's own config leaves it out too, and files under `outputs` (the build's own output
+/// folders, [`crate::lsp::typescript_build_mode::build_output_paths`]) do not count (trial176
+/// M4: a solution `tsconfig.json` with `"files": []` said all 157 files of its referenced
+/// projects and their `dist/` were NOT checked). `None` when every file is in some project's
+/// program or output.
+pub fn files_outside_build(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    projects: &[PathBuf],
+    outputs: &[PathBuf],
+) -> Option<FilesOutsideConfig> {
+    let mut outside_projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for project in projects {
+        if let Some((_, scope)) = restricting_config(definition, project) {
+            for_each_file_outside_config(definition, workspace_root, project, &scope, false, |path, _| {
+                outside_projects.insert(path.to_path_buf());
+            });
+        }
+    }
+    let (config_name, scope) = restricting_config(definition, root)?;
+    let javascript_counted = scope.excluded_extensions.is_empty();
+    let mut found = FilesOutsideConfig { count: 0, examples: Vec::new(), truncated: false, config_name, javascript_counted };
+    found.truncated = !for_each_file_outside_config(definition, workspace_root, root, &scope, false, |path, _| {
+        let in_a_project = projects.iter().any(|project| path.starts_with(project)) && !outside_projects.contains(path);
+        if in_a_project || outputs.iter().any(|output| path.starts_with(output)) {
+            return;
+        }
+        found.count += 1;
+        if found.examples.len() < 3 {
+            found.examples.push(path.to_path_buf());
+        }
+    });
+    (found.count > 0).then_some(found)
+}
+
 /// The config (`tsconfig.json`, else `jsconfig.json`) at a TypeScript server's `root` and its
 /// scope, when that scope leaves anything out (`include`, `exclude` or `files` set); `None` for
 /// other servers and for roots without such a config.

@@ -53,6 +53,9 @@ pub struct LspSupervisor {
     ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger,
     /// The last `diagnostics "*"` run, for its later pages.
     checker_cache: crate::lsp::checker::CheckerCache,
+    /// The scratch mirror where the project check of a TypeScript config with project
+    /// references runs `tsc -b`, kept between checks (trial176 F1–F3).
+    typescript_build_mirrors: crate::lsp::typescript_build_mode::TypeScriptBuildMirrors,
     /// The last answers of list requests (references, implementations, symbols), for their
     /// later pages.
     answer_cache: crate::lsp::listing::AnswerCache,
@@ -210,6 +213,7 @@ impl LspSupervisor {
             binary_cache: Mutex::new(HashMap::new()),
             ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger::default(),
             checker_cache: crate::lsp::checker::CheckerCache::default(),
+            typescript_build_mirrors: crate::lsp::typescript_build_mode::TypeScriptBuildMirrors::default(),
             answer_cache: crate::lsp::listing::AnswerCache::default(),
             announced_trust: Mutex::new(std::collections::HashSet::new()),
             confine_file_access: true,
@@ -519,6 +523,12 @@ impl LspSupervisor {
     /// The last `diagnostics "*"` run (reused by its later pages while no file changed).
     pub(crate) fn checker_cache(&self) -> &crate::lsp::checker::CheckerCache {
         &self.checker_cache
+    }
+
+    /// The scratch mirror of the workspace where TypeScript configs with project references are
+    /// built for the project check ([`crate::lsp::typescript_build_mode`]).
+    pub(crate) fn typescript_build_mirrors(&self) -> &crate::lsp::typescript_build_mode::TypeScriptBuildMirrors {
+        &self.typescript_build_mirrors
     }
 
     /// The last answers of list requests, reused by their later pages while no file changed.

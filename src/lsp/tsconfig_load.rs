@@ -233,7 +233,7 @@ fn resolve_extends(workspace_root: &Path, folder: &Path, extends: &str) -> Resul
 }
 
 /// `path` with `.` and `..` components folded, without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -122,6 +122,7 @@ mod lsp_trial172;
 mod lsp_trial173;
 mod lsp_trial174;
 mod lsp_trial175;
+mod lsp_trial176;
 mod lsp_trial18;
 mod lsp_trial23;
 mod lsp_trial24;
