@@ -3333,10 +3333,32 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             "type hierarchy item (class, struct or interface)"
         };
         let mut text = query.empty_answer(what, &format!("nothing for {}", dir.prepare));
+        let extension = query.path.extension().and_then(|extension| extension.to_str()).unwrap_or("");
+        let script = matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs");
+        // A Rust proc-macro entry point (`#[proc_macro_derive(Error)] pub fn derive_error(…)`):
+        // rust-analyzer prepares no item for it, and code never calls it — the compiler does,
+        // where the macro is used; its own calls are in its body (trial175 M5: the TypeScript
+        // hint below sent the agent to its references).
+        let proc_macro = extension == "rs" && dir.call_field.is_some() && {
+            let text = SourceCache::new(supervisor).read_workspace_text(&query.path).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            let line0 = query.resolved.line.saturating_sub(1) as usize;
+            (0..line0.min(lines.len()))
+                .rev()
+                .map_while(|above| lines.get(above).map(|line| line.trim()))
+                .take_while(|line| line.starts_with("#[") || line.starts_with("///") || line.is_empty())
+                .any(|line| line.starts_with("#[proc_macro") && !line.starts_with("#[proc_macro_error"))
+        };
+        if proc_macro {
+            text.push_str(&format!(
+                "; `{}` is a proc-macro entry point (`#[proc_macro…]`), for which {server_id} prepares no call hierarchy item: no code calls it — the compiler runs it where the macro is used — and its own calls are the calls in its body (read them with lsp {{\"op\": \"outline\"}} or the file)",
+                query.resolved.cursor_identifier
+            ));
+        }
         // A function stored in a property or variable (`getColumn: columnId => …`,
         // `createRow?: (row, table) => void`) is no call hierarchy item for tsserver: its uses
         // are still its references (trial33 M7).
-        if dir.call_field.is_some() {
+        if dir.call_field.is_some() && script {
             let request = serde_json::json!({
                 "op": "references",
                 "file": supervisor.display_path(&query.path),

@@ -145,3 +145,40 @@ fn a_proc_macro_that_stops_compiling_leaves_the_dependent_crates_targets_not_che
     assert!(text.contains("among them the targets of package `l`, which depends on `p`"), "{text}");
     assert!(!text.contains("elsewhere in the checked project") && !text.contains("in the files of the checked project"), "{text}");
 }
+
+/// M5: outgoing calls of a `#[proc_macro_derive]` function got the TypeScript hint ("a function
+/// held by a property or variable … call lsp references"), whose answer was wrong for a derive
+/// (F1); rust-analyzer prepares no call hierarchy item for a proc-macro entry point, and the
+/// answer now says so and where its calls are. Ground truth: the function is the file's
+/// `#[proc_macro_derive]` one; `type_name`, an ordinary function, gets an item.
+#[test]
+fn call_hierarchy_at_a_proc_macro_entry_point_says_what_it_is_without_the_typescript_hint() {
+    let test = "lsp_trial175::call_hierarchy_at_a_proc_macro_entry_point_says_what_it_is_without_the_typescript_hint";
+    let Some((_dir, run)) = macro_and_dependent(test) else { return };
+    let line = MACRO.lines().position(|line| line.starts_with("pub fn derive_hello")).expect("the entry point") + 1;
+    assert!(MACRO.lines().nth(line - 2).is_some_and(|above| above.starts_with("#[proc_macro_derive")));
+    let mut text = String::new();
+    // rust-analyzer may still be loading the workspace: asked again until it answers for the
+    // ordinary function, at most a minute.
+    for _ in 0..30 {
+        let ordinary =
+            support::call_ok(&run, "lsp", json!({"op": "outgoing_calls", "file": "p/src/lib.rs", "line": 3, "symbol": "type_name"}));
+        if !ordinary.contains("no call hierarchy item") {
+            text = support::call_ok(
+                &run,
+                "lsp",
+                json!({"op": "outgoing_calls", "file": "p/src/lib.rs", "line": line, "symbol": "derive_hello"}),
+            );
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }
+    assert!(!text.is_empty(), "rust-analyzer never prepared a call hierarchy item for `type_name`");
+    if text.contains("no call hierarchy item") {
+        assert!(text.contains("`derive_hello` is a proc-macro entry point (`#[proc_macro…]`)"), "{text}");
+        assert!(!text.contains("a function held by a property or variable"), "{text}");
+    } else {
+        // A rust-analyzer that prepares the item answers with the body's calls: `type_name` among them.
+        assert!(text.contains("type_name"), "{text}");
+    }
+}
