@@ -1441,6 +1441,21 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             resolved.cursor_identifier
         )
     });
+    // The new name already declared or defined in the same scope (the taken-name WARNINGs at
+    // the top): the renamed code does not build, or (Python) one definition silently replaces
+    // the other (trial176 M6: zod's `_parse` renamed to `_parseSync` next to one, written: 637
+    // errors in 30 files).
+    let staged_because = staged_because.or_else(|| {
+        let blocking = &taken.blocking;
+        (!args.preview && !blocking.is_empty()).then(|| {
+            format!(
+                "NOT written: `{}` is already declared in the same scope as the renamed `{}` ({}; the WARNINGs below say where): written, the duplicate does not build (tsc, cargo check) or, in Python, one definition silently replaces the other; it is staged instead — `resolve` discard and pick another name (or rename that one first), or accept to write it as is",
+                args.new_name,
+                resolved.cursor_identifier,
+                blocking.join(", "),
+            )
+        })
+    });
     // Go: anonymous interface types in the workspace that name the renamed method by its old
     // name — a type assertion or switch on one stops matching at run time, with no compile error
     // (trial161 M8: pkg/errors' `StackTrace` → `Trace` was written after its WARNING, and

@@ -47,6 +47,13 @@ pub struct TakenNameFindings {
     /// capture renamed uses, with no error from any checker when nothing is annotated (trial170
     /// F2); also among [`TakenNameFindings::warnings`].
     pub refusals: Vec<String>,
+    /// The findings (`path:line`) after which the renamed code does not build, or one
+    /// definition silently replaces another: a duplicate declaration tsc rejects (TS2300/TS2393/
+    /// TS2451), a duplicate Rust definition, two Python parameters of one name, a Python
+    /// `def`/`class` defined twice in one scope; the rename is staged, not written, when there is
+    /// one (trial176 M6: zod's `_parse` renamed to `_parseSync` next to an existing
+    /// `_parseSync`, written: 637 errors).
+    pub blocking: Vec<String>,
 }
 
 /// How a declaration's name is used: in TypeScript a type alias or interface and a value of the
@@ -125,12 +132,16 @@ pub fn taken_name_findings(
         }
         let shown = display(&change.path);
         let found = if script {
-            file_findings(&change.path, old, new, old_name, new_name)
+            file_findings(&change.path, old, new, old_name, new_name).map(|found| {
+                findings.blocking.extend(found.iter().filter(|(_, duplicate)| *duplicate).map(|(text, _)| place_of(&shown, text)));
+                found.into_iter().map(|(text, _)| text).collect::<Vec<String>>()
+            })
         } else {
             // Rust and Python: two definitions of the new name in one scope (trial27b M8).
             let renamed = renamed_offsets(old, new, old_name, new_name);
             crate::lsp::rename_taken_names_items::file_findings(&change.path, new, &renamed, old_name, new_name).map(|found| {
                 findings.refusals.extend(found.iter().filter(|finding| finding.refuses).map(|finding| format!("{shown}:{}", finding.text)));
+                findings.blocking.extend(found.iter().filter(|finding| finding.breaks).map(|finding| place_of(&shown, &finding.text)));
                 found.into_iter().map(|finding| finding.text).collect()
             })
         };
@@ -172,9 +183,15 @@ pub fn taken_name_findings(
     findings
 }
 
-/// The findings of one file, each `line: what` (1-based lines of the renamed text); `None` when
-/// the file does not parse with a bundled grammar.
-fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &str) -> Option<Vec<String>> {
+/// `shown:line` of a finding `line: what` of the file shown as `shown`.
+fn place_of(shown: &str, finding: &str) -> String {
+    format!("{shown}:{}", finding.split(':').next().unwrap_or(""))
+}
+
+/// The findings of one file, each `line: what` (1-based lines of the renamed text) and whether
+/// it is a duplicate declaration tsc rejects; `None` when the file does not parse with a bundled
+/// grammar.
+fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &str) -> Option<Vec<(String, bool)>> {
     let language = SupportLang::from_path(path)?;
     if !matches!(language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
         return None;
@@ -310,9 +327,12 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
             let (other_scope, other_space) = existing.declares.expect("a declaration");
             if other_scope == scope && space.collides_with(other_space) && said.insert((renamed.start, existing.start)) {
                 duplicated_scopes.insert(scope);
-                found.push(format!(
-                    "{}: the renamed `{old_name}` becomes `{}`, which line {} already declares in the same scope (`{}`) — a duplicate declaration, which tsc rejects (TS2300/TS2393/TS2451; a class member: TS2300/TS2393); pick another name, or rename that one first",
-                    renamed.line, renamed.what, existing.line, existing.what
+                found.push((
+                    format!(
+                        "{}: the renamed `{old_name}` becomes `{}`, which line {} already declares in the same scope (`{}`) — a duplicate declaration, which tsc rejects (TS2300/TS2393/TS2451; a class member: TS2300/TS2393); pick another name, or rename that one first",
+                        renamed.line, renamed.what, existing.line, existing.what
+                    ),
+                    true,
                 ));
             }
         }
@@ -333,13 +353,19 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
         // Uses in a scope with a duplicate declaration are said by that duplicate.
         let resolved = resolved.filter(|declaration| !declaration.declares.is_some_and(|(scope, _)| duplicated_scopes.contains(&scope)));
         match (use_site.renamed, resolved) {
-            (true, Some(declaration)) if !declaration.renamed => found.push(format!(
-                "{}: this use of the renamed `{old_name}` becomes `{new_name}`, which there means the other `{new_name}` declared at line {} (`{}`, a scope closer to it) — it now refers to another symbol, which tsc reports only when the types or the declaration order disagree; pick another name",
-                use_site.line, declaration.line, declaration.what
+            (true, Some(declaration)) if !declaration.renamed => found.push((
+                format!(
+                    "{}: this use of the renamed `{old_name}` becomes `{new_name}`, which there means the other `{new_name}` declared at line {} (`{}`, a scope closer to it) — it now refers to another symbol, which tsc reports only when the types or the declaration order disagree; pick another name",
+                    use_site.line, declaration.line, declaration.what
+                ),
+                false,
             )),
-            (false, Some(declaration)) if declaration.renamed => found.push(format!(
-                "{}: this use of `{new_name}` (`{}`), which meant another `{new_name}`, would mean the renamed symbol (declared at line {}) — its new name shadows the other one there, which tsc reports only when the types or the declaration order disagree; pick another name",
-                use_site.line, use_site.what, declaration.line
+            (false, Some(declaration)) if declaration.renamed => found.push((
+                format!(
+                    "{}: this use of `{new_name}` (`{}`), which meant another `{new_name}`, would mean the renamed symbol (declared at line {}) — its new name shadows the other one there, which tsc reports only when the types or the declaration order disagree; pick another name",
+                    use_site.line, use_site.what, declaration.line
+                ),
+                false,
             )),
             _ => (),
         }
@@ -578,6 +604,11 @@ fn declarator_scope(declarator: tree_sitter::Node<'_>) -> (usize, NameSpace, &'s
 mod tests {
     use super::*;
 
+    /// The findings' texts (the duplicate flag is asserted where it matters).
+    fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &str) -> Option<Vec<String>> {
+        super::file_findings(path, old, new, old_name, new_name).map(|found| found.into_iter().map(|(text, _)| text).collect())
+    }
+
     fn findings(file: &str, old: &str, old_name: &str, new_name: &str) -> Vec<String> {
         let new = crate::lsp::rename_coverage::text_with_word_renamed(old, old_name, new_name);
         file_findings(Path::new(file), old, &new, old_name, new_name).expect("parsed")
@@ -588,6 +619,11 @@ mod tests {
         let found = findings("a.ts", "export function f() {}\nexport function g() {}\nf();\n", "f", "g");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `f` becomes `function g`, which line 2 already declares"), "{found:?}");
+        // A duplicate tsc rejects: it stages the rename (trial176 M6).
+        let old = "export function f() {}\nexport function g() {}\nf();\n";
+        let new = crate::lsp::rename_coverage::text_with_word_renamed(old, "f", "g");
+        let typed = super::file_findings(Path::new("a.ts"), old, &new, "f", "g").expect("parsed");
+        assert!(typed.len() == 1 && typed[0].1, "{typed:?}");
     }
 
     #[test]

@@ -116,6 +116,12 @@ pub(crate) struct ItemFinding {
     /// then surely gets the other's value — [`python_read_capture`]): the rename is refused, as gopls and rust-analyzer refuse a rename whose
     /// new name another local in scope takes (trial170 F2).
     pub refuses: bool,
+    /// The renamed code does not build or one definition silently replaces the other: a
+    /// duplicate Rust definition or generic parameter (cargo check rejects it), two Python
+    /// parameters of one name (SyntaxError), a Python `def`/`class` defined twice in one scope
+    /// (the later replaces the earlier at run time): the rename is staged, not written
+    /// (trial176 M6: a rename its own check called a duplicate was written, 637 errors).
+    pub breaks: bool,
 }
 
 /// The findings of one Rust or Python file (see [`ItemFinding`]); `None` when the file is
@@ -196,6 +202,7 @@ pub(crate) fn file_findings(
                 renamed.line, renamed.what, inherent.what, inherent.line
             ),
             refuses: false,
+            breaks: false,
         });
     }
     for renamed in definitions.iter().filter(|definition| definition.renamed) {
@@ -261,6 +268,7 @@ pub(crate) fn file_findings(
                 + ") replaces the renamed one at run time, so every renamed use reaches the other symbol (pyright: reportRedeclaration)"
         };
         let refuses = local_binding && merged.surely_changes_a_read();
+        let breaks = rust || (!local_binding && (renamed.python_definition || existing.python_definition));
         // The next step: a merge that changes no read stands as it is (review50 M9).
         let next_step = if !local_binding || refuses {
             "pick another name, or rename that one first"
@@ -275,6 +283,7 @@ pub(crate) fn file_findings(
                 renamed.line, renamed.what, existing.line, existing.what
             ),
             refuses,
+            breaks,
         });
     }
     Some(found)

@@ -51,8 +51,19 @@ fn typescript_rename_to_a_name_declared_in_the_same_scope_is_warned_and_tsc_reje
         run.call(Caller::Main, "lsp_rename", json!({"file": "src/shapes.ts", "line": 1, "symbol": "area", "new_name": "perimeter"}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    // Ground truth: tsc rejects what the rename wrote (duplicate function implementation in
+    // Staged, not written (trial176 M6): the answer knows the duplicate does not build.
+    assert!(
+        text.starts_with(
+            "NOT written: `perimeter` is already declared in the same scope as the renamed `area` (src/app.ts:1, src/shapes.ts:1;"
+        ),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/shapes.ts")).unwrap(), SHAPES, "nothing written");
+    // Ground truth: tsc rejects it once accepted (duplicate function implementation in
     // shapes.ts, duplicate identifier of the two imports in app.ts).
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
     let (clean_after, output) = tsc(dir.path());
     assert!(!clean_after, "tsc accepts the renamed code, so the fixture does not show the collision:\n{output}");
     assert!(output.contains("src/shapes.ts(1,") && output.contains("src/app.ts(1,"), "tsc:\n{output}");

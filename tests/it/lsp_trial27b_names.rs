@@ -67,6 +67,22 @@ fn rust_rename_to_a_name_the_module_already_defines_is_warned_in_the_preview_and
     ]);
     assert_eq!(cargo_check_errors(dir.path()), Vec::<String>::new(), "the fixture does not compile");
     let run = patient_run(dir.path());
+    // Asked to write, it stages instead (trial176 M6): the duplicate does not build.
+    let staged = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/writer.rs", "line": 15, "symbol": "write_optimistic", "new_name": "write_pessimistic"}),
+    );
+    let text = staged.joined_text();
+    assert!(
+        text.starts_with(
+            "NOT written: `write_pessimistic` is already declared in the same scope as the renamed `write_optimistic` (src/writer.rs:15;"
+        ),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/writer.rs")).unwrap(), WRITER_RS, "nothing written");
+    let edit_id = staged.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).expect("edit_id").to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "discard"}));
     let preview = run.call(
         Caller::Main,
         "lsp_rename",
