@@ -175,7 +175,7 @@ fn a_keyword_left_on_a_call_through_forwarded_kwargs_is_a_warning_and_stages_the
 /// packaging 26.4's shape (trial174 F1): two classes whose `__replace__` calls
 /// `self.__class__(…, prereleases=…)`, and a lower-case decorator taking `prereleases=` (as
 /// hypothesis' `@given`).
-const SPEC: &str = "class Specifier:\n    def __init__(self, spec=\"\", prereleases=None):\n        self.spec = spec\n        self.prereleases = prereleases\n\n    def __replace__(self, **changes):\n        return self.__class__(self.spec, prereleases=changes.get(\"prereleases\"))\n\n\nclass SpecifierSet:\n    def __init__(self, specs=\"\", prereleases=None):\n        self.specs = specs\n        self.prereleases = prereleases\n\n    def __replace__(self, **changes):\n        return self.__class__(self.specs, prereleases=changes.get(\"prereleases\"))\n\n\ndef check(decorate):\n    @decorate(prereleases=True)\n    def inner(prereleases):\n        return prereleases\n\n    return inner\n";
+const SPECIFIERS_MODULE: &str = "class Specifier:\n    def __init__(self, spec=\"\", prereleases=None):\n        self.spec = spec\n        self.prereleases = prereleases\n\n    def __replace__(self, **changes):\n        return self.__class__(self.spec, prereleases=changes.get(\"prereleases\"))\n\n\nclass SpecifierSet:\n    def __init__(self, specs=\"\", prereleases=None):\n        self.specs = specs\n        self.prereleases = prereleases\n\n    def __replace__(self, **changes):\n        return self.__class__(self.specs, prereleases=changes.get(\"prereleases\"))\n\n\ndef check(decorate):\n    @decorate(prereleases=True)\n    def inner(prereleases):\n        return prereleases\n\n    return inner\n";
 
 /// Trial174 F1: a constructor parameter's `old=` keywords left on calls pyright gives no
 /// definition for are those that can reach the renamed class — `self.__class__(…)` in the
@@ -191,7 +191,7 @@ fn a_constructor_keyword_left_counts_only_calls_that_can_reach_the_renamed_class
     let dir = support::workspace_with(&[
         ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
         ("pkg/__init__.py", ""),
-        ("pkg/spec.py", SPEC),
+        ("pkg/spec.py", SPECIFIERS_MODULE),
     ]);
     let probe = "import pkg.spec as s\nprint(s.Specifier('a').__replace__(prereleases=True).prereleases, s.SpecifierSet('b').__replace__(prereleases=False).prereleases, s.check(lambda **k: (lambda f: f))(3))";
     assert_eq!(support::python_prints(dir.path(), probe), "True False 3");
