@@ -403,7 +403,10 @@ pub fn compile_pattern_in_context(
 fn context_selector_rule_hint(fragment: &str, language: SupportLang) -> Option<String> {
     let (context, selector, what) = match language {
         SupportLang::Rust if fragment.contains("=>") => {
-            (format!("match __sg_x {{ {}, }}", fragment.trim_end_matches(',')), "match_arm", "a match arm is a node only inside a `match`")
+            // The last arm, without its comma: ast-grep skips the target's unnamed tokens, so
+            // arms with a comma and block arms without one match alike (recheck51 N5: with the
+            // comma, `Trait::X => { … }` arms were missed, 18 of 21).
+            (format!("match __sg_x {{ {} }}", fragment.trim_end_matches(',')), "match_arm", "a match arm is a node only inside a `match`")
         }
         SupportLang::Python if fragment.starts_with('@') && !fragment.contains('\n') => {
             (format!("{fragment}\ndef __sg_f(): pass"), "decorator", "a decorator is a node only above a definition")

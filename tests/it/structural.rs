@@ -1286,14 +1286,14 @@ fn lines_of_suggested_rule(run: &Run, pattern: &str, language: &str) -> (Vec<u64
 /// selector), and that rule finds every arm of that shape — and no other — in the file.
 #[test]
 fn a_refused_match_arm_pattern_names_the_rule_that_finds_the_arms() {
-    let source = "enum Trait { Debug, Display, LowerHex }\n\nfn name(t: Trait) -> &'static str {\n    match t {\n        Trait::Debug => \"Debug\",\n        Trait::Display => \"Display\",\n        Trait::LowerHex => \"LowerHex\",\n    }\n}\n\nfn code(t: Option<u8>) -> u8 {\n    match t {\n        Some(x) => x,\n        None => 0,\n    }\n}\n";
+    let source = "enum Trait { Debug, Display, LowerHex }\n\nfn name(t: Trait) -> &'static str {\n    match t {\n        Trait::Debug => \"Debug\",\n        Trait::Display => {\n            \"Display\"\n        }\n        Trait::LowerHex => \"LowerHex\",\n    }\n}\n\nfn code(t: Option<u8>) -> u8 {\n    match t {\n        Some(x) => x,\n        None => 0,\n    }\n}\n";
     let dir = support::workspace_with(&[("src/lib.rs", source)]);
     let run = run_for(dir.path());
     let (found, text) = lines_of_suggested_rule(&run, "Trait::$V => $S", "rust");
     // Ground truth: the lines of `Trait::… =>` arms in the source.
     let expected: Vec<u64> =
         source.lines().enumerate().filter(|(_, line)| line.trim_start().starts_with("Trait::")).map(|(at, _)| at as u64 + 1).collect();
-    assert_eq!(expected, vec![5, 6, 7]);
+    assert_eq!(expected, vec![5, 6, 9], "an arm with a comma, a block arm without one, the last arm");
     assert_eq!(found, expected, "{text}");
     // Another language, or a fragment that is no arm: the hint does not name a match arm.
     let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "fn (", "language": "rust"})));
