@@ -99,6 +99,7 @@ pub(crate) mod rename_taken_names_items;
 pub(crate) mod rename_test_discovery;
 pub(crate) mod rust_answer_checks;
 pub(crate) mod rust_cfg_off_occurrences;
+pub(crate) mod rust_derive_references;
 pub(crate) mod rust_reexport_paths;
 pub(crate) mod servers;
 pub(crate) mod sibling_roots;

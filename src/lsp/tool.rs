@@ -723,7 +723,25 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                 &|path| supervisor.display_path(path),
             );
             notes.extend(checked.notes);
-            NavigationAnswer::References(Some(checked.answer))
+            // A proc-macro derive (`#[proc_macro_derive(Error)] fn derive_error`, or a `use` of
+            // it): rust-analyzer listed the local `struct Error`s it is applied to and missed the
+            // `#[derive(Error)]` uses (trial175 F1).
+            let derive_deadline = request_deadline.min(Instant::now() + crate::lsp::rust_answer_checks::CHECK_BUDGET);
+            match crate::lsp::rust_derive_references::check_derive_references(
+                server,
+                &path,
+                line0,
+                character,
+                &checked.answer,
+                derive_deadline,
+                &|path| supervisor.display_path(path),
+            ) {
+                Some(derive) => {
+                    notes.extend(derive.notes);
+                    NavigationAnswer::References(Some(derive.answer))
+                }
+                None => NavigationAnswer::References(Some(checked.answer)),
+            }
         }
         answer => answer,
     };

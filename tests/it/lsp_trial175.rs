@@ -182,3 +182,159 @@ fn call_hierarchy_at_a_proc_macro_entry_point_says_what_it_is_without_the_typesc
         assert!(text.contains("type_name"), "{text}");
     }
 }
+
+/// F1's proc-macro crate: `#[derive(Error)]` adds `impl NAME { pub fn describe() }`, `Display`
+/// (the type's name) and `std::error::Error`, as thiserror's derive does.
+const ERROR_MACRO: &str = "use proc_macro::{TokenStream, TokenTree};
+
+fn type_name(input: TokenStream) -> String {
+    let mut after_struct = false;
+    for token in input {
+        if let TokenTree::Ident(ident) = token {
+            if after_struct {
+                return ident.to_string();
+            }
+            after_struct = ident.to_string() == \"struct\";
+        }
+    }
+    String::new()
+}
+
+#[proc_macro_derive(Error, attributes(error))]
+pub fn derive_error(input: TokenStream) -> TokenStream {
+    let name = type_name(input);
+    format!(\"impl {name} {{ pub fn describe() -> &'static str {{ \\\"{name}\\\" }} }} impl ::core::fmt::Display for {name} {{ fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{ f.write_str(\\\"{name}\\\") }} }} impl ::std::error::Error for {name} {{}}\").parse().unwrap()
+}
+";
+
+/// The dependent crate re-exports the derive, as `thiserror` re-exports `thiserror_impl::*`.
+const ERROR_LIBRARY: &str = "pub use p::*;\n";
+
+/// Each test derives `Error` on a LOCAL `struct Error` and uses that struct, as thiserror's tests do.
+const ERROR_TEST: &str = "use l::Error;
+
+fn shown<T: std::fmt::Display>(expected: &str, value: T) {
+    assert_eq!(expected, value.to_string());
+}
+
+#[test]
+fn unit() {
+    #[derive(Error, Debug)]
+    #[error(\"unit\")]
+    struct Error;
+    let _ = Error;
+    shown(\"Error\", Error);
+    assert_eq!(Error::describe(), \"Error\");
+}
+
+#[test]
+fn braced() {
+    #[derive(
+        Debug,
+        Error,
+    )]
+    struct Error {
+        code: u8,
+    }
+    shown(\"Error\", Error { code: 1 });
+    assert_eq!(Error::describe(), \"Error\");
+}
+
+#[derive(Error, Debug)]
+pub struct Failure;
+
+mod both_namespaces {
+    use std::error::{self, Error};
+    use l::Error;
+
+    #[derive(Error, Debug)]
+    pub struct Wrapped {
+        pub source: Box<dyn Error>,
+    }
+
+    pub fn wrapped() -> Box<dyn error::Error> {
+        Box::new(Wrapped { source: \"inner\".into() })
+    }
+}
+
+#[test]
+fn named() {
+    let boxed: Box<dyn std::error::Error> = \"x\".into();
+    assert_eq!(boxed.to_string(), \"x\");
+    assert_eq!(Failure::describe(), \"Failure\");
+    assert_eq!(both_namespaces::wrapped().to_string(), \"Wrapped\");
+}
+";
+
+/// F1: references of `derive_error` (the `fn` under `#[proc_macro_derive(Error)]`) and of the
+/// `use l::Error;` list the `use` and every `#[derive(…, Error, …)]` (3, ground truth: the
+/// tree's `derive(` attributes naming `Error`, and `cargo test` passes, so each expands this
+/// macro), and none of the local `struct Error`'s uses (`let _ = Error;`, `Error { code: 1 }`),
+/// which rust-analyzer's own `definition` resolves to the local struct.
+#[test]
+fn references_of_a_derive_macro_list_its_derive_uses_and_not_the_local_structs_it_derives() {
+    let test = "lsp_trial175::references_of_a_derive_macro_list_its_derive_uses_and_not_the_local_structs_it_derives";
+    let (Some(_), Some(_)) = (support::require_binary(test, "rust-analyzer"), support::require_binary(test, "cargo")) else {
+        return;
+    };
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", WORKSPACE_MANIFEST),
+        ("p/Cargo.toml", MACRO_MANIFEST),
+        ("p/src/lib.rs", ERROR_MACRO),
+        ("l/Cargo.toml", LIBRARY_MANIFEST),
+        ("l/src/lib.rs", ERROR_LIBRARY),
+        ("l/tests/errors.rs", ERROR_TEST),
+    ]);
+    // Ground truth: the derives expand this macro (the tests pass), at these lines.
+    let tested = support::cargo_by_hand(dir.path(), &["test", "-p", "l", "--offline", "--quiet"], &[]);
+    assert!(tested.status.success(), "{}", String::from_utf8_lossy(&tested.stderr));
+    let derive_lines: Vec<usize> = ERROR_TEST
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.trim() == "Error," || (line.contains("derive(") && line.contains("Error")))
+        .map(|(index, _)| index + 1)
+        .collect();
+    assert_eq!(derive_lines.len(), 4, "{derive_lines:?}");
+    let local_struct_uses: Vec<usize> = ERROR_TEST
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            line.contains("let _ = Error;")
+                || line.contains("Error { code: 1 }")
+                || line.contains("Error::describe()")
+                || line.contains("shown(\"Error\", Error)")
+                || line.contains("dyn Error")
+                || line.contains("std::error::{")
+        })
+        .map(|(index, _)| index + 1)
+        .collect();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let fn_line = ERROR_MACRO.lines().position(|line| line.starts_with("pub fn derive_error")).expect("the entry point") + 1;
+    for (file, line, symbol) in [("p/src/lib.rs", fn_line, "derive_error"), ("l/tests/errors.rs", 1, "Error")] {
+        // rust-analyzer may still be loading the workspace: asked until the `use` is listed, at most a minute.
+        let mut text = String::new();
+        for _ in 0..30 {
+            text = support::call_ok(&run, "lsp", json!({"op": "references", "file": file, "line": line, "symbol": symbol}));
+            if text.contains("use l::Error;") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        }
+        assert!(text.contains("use l::Error;"), "{text}");
+        // Both imports of the macro, and not `use std::error::{self, Error};` (std's trait).
+        let listed_uses = text
+            .lines()
+            .filter(|listed| {
+                listed.trim_start().split_once(": ").is_some_and(|(number, rest)| number.parse::<u32>().is_ok() && rest.starts_with("use "))
+            })
+            .count();
+        assert_eq!(listed_uses, 2, "{text}");
+        for derive_line in &derive_lines {
+            assert!(text.contains(&format!("\n  {derive_line}: ")), "derive at line {derive_line} not listed: {text}");
+        }
+        for local_line in &local_struct_uses {
+            assert!(!text.contains(&format!("\n  {local_line}: ")), "local struct use at line {local_line} listed: {text}");
+        }
+        assert!(text.contains("attribute use(s) of the derive macro were read from the syntax trees of the 1 file(s) whose listed `use` of it leads to the macro (l/tests/errors.rs)"), "{text}");
+    }
+}
