@@ -578,8 +578,10 @@ pub fn override_findings(
     }
 
     let own = format!("{}.{old_name}", own_class.name);
-    // The renamed method itself decorated `@abstractmethod` (`@abc.abstractmethod` too).
-    let own_abstract = own_class.methods.iter().find(|(name, _)| name == old_name).is_some_and(|(_, line0)| {
+    // The renamed method itself decorated `@abstractmethod` (`@abc.abstractmethod` too), on any
+    // of its definitions: `@typing.overload` stubs come before the decorated one (recheck51 N1:
+    // packaging's `BaseSpecifier.filter`).
+    let own_abstract = own_class.methods.iter().filter(|(name, _)| name == old_name).any(|(_, line0)| {
         (0..*line0)
             .rev()
             .map_while(|above| files.line(path, above).map(|line| line.trim().to_owned()).filter(|line| line.starts_with('@')))

@@ -274,15 +274,17 @@ pub fn check_derive_references(
     let mut notes = Vec::new();
     if !dropped.is_empty() {
         notes.push(format!(
-            "note: left out: {} entries {server_id} gave resolve to other symbols named `{macro_name}` — the derive macro `{macro_name}` (`#[proc_macro_derive({macro_name})] fn {macro_fn_name}`) is used only in `use` paths and `#[derive(…)]` attributes, and {server_id}'s own `definition` at each of these leads elsewhere (a type the derive is applied to, a same-named trait): {}",
-            dropped.len(),
+            "note: left out: {} {server_id} gave {} to other symbols named `{macro_name}` — the derive macro `{macro_name}` (`#[proc_macro_derive({macro_name})] fn {macro_fn_name}`) is used only in `use` paths and `#[derive(…)]` attributes, and {server_id}'s own `definition` at each of these leads elsewhere (a type the derive is applied to, a same-named trait): {}",
+            crate::render::plural(dropped.len(), "entry"),
+            crate::render::one_or_many(dropped.len(), "resolves", "resolve"),
             named(&dropped)
         ));
     }
     if !not_a_derive_position.is_empty() {
         notes.push(format!(
-            "note: left out: {} entries {server_id} gave are neither a `use` nor a `#[derive(…)]` item, the only places a derive macro is named (a type or expression position: another symbol named `{macro_name}`, though {server_id}'s `definition` there named the macro or nothing): {}",
-            not_a_derive_position.len(),
+            "note: left out: {} {server_id} gave {} neither a `use` nor a `#[derive(…)]` item, the only places a derive macro is named (a type or expression position: another symbol named `{macro_name}`, though {server_id}'s `definition` there named the macro or nothing): {}",
+            crate::render::plural(not_a_derive_position.len(), "entry"),
+            crate::render::one_or_many(not_a_derive_position.len(), "is", "are"),
             named(&not_a_derive_position)
         ));
     }

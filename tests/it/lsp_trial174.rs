@@ -44,3 +44,29 @@ fn renaming_an_abstract_method_left_implemented_by_the_old_name_says_its_classes
         support::python_prints(dir.path(), "import spec\ntry:\n    spec.Specifier()\nexcept TypeError as error:\n    print('TypeError')\n");
     assert_eq!(after, "TypeError");
 }
+
+/// Recheck51 N1: the abstract method with `@typing.overload` stubs before it (packaging's
+/// `BaseSpecifier.filter`): the stubs' decorators were read, not the `@abc.abstractmethod` of the
+/// definition, and the old "no checker reports it" came back.
+const OVERLOADED: &str = "import abc\nimport typing\n\n\nclass BaseSpecifier(metaclass=abc.ABCMeta):\n    @typing.overload\n    def filter(self, items: list[int]) -> list[int]: ...\n    @typing.overload\n    def filter(self, items: list[str]) -> list[str]: ...\n    @abc.abstractmethod\n    def filter(self, items):\n        \"\"\"Keep the items in it.\"\"\"\n\n\nclass Specifier(BaseSpecifier):\n    def filter(self, items):\n        return [item for item in items if item]\n";
+
+#[test]
+fn renaming_an_overloaded_abstract_method_says_its_implementations_classes_become_abstract() {
+    let test = "lsp_trial174::renaming_an_overloaded_abstract_method_says_its_implementations_classes_become_abstract";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"spec\"\nversion = \"0.1.0\"\n"), ("spec.py", OVERLOADED)]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "spec.py", "line": 11, "symbol": "filter", "new_name": "keep"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("the renamed `filter` is an `@abstractmethod`, so the classes that implemented it become abstract"), "{text}");
+    assert!(!text.contains("no checker reports it"), "{text}");
+    let edit_id =
+        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
+    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let after =
+        support::python_prints(dir.path(), "import spec\ntry:\n    spec.Specifier()\nexcept TypeError as error:\n    print('TypeError')\n");
+    assert_eq!(after, "TypeError");
+}
