@@ -257,6 +257,17 @@ pub(crate) fn file_findings(
                 existing.line,
                 merged.text(old_name, binding, true)
             )
+        } else if existing.what.starts_with("parameter ")
+            && ["assignment ", "for target ", "with target ", "except target "].iter().any(|kind| renamed.what.starts_with(kind))
+        {
+            // A local renamed onto a parameter of its function: one variable, nothing lost
+            // (recheck51 N3: humanize's `now = now or _now()` renamed onto `when` read as "line
+            // 265 is lost; reportRedeclaration", while pyright and the 908 tests saw no change).
+            let binding = renamed.what.rsplit_once(' ').map_or("assignment", |(kind, _)| kind);
+            format!(
+                "the renamed local and the parameter become one variable: the {binding} at line {} now rebinds the parameter, so a read of `{new_name}` after it reads the value bound there, not the argument (by position; branches not followed) — check the parameter's reads after line {}",
+                renamed.line, renamed.line
+            )
         } else if existing.start < renamed.start {
             format!(
                 "the later definition replaces the earlier one at run time (line {} is lost; pyright: reportRedeclaration)",
@@ -268,7 +279,13 @@ pub(crate) fn file_findings(
                 + ") replaces the renamed one at run time, so every renamed use reaches the other symbol (pyright: reportRedeclaration)"
         };
         let refuses = local_binding && merged.surely_changes_a_read();
-        let breaks = rust || (!local_binding && (renamed.python_definition || existing.python_definition));
+        // Python: two parameters of one name, or a `def`/`class` on either side; a local and a
+        // parameter become one variable instead (recheck51 N3: humanize's `now = now or _now()`
+        // renamed onto the parameter `when` is safe — not staged).
+        let def_or_class = |definition: &Definition| definition.what.starts_with("def ") || definition.what.starts_with("class ");
+        let breaks = rust
+            || (renamed.what.starts_with("parameter ") && existing.what.starts_with("parameter "))
+            || (!local_binding && (def_or_class(renamed) || def_or_class(existing)));
         // The next step: a merge that changes no read stands as it is (review50 M9).
         let next_step = if !local_binding || refuses {
             "pick another name, or rename that one first"
@@ -1003,6 +1020,28 @@ mod tests {
         let renamed_text = crate::lsp::rename_coverage::text_with_word_renamed(source, old, new);
         let renamed = crate::lsp::rename_taken_names::renamed_offsets(source, &renamed_text, old, new);
         file_findings(Path::new("a.py"), &renamed_text, &renamed, old, new).expect("parsed")
+    }
+
+    #[test]
+    fn only_a_duplicate_def_class_or_parameter_breaks_and_stages_the_rename() {
+        // trial176 M6 (staged), recheck51 N3 (humanize's `now = now or _now()` renamed onto the
+        // parameter `when`: one variable, safe — not staged).
+        let local_onto_parameter = "def delta(value, when=None):\n    now = when or 0\n    return value - now\n";
+        let found = renamed_findings(local_onto_parameter, "now", "when");
+        assert!(found.iter().all(|finding| !finding.breaks), "{found:?}");
+        assert!(
+            found.len() == 1
+                && found[0].text.contains(
+                    "the renamed local and the parameter become one variable: the assignment at line 2 now rebinds the parameter"
+                ),
+            "{found:?}"
+        );
+        let def_onto_def = "def first():\n    return 1\n\n\ndef second():\n    return 2\n";
+        let found = renamed_findings(def_onto_def, "first", "second");
+        assert!(found.len() == 1 && found[0].breaks, "{found:?}");
+        let parameter_onto_parameter = "def pair(left, right):\n    return left, right\n";
+        let found = renamed_findings(parameter_onto_parameter, "left", "right");
+        assert!(!found.is_empty() && found.iter().all(|finding| finding.breaks), "{found:?}");
     }
 
     #[test]
