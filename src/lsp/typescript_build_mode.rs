@@ -341,9 +341,20 @@ impl BuildMirror {
                 Placed::Copy { .. } => {
                     let source = workspace_root.join(&relative);
                     let reader = crate::files::WorkspaceReader::open(&workspace_root).map_err(|err| err.message.clone())?;
-                    let bytes = reader.read(&source).or_else(|_| std::fs::read(&source).map_err(|err| err.to_string())).map_err(|err| {
-                        format!("cannot copy {} into the build mirror: {err}", crate::render::display_path(&workspace_root, &source))
-                    })?;
+                    // A symlinked file is read at its real path, which must lie beneath the
+                    // workspace too: every read of this layer stays beneath the root.
+                    let bytes = reader
+                        .read(&source)
+                        .or_else(|err| {
+                            let real = std::fs::canonicalize(&source).map_err(|_| err.message.clone())?;
+                            if !real.starts_with(&self.canonical_workspace_root) {
+                                return Err("it is a link to a file outside the workspace, which the mirror does not copy".to_owned());
+                            }
+                            reader.read(&real).map_err(|err| err.message.clone())
+                        })
+                        .map_err(|err| {
+                            format!("cannot copy {} into the build mirror: {err}", crate::render::display_path(&workspace_root, &source))
+                        })?;
                     std::fs::write(&target, bytes)
                         .map_err(|err| format!("cannot write {} in the build mirror: {err}", target.display()))?;
                 }
