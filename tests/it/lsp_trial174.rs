@@ -37,12 +37,7 @@ fn renaming_an_abstract_method_left_implemented_by_the_old_name_says_its_classes
         "{text}"
     );
     // Ground truth: written as is, `Specifier()` raises TypeError.
-    let edit_id =
-        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
-    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    let after =
-        support::python_prints(dir.path(), "import spec\ntry:\n    spec.Specifier()\nexcept TypeError as error:\n    print('TypeError')\n");
-    assert_eq!(after, "TypeError");
+    assert_eq!(accepted_then_instantiated(&run, &result, dir.path()), "TypeError", "{text}");
 }
 
 /// Recheck51 N1: the abstract method with `@typing.overload` stubs before it (packaging's
@@ -63,10 +58,18 @@ fn renaming_an_overloaded_abstract_method_says_its_implementations_classes_becom
     assert!(!result.is_error, "{text}");
     assert!(text.contains("the renamed `filter` is an `@abstractmethod`, so the classes that implemented it become abstract"), "{text}");
     assert!(!text.contains("no checker reports it"), "{text}");
-    let edit_id =
-        result.structured_content.as_ref().and_then(|content| content["edit_id"].as_str()).unwrap_or_else(|| panic!("{text}")).to_owned();
-    support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    let after =
-        support::python_prints(dir.path(), "import spec\ntry:\n    spec.Specifier()\nexcept TypeError as error:\n    print('TypeError')\n");
-    assert_eq!(after, "TypeError");
+    assert_eq!(accepted_then_instantiated(&run, &result, dir.path()), "TypeError", "{text}");
+}
+
+/// The staged rename of `result` accepted as is, then what instantiating `spec.Specifier()`
+/// prints: `TypeError` when the class became abstract.
+fn accepted_then_instantiated(run: &runbound::Run, result: &runbound::ToolResult, dir: &std::path::Path) -> String {
+    let edit_id = result
+        .structured_content
+        .as_ref()
+        .and_then(|content| content["edit_id"].as_str())
+        .unwrap_or_else(|| panic!("{}", result.joined_text()))
+        .to_owned();
+    support::call_ok(run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    support::python_prints(dir, "import spec\ntry:\n    spec.Specifier()\nexcept TypeError as error:\n    print('TypeError')\n")
 }
