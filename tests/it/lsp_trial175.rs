@@ -18,8 +18,11 @@ const WORKSPACE_MANIFEST: &str = "[workspace]\nmembers = [\"p\", \"l\"]\nresolve
 
 const MACRO_MANIFEST: &str = "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nproc-macro = true\n";
 
-/// `#[derive(Hello)]`: `impl NAME { pub fn hello() -> &'static str { "hi" } }`, read without syn.
-const MACRO: &str = "use proc_macro::{TokenStream, TokenTree};
+/// The proc-macro crates' first lines: their imports and `type_name`, the name of the type a
+/// derive is applied to, read without syn (a literal, for `concat!`).
+macro_rules! type_name_source {
+    () => {
+        "use proc_macro::{TokenStream, TokenTree};
 
 fn type_name(input: TokenStream) -> String {
     let mut after_struct = false;
@@ -33,13 +36,21 @@ fn type_name(input: TokenStream) -> String {
     }
     String::new()
 }
+"
+    };
+}
 
+/// `#[derive(Hello)]`: `impl NAME { pub fn hello() -> &'static str { "hi" } }`, read without syn.
+const MACRO: &str = concat!(
+    type_name_source!(),
+    "
 #[proc_macro_derive(Hello)]
 pub fn derive_hello(input: TokenStream) -> TokenStream {
     let name = type_name(input);
     format!(\"impl {name} {{ pub fn hello() -> &'static str {{ \\\"hi\\\" }} }}\").parse().unwrap()
 }
-";
+"
+);
 
 const LIBRARY_MANIFEST: &str =
     "[package]\nname = \"l\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\np = { version = \"0.1.0\", path = \"../p\" }\n";
@@ -185,27 +196,16 @@ fn call_hierarchy_at_a_proc_macro_entry_point_says_what_it_is_without_the_typesc
 
 /// F1's proc-macro crate: `#[derive(Error)]` adds `impl NAME { pub fn describe() }`, `Display`
 /// (the type's name) and `std::error::Error`, as thiserror's derive does.
-const ERROR_MACRO: &str = "use proc_macro::{TokenStream, TokenTree};
-
-fn type_name(input: TokenStream) -> String {
-    let mut after_struct = false;
-    for token in input {
-        if let TokenTree::Ident(ident) = token {
-            if after_struct {
-                return ident.to_string();
-            }
-            after_struct = ident.to_string() == \"struct\";
-        }
-    }
-    String::new()
-}
-
+const ERROR_MACRO: &str = concat!(
+    type_name_source!(),
+    "
 #[proc_macro_derive(Error, attributes(error))]
 pub fn derive_error(input: TokenStream) -> TokenStream {
     let name = type_name(input);
     format!(\"impl {name} {{ pub fn describe() -> &'static str {{ \\\"{name}\\\" }} }} impl ::core::fmt::Display for {name} {{ fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {{ f.write_str(\\\"{name}\\\") }} }} impl ::std::error::Error for {name} {{}}\").parse().unwrap()
 }
-";
+"
+);
 
 /// The dependent crate re-exports the derive, as `thiserror` re-exports `thiserror_impl::*`.
 const ERROR_LIBRARY: &str = "pub use p::*;\n";
