@@ -91,18 +91,7 @@ fn windows_check(dir: &std::path::Path) -> (bool, String) {
 #[test]
 fn a_field_renamed_with_uses_behind_an_off_cfg_is_staged_with_those_lines_listed() {
     let test = "lsp_trial167_cfg_twins::a_field_renamed_with_uses_behind_an_off_cfg_is_staged_with_those_lines_listed";
-    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
-        return;
-    }
-    if !cfg!(target_os = "linux") {
-        eprintln!("{test}: skipped, the fixture's gates are read against a Linux host");
-        return;
-    }
-    let dir = support::workspace_with(&[
-        ("Cargo.toml", "[package]\nname = \"entries\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
-        ("src/lib.rs", ENTRY),
-    ]);
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let Some((dir, run)) = entries_crate(test, ENTRY) else { return };
     let text = support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 5, "symbol": "follow", "new_name": "followed"}));
     assert!(
         text.starts_with(
@@ -227,18 +216,7 @@ impl DirEntry {
 #[test]
 fn shorthand_fields_get_their_own_edit_and_a_shadowed_parameter_is_not_read_as_another_type() {
     let test = "lsp_trial167_cfg_twins::shorthand_fields_get_their_own_edit_and_a_shadowed_parameter_is_not_read_as_another_type";
-    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
-        return;
-    }
-    if !cfg!(target_os = "linux") {
-        eprintln!("{test}: skipped, the fixture's gates are read against a Linux host");
-        return;
-    }
-    let dir = support::workspace_with(&[
-        ("Cargo.toml", "[package]\nname = \"entries\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
-        ("src/lib.rs", SHORTHANDS),
-    ]);
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let Some((dir, run)) = entries_crate(test, SHORTHANDS) else { return };
     let text =
         support::call_ok(&run, "lsp_rename", json!({"file": "src/lib.rs", "line": 6, "symbol": "follow_link", "new_name": "follow"}));
     let edit = "write `follow: follow_link` for the shorthand `follow_link`";
@@ -296,4 +274,23 @@ fn shorthand_fields_get_their_own_edit_and_a_shadowed_parameter_is_not_read_as_a
     edit_lines(&[(29, "follow".to_owned())]);
     let (compiled, stderr) = windows_check(dir.path());
     assert!(compiled, "{stderr}");
+}
+
+/// The crate `entries` with `lib_source` as its src/lib.rs and a run that may write; `None`
+/// (said) without rust-analyzer or cargo, or off Linux (the fixtures' gates are read against a
+/// Linux host).
+fn entries_crate(test: &str, lib_source: &str) -> Option<(tempfile::TempDir, runbound::Run)> {
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return None;
+    }
+    if !cfg!(target_os = "linux") {
+        eprintln!("{test}: skipped, the fixture's gates are read against a Linux host");
+        return None;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"entries\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", lib_source),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    Some((dir, run))
 }
