@@ -1562,7 +1562,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let staged_because = staged_because.or_else(|| {
         (!args.preview && !coverage.keyword_arguments_left.is_empty()).then(|| {
             format!(
-                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the parameter — a `**kwargs` swallows them silently or the call raises TypeError at run time, and a checker that resolves no definition there may report nothing; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches this function (ast_edit with the rule {}{}), or discard",
+                "NOT written: this rename leaves {} `{}=` in calls {} gives no definition for (see the WARNING below): after it they no longer reach the renamed parameter or field — a `**kwargs` swallows them silently or the call raises TypeError at run time, and a checker that resolves no definition there may report nothing; it is staged instead — `resolve` accept and then rename those keywords to `{}=` where the call reaches it (ast_edit with the rule {}{}), or discard",
                 crate::render::plural(coverage.keyword_arguments_left.len(), "keyword argument"),
                 resolved.cursor_identifier,
                 server.id(),

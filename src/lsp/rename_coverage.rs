@@ -4702,79 +4702,103 @@ pub fn complete_rename(
     // `Field.__init__`, 20 `fields.List(…, allow_none=True)` left, 32 tests failed, no error).
     let mut keyword_argument_callees: Vec<String> = Vec::new();
     let mut keyword_argument_class_calls: Vec<(String, String)> = Vec::new();
-    let keyword_arguments_left: Vec<String> =
-        if let Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { function, callables }) = python_symbol() {
-            // A constructor's parameter reaches calls of any subclass (`fields.List(…)` for
-            // `Field.__init__`); any other function's only calls spelled by its name
-            // (`obj.method(old=…)`): `self.msg.format(validator=…)` is no call of a test
-            // method's parameter `validator` (review of the change: attrs' `TestOptional`).
-            let constructor = matches!(function.as_str(), "__init__" | "__new__");
-            // Each file's `old=` keyword arguments with their callees, and its syntax tree, parsed once.
-            let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
-            let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
-            let mut left: Vec<String> = Vec::new();
-            for (hit, target) in &elsewhere {
-                if target.is_some() || !path_is_python(&hit.path) {
-                    continue;
-                }
-                let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
-                    let text = reader.read_to_string(&hit.path).unwrap_or_default();
-                    crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
+    // A field of a class whose generated constructor takes it as a keyword (a dataclass, an attrs
+    // class: recheck51 N2) is such a parameter too: `cls(old=…)` in a classmethod, and
+    // `self.__class__(old=…)`, get no definition from pyright and keep the old keyword.
+    let keyword_target: Option<(bool, bool, Vec<String>)> = match python_symbol() {
+        Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { function, callables }) => {
+            Some((matches!(function.as_str(), "__init__" | "__new__"), false, callables))
+        }
+        Some(crate::lsp::python_doctests::RenamedPythonSymbol::Member { constructor_class: Some(class) }) => {
+            Some((true, true, vec![class]))
+        }
+        _ => None,
+    };
+    let renamed_is_generated_constructor_field = keyword_target.as_ref().is_some_and(|(_, field, _)| *field);
+    let keyword_arguments_left: Vec<String> = if let Some((constructor, field, callables)) = keyword_target {
+        // A constructor's parameter reaches calls of any subclass (`fields.List(…)` for
+        // `Field.__init__`); any other function's only calls spelled by its name
+        // (`obj.method(old=…)`): `self.msg.format(validator=…)` is no call of a test
+        // method's parameter `validator` (review of the change: attrs' `TestOptional`).
+        // A generated constructor's field: calls through the class of `self` inside its
+        // class or a direct subclass, and calls spelled by its class's name (a subclass's
+        // generated constructor gets a definition from the server).
+        // Each file's `old=` keyword arguments with their callees, and its syntax tree, parsed once.
+        let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
+        let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+        let mut left: Vec<String> = Vec::new();
+        for (hit, target) in &elsewhere {
+            if target.is_some() || !path_is_python(&hit.path) {
+                continue;
+            }
+            let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
+                let text = reader.read_to_string(&hit.path).unwrap_or_default();
+                crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
+            });
+            let Some((_, _, callee)) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) else {
+                continue;
+            };
+            let Some(callee_text) = callee.as_deref() else { continue };
+            let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
+            let mut class_call: Option<String> = None;
+            let reaches = if callables.iter().any(|callable| callable == last) {
+                true
+            } else if !constructor {
+                // Any other function's parameter: only calls spelled by its name
+                // (`obj.method(old=…)`); `self.msg.format(validator=…)` is no call of a test
+                // method's parameter `validator` (attrs' `TestOptional`).
+                false
+            } else if matches!(callee_text, "self.__class__" | "cls" | "type(self)" | "super().__init__" | "super().__new__") {
+                // The class around the call, or its base for `super()`: the renamed class or
+                // a direct subclass of it (trial174 F1: packaging's `SpecifierSet.__replace__`
+                // calls `self.__class__(prereleases=…)`, which reaches `SpecifierSet`, not the
+                // renamed `Specifier.__init__`).
+                let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
+                    let text = reader.read_to_string(&hit.path).ok()?;
+                    crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
                 });
-                let Some((_, _, callee)) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) else {
-                    continue;
-                };
-                let Some(callee_text) = callee.as_deref() else { continue };
-                let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
-                let mut class_call: Option<String> = None;
-                let reaches = if callables.iter().any(|callable| callable == last) {
-                    true
-                } else if !constructor {
-                    // Any other function's parameter: only calls spelled by its name
-                    // (`obj.method(old=…)`); `self.msg.format(validator=…)` is no call of a test
-                    // method's parameter `validator` (attrs' `TestOptional`).
-                    false
-                } else if matches!(callee_text, "self.__class__" | "cls" | "type(self)" | "super().__init__" | "super().__new__") {
-                    // The class around the call, or its base for `super()`: the renamed class or
-                    // a direct subclass of it (trial174 F1: packaging's `SpecifierSet.__replace__`
-                    // calls `self.__class__(prereleases=…)`, which reaches `SpecifierSet`, not the
-                    // renamed `Specifier.__init__`).
-                    let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
-                        let text = reader.read_to_string(&hit.path).ok()?;
-                        crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
-                    });
-                    let around = source.as_ref().and_then(|source| source.python_class_enclosing(hit.line)).filter(|class| {
-                        let base_named = |base: &crate::lsp::syntax::PythonBaseClass| {
-                            let base = base.text.split('[').next().unwrap_or("").rsplit('.').next().unwrap_or("").trim();
-                            callables.iter().any(|callable| callable == base)
-                        };
-                        (!callee_text.starts_with("super()") && callables.contains(&class.name)) || class.bases.iter().any(base_named)
-                    });
-                    class_call = around.map(|class| class.name);
-                    class_call.is_some()
-                } else {
-                    // A constructor's parameter reaches calls of any subclass (`fields.List(…)`
-                    // for `Field.__init__`, trial154 F1), spelled as classes are; a lower-case
-                    // function's keywords (hypothesis' `@given(prereleases=…)`) are its own.
-                    last.starts_with(|first: char| first.is_uppercase())
-                };
-                if reaches {
-                    left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
-                    if let Some(class) = class_call {
-                        let call = (callee_text.to_owned(), class);
-                        if !keyword_argument_class_calls.contains(&call) {
-                            keyword_argument_class_calls.push(call);
-                        }
-                    } else if !keyword_argument_callees.iter().any(|known| known == callee_text) {
-                        keyword_argument_callees.push(callee_text.to_owned());
+                let around = source.as_ref().and_then(|source| source.python_class_enclosing(hit.line)).filter(|class| {
+                    let base_named = |base: &crate::lsp::syntax::PythonBaseClass| {
+                        let base = base.text.split('[').next().unwrap_or("").rsplit('.').next().unwrap_or("").trim();
+                        callables.iter().any(|callable| callable == base)
+                    };
+                    (!callee_text.starts_with("super()") && callables.contains(&class.name)) || class.bases.iter().any(base_named)
+                });
+                class_call = around.map(|class| class.name);
+                class_call.is_some()
+            } else {
+                // A constructor's parameter reaches calls of any subclass (`fields.List(…)`
+                // for `Field.__init__`, trial154 F1), spelled as classes are; a lower-case
+                // function's keywords (hypothesis' `@given(prereleases=…)`) are its own.
+                !field && last.starts_with(|first: char| first.is_uppercase())
+            };
+            if reaches {
+                left.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                if let Some(class) = class_call {
+                    let call = (callee_text.to_owned(), class);
+                    if !keyword_argument_class_calls.contains(&call) {
+                        keyword_argument_class_calls.push(call);
                     }
+                } else if !keyword_argument_callees.iter().any(|known| known == callee_text) {
+                    keyword_argument_callees.push(callee_text.to_owned());
                 }
             }
-            left
-        } else {
-            Vec::new()
-        };
-    if !keyword_arguments_left.is_empty() {
+        }
+        left
+    } else {
+        Vec::new()
+    };
+    if !keyword_arguments_left.is_empty() && renamed_is_generated_constructor_field {
+        const NAMED: usize = 10;
+        warnings.push(format!(
+            "WARNING: {} `{old_name}=` in calls through the class of `self` ({}{}) {} left unrenamed where {} gives no definition: inside the class whose generated constructor takes the renamed field as a keyword (or a subclass of it), `cls(…)`, `self.__class__(…)` and `type(self)(…)` call that constructor, which after this rename takes `{new_name}=` — each such call raises TypeError at run time; rename each to `{new_name}=` (listed first below)",
+            crate::render::plural(keyword_arguments_left.len(), "keyword argument"),
+            keyword_arguments_left.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", "),
+            if keyword_arguments_left.len() > NAMED { format!(" and {} more", keyword_arguments_left.len() - NAMED) } else { String::new() },
+            crate::render::one_or_many(keyword_arguments_left.len(), "is", "are"),
+            server.id(),
+        ));
+    } else if !keyword_arguments_left.is_empty() {
         const NAMED: usize = 10;
         warnings.push(format!(
             "WARNING: {} `{old_name}=` in calls {} left unrenamed where {} gives no definition ({}{}): a call of a subclass whose `__init__` takes `**kwargs` and passes them on to the renamed parameter's function, or of a class held in a variable — after this rename the keyword no longer reaches `{new_name}`: it goes silently into a `**kwargs` the function takes (and stops having its effect) or raises TypeError at run time, and a type checker that resolves no definition there may report nothing; rename each to `{new_name}=` where the call reaches this function (listed first below)",
