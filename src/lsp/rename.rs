@@ -1449,7 +1449,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         let blocking = &taken.blocking;
         (!args.preview && !blocking.is_empty()).then(|| {
             format!(
-                "NOT written: `{}` is already declared in the same scope as the renamed `{}` ({}; the WARNINGs below say where): written, the duplicate does not build (tsc, cargo check) or, in Python, one definition silently replaces the other; it is staged instead — `resolve` discard and pick another name (or rename that one first), or accept to write it as is",
+                "NOT written: `{}` is already declared in the same scope as the renamed `{}` ({}; the WARNINGs below say where): written, the duplicate does not build (tsc, cargo check) or, in Python, one definition silently replaces the other or a class body's use silently reads the other; it is staged instead — `resolve` discard and pick another name (or rename that one first), or accept to write it as is",
                 args.new_name,
                 resolved.cursor_identifier,
                 blocking.join(", "),

@@ -173,7 +173,7 @@ pub fn taken_name_findings(
         summary.push_str("; files it does not change are not read (a global of a script file, `export *` of two modules)");
     } else {
         summary.push_str(&format!(
-            "; Rust/Python: only definitions are compared (module, impl, class, struct fields, generic parameters; a Python function's parameters and locals — assignments, `for`/`with`/`except` targets, `:=` — but not a comprehension's own targets or a nested function's), not uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
+            "; Rust/Python: only definitions are compared (module, impl, class, struct fields, generic parameters; a Python function's parameters and locals — assignments, `for`/`with`/`except` targets, `:=` — but not a comprehension's own targets or a nested function's), and Python reads of `{new_name}` in a class body that the class's own earlier definition of it takes; not other uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
         ));
     }
     if !unparsed.is_empty() {

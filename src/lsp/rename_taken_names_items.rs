@@ -303,7 +303,73 @@ pub(crate) fn file_findings(
             breaks,
         });
     }
+    found.extend(python_class_body_captures(&definitions, &python_reads, old_name, new_name));
     Some(found)
+}
+
+/// Python: reads of the new name in a class body (a class-level statement, a method's
+/// decorator) whose nearest earlier definition of the name in that body is on the other side
+/// of the rename — a renamed use now reading a member the class already defines, or a use that
+/// was there now reading the renamed member. A class body reads its own earlier definitions
+/// first, so the decorator or call silently gets the other symbol, and no checker reports it
+/// when the types agree (trial177 F2: marshmallow's `validates_schema` renamed to
+/// `validate_schema`, which test schemas define as a method before decorating the next one with
+/// `@validate_schema(…)`: "no other definition … in the same scope", 4 tests failed, pyright
+/// clean). One finding per definition, naming the reads; staged (`breaks`).
+fn python_class_body_captures(definitions: &[Definition], reads: &[PythonRead], old_name: &str, new_name: &str) -> Vec<ItemFinding> {
+    // (the capturing definition's index, the lines of the reads it captures, whether they are renamed uses)
+    let mut captures: Vec<(usize, Vec<usize>, bool)> = Vec::new();
+    for read in reads {
+        let Some(scope) = &read.class_body_scope else { continue };
+        let nearest = definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, definition)| definition.scope == *scope && definition.start < read.start)
+            .max_by_key(|(_, definition)| definition.start);
+        let Some((index, definition)) = nearest else { continue };
+        if definition.renamed == read.renamed {
+            continue;
+        }
+        match captures.iter_mut().find(|(known, _, _)| *known == index) {
+            Some((_, lines, _)) => {
+                if !lines.contains(&read.line) {
+                    lines.push(read.line);
+                }
+            }
+            None => captures.push((index, vec![read.line], read.renamed)),
+        }
+    }
+    captures
+        .into_iter()
+        .map(|(index, mut lines, renamed_reads)| {
+            lines.sort_unstable();
+            let definition = &definitions[index];
+            let text = if renamed_reads {
+                format!(
+                    "{}: the renamed use{} of `{old_name}` at {} {} `{new_name}` in a class body that already defines `{new_name}` at line {} (`{}`): a class body reads its own earlier definition first, so {} now {} that member, not the renamed symbol (a decorator then wraps with the member, a class-level call calls it) — no checker reports it when the types agree; pick another name, or rename that member first",
+                    lines[0],
+                    if lines.len() == 1 { "" } else { "s" },
+                    line_list(lines.iter().copied()),
+                    if lines.len() == 1 { "becomes" } else { "become" },
+                    definition.line,
+                    definition.what,
+                    if lines.len() == 1 { "it" } else { "they" },
+                    if lines.len() == 1 { "gets" } else { "get" },
+                )
+            } else {
+                format!(
+                    "{}: the renamed `{old_name}` becomes `{}` at line {}, in a class body that reads `{new_name}` after it at {} (another symbol until now: a module-level name, a builtin): a class body reads its own earlier definition first, so {} now {} the renamed member — no checker reports it when the types agree; pick another name",
+                    definition.line,
+                    definition.what,
+                    definition.line,
+                    line_list(lines.iter().copied()),
+                    if lines.len() == 1 { "that read" } else { "those reads" },
+                    if lines.len() == 1 { "gets" } else { "get" },
+                )
+            };
+            ItemFinding { text, refuses: false, breaks: true }
+        })
+        .collect()
 }
 
 /// The scope key of an item whose parent list is `list`: an inherent `impl`'s body is keyed by
@@ -584,6 +650,10 @@ struct PythonRead {
     /// The loops around it in that scope that bring bindings after it back to it: a `for`
     /// loop's body, a `while` loop's condition and body (not a `for` loop's iterable, read once).
     loops: Vec<ByteSpan>,
+    /// When the innermost scope around it is a class body (a class-level statement, a method's
+    /// decorator): that body's scope key (the key [`python_definition`] gives its definitions),
+    /// since a read there gets the class's own earlier definition of the name first.
+    class_body_scope: Option<String>,
 }
 
 /// When the Python `identifier` (spelled as the new name) reads a variable: not an attribute's
@@ -604,12 +674,16 @@ fn python_variable_read(identifier: tree_sitter::Node<'_>, text: &str, is_bindin
     let start = identifier.start_byte();
     let mut loops = Vec::new();
     let mut scope_body = None;
+    let mut class_body_scope = None;
     let mut node = identifier;
     while let Some(up) = node.parent() {
         let field_span = |field: &str| up.child_by_field_name(field).map(|part| (part.start_byte(), part.end_byte()));
         match up.kind() {
             "function_definition" | "lambda" | "class_definition" => {
                 scope_body = field_span("body");
+                if up.kind() == "class_definition" {
+                    class_body_scope = up.child_by_field_name("body").map(|body| body.id().to_string());
+                }
                 break;
             }
             "module" => break,
@@ -633,7 +707,7 @@ fn python_variable_read(identifier: tree_sitter::Node<'_>, text: &str, is_bindin
         }
         node = up;
     }
-    Some(PythonRead { start, line: identifier.start_position().row + 1, renamed, scope_body, loops })
+    Some(PythonRead { start, line: identifier.start_position().row + 1, renamed, scope_body, loops, class_body_scope })
 }
 
 /// Whether the Python target `pattern` (`x`, `a, (b, c)`, `[a, *b]`) binds `name`.
@@ -939,6 +1013,35 @@ mod tests {
         let found = findings("a.py", source, "name", "plugin_name");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `name` becomes `parameter plugin_name`, which line 2 already defines"), "{found:?}");
+    }
+
+    #[test]
+    fn a_renamed_use_in_a_class_body_that_defines_the_new_name_earlier_is_captured() {
+        // marshmallow 4.4.0 (trial177 F2): `validates_schema` → `validate_schema`, which a test
+        // schema defines as a method before decorating the next one with it.
+        let source = "from lib import validates_schema\n\n\nclass A:\n    def validate_schema(self):\n        return 1\n\n    @validates_schema\n    def other(self):\n        return 2\n\n    @validates_schema\n    def third(self):\n        return 3\n\n\nclass B:\n    @validates_schema\n    def first(self):\n        return 0\n\n    def validate_schema(self):\n        return 1\n\n\ndef f(self):\n    return validates_schema\n";
+        let new = crate::lsp::rename_coverage::text_with_word_renamed(source, "validates_schema", "validate_schema");
+        let renamed = crate::lsp::rename_taken_names::renamed_offsets(source, &new, "validates_schema", "validate_schema");
+        let found = file_findings(Path::new("t.py"), &new, &renamed, "validates_schema", "validate_schema").expect("parsed");
+        // Only class A's two decorators: class B's decorator comes before its method, and a
+        // function body does not read class-level names.
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].breaks, "{found:?}");
+        assert!(
+            found[0].text.starts_with("8: the renamed uses of `validates_schema` at lines 8 and 12 become `validate_schema` in a class body that already defines `validate_schema` at line 5 (`def validate_schema`)"),
+            "{found:?}"
+        );
+        // The other way: a method renamed onto a name the class body reads after it (a
+        // module-level decorator).
+        let source = "from lib import deco\n\n\nclass A:\n    def check(self):\n        return 1\n\n    @deco\n    def other(self):\n        return 2\n";
+        let found = findings("t.py", source, "check", "deco");
+        assert!(
+            found.iter().any(|text| text
+                .starts_with("5: the renamed `check` becomes `def deco` at line 5, in a class body that reads `deco` after it at line 8")),
+            "{found:?}"
+        );
+        // A name no class body reads: nothing.
+        assert!(findings("t.py", source, "check", "verify").is_empty());
     }
 
     #[test]
