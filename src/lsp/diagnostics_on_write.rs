@@ -7392,6 +7392,21 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     if hidden_behind_new_errors {
                         ledger.keep_hidden(&scope, &file.path, &hidden);
                     }
+                    // pyright, in the written file: an error gone from an unchanged line after a
+                    // new error of this write may only have stopped being checked — what a call
+                    // that now fails returns is `Unknown`, and pyright reports nothing on its
+                    // later uses (trial177 M1: a typo'd keyword in `s.dump(user, mny=True)` made
+                    // the 9 errors on the next 3 lines read "resolved by this write (9)").
+                    let (resolved, hidden_after_new_error) = crate::lsp::write_ledger_rules::split_unchecked_after_new_error(
+                        server_id,
+                        file.role == CheckedRole::Written,
+                        resolved,
+                        &diff.new,
+                        line_map,
+                    );
+                    if !hidden_after_new_error.is_empty() {
+                        ledger.keep_hidden(&scope, &file.path, &hidden_after_new_error);
+                    }
                     // Errors that show in a file the write did not change, next to errors it
                     // resolved there, may only have been hidden by those (trial27a F1): listed
                     // apart, not counted or remembered as introduced.
@@ -7531,6 +7546,19 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         };
                         lines.push(format!("{display}: {heading} ({}, {reported_by}):", count_text(shown, resolved.len())));
                         lines.extend(shown_list(&resolved, &display));
+                    }
+                    if let Some(first_new_error) = hidden_after_new_error
+                        .first()
+                        .and_then(|_| diff.new.iter().filter(|record| record.severity == Severity::Error).map(|record| record.line).min())
+                    {
+                        lines.push(format!(
+                            "{display}: {} after this write's new error at line {first_new_error} {} no longer reported, but not counted as resolved: {reported_by} types what the failing expression there produces as `Unknown` and reports nothing on what uses it, so {} may show again once that error is fixed ({}):",
+                            crate::render::plural(hidden_after_new_error.len(), "earlier error"),
+                            crate::render::one_or_many(hidden_after_new_error.len(), "is", "are"),
+                            crate::render::one_or_many(hidden_after_new_error.len(), "it", "they"),
+                            count_text(hidden_after_new_error.len().min(cap), hidden_after_new_error.len())
+                        ));
+                        lines.extend(shown_list(&hidden_after_new_error, &display));
                     }
                     if !hidden.is_empty() {
                         let (noun, verb) = if hidden.len() == 1 { ("diagnostic", "is") } else { ("diagnostics", "are") };

@@ -318,6 +318,32 @@ pub(crate) fn split_hidden_behind_new_errors(
     })
 }
 
+/// For pyright and basedpyright (`server_id`), in a written file (`written`): splits `resolved`
+/// (errors gone from it, not behind a new error on their own line) into those resolved and those
+/// on an unchanged line after the first new error of the write (`new`; old lines mapped through
+/// `line_map`). pyright types what a failing call returns as `Unknown` and reports nothing on
+/// what uses it, so an error there may only have stopped being checked (trial177 M1:
+/// marshmallow's `data = s.dump(user, mny=True)` made the 9 errors on the next 3 lines read
+/// "resolved by this write (9)"). Other servers, and files the write did not change (which the
+/// caller handles as possibly masked), keep every record resolved. Returns (resolved, not
+/// counted as resolved).
+pub(crate) fn split_unchecked_after_new_error(
+    server_id: &str,
+    written: bool,
+    resolved: Vec<DiagnosticRecord>,
+    new: &[DiagnosticRecord],
+    line_map: &crate::lsp::diagnostics_on_write::LineMap,
+) -> (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) {
+    let first_new_error = new.iter().filter(|record| record.severity == Severity::Error).map(|record| record.line).min();
+    let Some(first_new_error) = first_new_error.filter(|_| written && matches!(server_id, "pyright" | "basedpyright")) else {
+        return (resolved, Vec::new());
+    };
+    resolved.into_iter().partition(|record| {
+        let (line, unchanged) = line_map.map(record.line);
+        record.severity != Severity::Error || !unchanged || line <= first_new_error
+    })
+}
+
 /// Whether the line of `record` (read from its file now, beneath `workspace_root`: a file the
 /// write did not change) names one of `names` as a word; `true` when `names` is empty (unknown:
 /// every line counts) or the line cannot be read.
