@@ -78,6 +78,7 @@ pub(crate) mod pyright_scope;
 pub(crate) mod pytest_doctest_files;
 pub(crate) mod python_doctests;
 pub(crate) mod python_stub_bindings;
+pub(crate) mod python_typed_dict_keys;
 pub(crate) mod rename;
 pub(crate) mod rename_across_roots;
 pub(crate) mod rename_asserted_literal_keys;

@@ -1576,6 +1576,33 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             )
         })
     });
+    // Python: a constructor's parameter whose `old=` keywords reach it through a `TypedDict` key
+    // that subclasses unpack as `**kwargs` (trial177 F1): pyright resolves them to the key and
+    // its rename left them; written, each raises TypeError.
+    let staged_because = staged_because.or_else(|| {
+        let left = &coverage.typed_dict_keywords_left;
+        (!args.preview && !left.is_empty()).then(|| {
+            let keys: Vec<String> = left.iter().map(|key| format!("`{}.{}` ({}:{})", key.class, resolved.cursor_identifier, key.file, key.line)).collect();
+            let calls: Vec<String> = left
+                .iter()
+                .map(|key| {
+                    format!(
+                        "lsp_rename {{\"file\":\"{}\",\"line\":{},\"symbol\":\"{}\",\"new_name\":\"{}\"}}",
+                        key.file, key.line, resolved.cursor_identifier, args.new_name
+                    )
+                })
+                .collect();
+            format!(
+                "NOT written: this rename leaves {} `{}=` in calls that reach the renamed parameter through the TypedDict {} {} (see the WARNING below): {} resolves them to the key, so after this rename each such call raises TypeError at run time; it is staged instead — `resolve` accept and then rename the key too, which renames those keywords: {} — or discard",
+                crate::render::plural(left.iter().map(|key| key.uses.len()).sum(), "keyword argument"),
+                resolved.cursor_identifier,
+                crate::render::one_or_many(keys.len(), "key", "keys"),
+                keys.join(", "),
+                server.id(),
+                calls.join(", then "),
+            )
+        })
+    });
     // Python: a renamed test parameter that a class's or a `pytestmark`'s parametrize argnames
     // also sets (review50 M7): the item is shared with other tests and left, and pytest fails
     // to collect the renamed test.

@@ -881,6 +881,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // of the member broke it).
     if op == "references" {
         notes.extend(python_constructor_calls_note(supervisor, server, &path, &resolved));
+        notes.extend(python_typed_dict_keywords_note(supervisor, server, &path, &resolved, request_deadline));
         notes.extend(python_implicit_dunder_calls_note(supervisor, server, &path, &resolved));
         notes.extend(rust_implicit_calls_note(supervisor, &path, &resolved));
     }
@@ -3630,6 +3631,88 @@ pub(crate) fn python_constructor_calls_note(
         supervisor.display_path(path),
         class.name_line0 + 1,
     ))
+}
+
+/// For pyright and basedpyright, `references` at a parameter of a constructor (`__init__`,
+/// `__new__`): the `old=` keyword arguments the server lists as uses of a `TypedDict` key that
+/// subclasses of the class unpack as `**kwargs: Unpack[TD]` and pass on to it (trial177 F1:
+/// marshmallow's `Field.__init__(data_key=…)`, "18 references", the 10 `fields.Integer(data_key=…)`
+/// calls listed only under `_BaseFieldKwargs.data_key`), named with the key's place, one note
+/// per key. Empty when there are none, or for another server or symbol.
+fn python_typed_dict_keywords_note(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    deadline: Instant,
+) -> Vec<String> {
+    python_typed_dict_keywords_sentences(supervisor, server, path, resolved, deadline).unwrap_or_default()
+}
+
+/// [`python_typed_dict_keywords_note`], `None` for no sentence.
+fn python_typed_dict_keywords_sentences(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    deadline: Instant,
+) -> Option<Vec<String>> {
+    if !server.id().contains("pyright") || path.extension().is_none_or(|ext| ext != "py") {
+        return None;
+    }
+    let name = &resolved.cursor_identifier;
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let symbol = crate::lsp::python_doctests::renamed_python_symbol(&text, (resolved.line - 1) as usize, resolved.cursor_byte)?;
+    let crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { function, callables } = symbol else { return None };
+    if !matches!(function.as_str(), "__init__" | "__new__") {
+        return None;
+    }
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
+    let reader = crate::files::WorkspaceReader::open(supervisor.workspace_root()).ok()?;
+    let deadline = deadline.min(Instant::now() + Duration::from_secs(10));
+    let found = crate::lsp::python_typed_dict_keys::keywords_through_typed_dicts(
+        server,
+        &reader,
+        &grep.hits,
+        name,
+        &callables,
+        server.position_encoding(),
+        deadline,
+    );
+    let mut sentences: Vec<String> = Vec::new();
+    for (key, uses) in &found.keys {
+        const NAMED: usize = 20;
+        let places: Vec<String> =
+            uses.iter().take(NAMED).map(|(file, line0)| format!("{}:{}", supervisor.display_path(file), line0 + 1)).collect();
+        let unpacking: Vec<String> = key.unpacking_classes.iter().take(5).map(|class| format!("`{class}`")).collect();
+        sentences.push(format!(
+            "note: NOT in this answer: {} `{name}=` that {} this parameter through the TypedDict key `{}.{name}` ({}:{}), which {}{} {} as `**kwargs: Unpack[{}]` in `__init__` and {} on to it — {} lists {} as uses of that key, not of this parameter: {}{}; a rename of this parameter must rename that key too (lsp references at {}:{} symbol `{name}` lists the key's uses)",
+            crate::render::plural(uses.len(), "keyword argument"),
+            crate::render::one_or_many(uses.len(), "reaches", "reach"),
+            key.class,
+            supervisor.display_path(&key.path),
+            key.line0 + 1,
+            unpacking.join(", "),
+            if key.unpacking_classes.len() > unpacking.len() { format!(" and {} more", key.unpacking_classes.len() - unpacking.len()) } else { String::new() },
+            crate::render::one_or_many(key.unpacking_classes.len(), "unpacks it", "unpack it"),
+            key.class,
+            crate::render::one_or_many(key.unpacking_classes.len(), "passes them", "pass them"),
+            server.id(),
+            crate::render::one_or_many(uses.len(), "it", "them"),
+            places.join(", "),
+            if uses.len() > NAMED { format!(" and {} more", uses.len() - NAMED) } else { String::new() },
+            supervisor.display_path(&key.path),
+            key.line0 + 1,
+        ));
+    }
+    if found.not_asked > 0 {
+        sentences.push(format!(
+            "note: {} `{name}=` on calls of classes {} not checked for a TypedDict key that reaches this parameter (the time for this answer ran out): one may reach it through `**kwargs: Unpack[…]` unlisted — ask again",
+            crate::render::plural(found.not_asked, "keyword argument"),
+            crate::render::one_or_many(found.not_asked, "was", "were"),
+        ));
+    }
+    Some(sentences)
 }
 
 /// For pyright and basedpyright with an `include` / `exclude` in their configuration (read as

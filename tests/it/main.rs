@@ -123,6 +123,7 @@ mod lsp_trial173;
 mod lsp_trial174;
 mod lsp_trial175;
 mod lsp_trial176;
+mod lsp_trial177;
 mod lsp_trial177_class_scope;
 mod lsp_trial177_write_checks;
 mod lsp_trial18;
