@@ -3557,8 +3557,15 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         let diagnostics = match (after.get(&path), inactive) {
             (None, _) => FileDiagnostics::Unavailable(format!("{} gave no answer for it before the budget ran out", server.id())),
             (Some(Err(reason)), _) => FileDiagnostics::Unavailable(reason.clone()),
-            (Some(Ok(raw)), _) if role == CheckedRole::Written && gopls_found_no_package(raw) => {
+            (Some(Ok(raw)), _)
+                if role == CheckedRole::Written && gopls_found_no_package(raw) && go_file_excluded_here(server.workspace_root(), &path) =>
+            {
                 FileDiagnostics::NotBuilt(go_build_constraint_reason(server.id(), &path, server.root()))
+            }
+            // A file the current GOOS/GOARCH builds (trial178 F1: cobra's `command.go`, no
+            // constraint at all): gopls' view of the workspace is broken, nothing was checked.
+            (Some(Ok(raw)), _) if gopls_found_no_package(raw) => {
+                FileDiagnostics::Unavailable(gopls_lost_package_reason(server.id(), &supervisor.display_path(&path)))
             }
             (Some(Ok(_)), Some(WrittenCodeInactive::WholeFile(reason))) => FileDiagnostics::NotBuilt(reason),
             (Some(Ok(raw)), inactive) => {
@@ -5218,6 +5225,29 @@ fn distinct_attributes(gated: &[(u32, String)]) -> Vec<&str> {
         }
     }
     attributes
+}
+
+/// Whether the Go file `path` may be excluded from the build under the current GOOS/GOARCH and
+/// no tags ([`crate::lsp::go_unbuilt_users::excluded_from_build`], read beneath
+/// `workspace_root`): only then does gopls' "No packages found" for it mean its build
+/// constraints. A constraint naming a Go release (`go1.99`, newer than the toolchain?) or `cgo`
+/// (CGO_ENABLED=0?) is not decided here: it counts as excluding.
+fn go_file_excluded_here(workspace_root: &Path, path: &Path) -> bool {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return false };
+    let (os, arch) = host_go_target();
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let undecided = go_build_constraint(path, workspace_root).lines.iter().any(|line| line.contains("go1.") || line.contains("cgo"));
+    undecided || crate::lsp::go_unbuilt_users::excluded_from_build(name, &text, &os, &arch)
+}
+
+/// Why a Go file that the current GOOS/GOARCH builds has no diagnostics: gopls answered "No
+/// packages found" for it, so its view of the workspace lost the file's package (a workspace
+/// directory replaced under a confined gopls, trial178 F1) — and the next steps.
+fn gopls_lost_package_reason(server_id: &str, display: &str) -> String {
+    let (os, arch) = host_go_target();
+    format!(
+        "{server_id} reports \"No packages found\" for {display}, whose build constraints include it under GOOS={os} GOARCH={arch}: {server_id}'s view of the workspace lost its package, so nothing in it (nor the packages that import it) was checked; next step: `lsp` op reload (restarts {server_id}), then {{\"op\": \"diagnostics\", \"file\": \"*\"}} (go vet and go build) for the whole project"
+    )
 }
 
 fn gopls_found_no_package(raw: &[Diagnostic]) -> bool {
@@ -8751,6 +8781,32 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn no_packages_found_is_a_build_constraint_only_for_a_go_file_the_current_build_may_exclude() {
+        // trial178 F1: cobra's command.go (no constraint) and command_notwin.go (`!windows`)
+        // were said excluded by their build constraints on linux while gopls' view was broken.
+        let dir = tempfile::tempdir().unwrap();
+        let (os, _) = host_go_target();
+        let other_os = if os == "windows" { "linux" } else { "windows" };
+        let files = [
+            ("command.go", "package cobra\n".to_owned(), false),
+            ("command_notwin.go", format!("//go:build !{other_os}\n\npackage cobra\n"), false),
+            ("command_win.go", format!("//go:build {other_os}\n\npackage cobra\n"), true),
+            (&*format!("hook_{other_os}.go"), "package cobra\n".to_owned(), true),
+            ("debug.go", "//go:build debug\n\npackage cobra\n".to_owned(), true),
+            ("future.go", "//go:build go1.999\n\npackage cobra\n".to_owned(), true),
+        ];
+        for (name, text, excluded) in &files {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(go_file_excluded_here(dir.path(), &path), *excluded, "{name}");
+        }
+        let reason = gopls_lost_package_reason("gopls", "cobra/command.go");
+        assert!(reason.contains("\"No packages found\" for cobra/command.go, whose build constraints include it"), "{reason}");
+        assert!(reason.contains("`lsp` op reload") && reason.contains("\"file\": \"*\""), "{reason}");
+        assert!(!reason.contains("exclude"), "{reason}");
+    }
 
     #[test]
     fn a_rustc_error_in_a_macro_expansion_counts_at_each_outermost_macro_call() {

@@ -166,6 +166,20 @@ struct Instance {
     /// (or why none resolved), its fingerprint, and when it was last compared with a fresh
     /// resolution.
     interpreter: Option<InterpreterInUse>,
+    /// The workspace root's identity (device, inode) when the running process was started
+    /// confined: its Landlock rule holds that directory, not the path (see
+    /// [`workspace_root_identity`]).
+    confined_root_identity: Option<(u64, u64)>,
+}
+
+/// The identity (device, inode) of the directory `path` names now, `None` when it is gone.
+/// A Landlock rule is bound to the directory it was opened on: once the workspace directory is
+/// removed and created again (`rm -rf ws && cp -a pristine ws`, a checkout that replaces the
+/// tree), a server confined at its start may read nothing of the new one (trial178 F1: gopls
+/// answered `go.work: permission denied` and "No packages found" for every file).
+fn workspace_root_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|metadata| (metadata.dev(), metadata.ino()))
 }
 
 /// The first three of `paths`, joined by `, ` (a note's short list; the status lists them all).
@@ -968,9 +982,11 @@ impl LspSupervisor {
                 let mut interpreter: Option<Result<PythonInterpreter, String>> = None;
                 let mut start_backoff: (u32, Option<u64>) = (0, None);
                 let mut restricted: Option<String> = None;
+                let mut view_broken: Option<String> = None;
                 let (running, restarts, last_exit, last_start_error) = match slot {
                     Some(slot) => {
                         let instance = slot.lock();
+                        view_broken = self.confined_root_replaced(&instance);
                         if instance.server.is_some() {
                             interpreter = instance.interpreter.as_ref().map(|in_use| in_use.resolved.clone());
                             restricted = instance.restricted_note.clone();
@@ -1017,6 +1033,7 @@ impl LspSupervisor {
                     });
                 }
                 root_statuses.push(RootStatus {
+                    view_broken,
                     project_config_problem: self.project_config_note_text(definition, root),
                     restricted,
                     interpreter: interpreter.map(|resolved| match resolved {
@@ -1156,6 +1173,21 @@ impl LspSupervisor {
                 lsp_event(
                     EventLevel::Notice,
                     format!("{} @ {} (pid {}) is restarted because {changed}", definition.id, self.display_path(root), old.pid()),
+                );
+                instance.reopen = old.open_documents();
+                drop(old);
+            }
+        }
+        if let Some(replaced) = self.confined_root_replaced(&instance) {
+            if let Some(old) = instance.server.take() {
+                notes.push(format!(
+                    "note: {} (pid {}) is restarted because {replaced}: the process confined to the old directory could read none of the project's files now (e.g. gopls answers \"No packages found\"), so its answers would be stale",
+                    definition.id,
+                    old.pid()
+                ));
+                lsp_event(
+                    EventLevel::Notice,
+                    format!("{} @ {} (pid {}) is restarted because {replaced}", definition.id, self.display_path(root), old.pid()),
                 );
                 instance.reopen = old.open_documents();
                 drop(old);
@@ -1333,6 +1365,7 @@ impl LspSupervisor {
         });
         let interpreter = instance.interpreter.as_ref().and_then(|in_use| in_use.resolved.as_ref().ok()).map(|found| found.python.clone());
         let confinement = self.file_access_confinement(binary, interpreter.as_deref());
+        instance.confined_root_identity = confinement.as_ref().and_then(|_| workspace_root_identity(&self.workspace_root));
         let started = LanguageServer::start(
             Arc::new(configured.definition),
             binary,
@@ -1453,6 +1486,25 @@ impl LspSupervisor {
     }
 
     /// For a running server with Python project settings, at most every
+    /// Why the running process of `instance` can no longer read the workspace, when its
+    /// confinement holds a workspace directory that was replaced on disk since its start (see
+    /// [`workspace_root_identity`]); `None` when it was not confined, or the directory is the same.
+    fn confined_root_replaced(&self, instance: &Instance) -> Option<String> {
+        let started_on = instance.confined_root_identity?;
+        let server = instance.server.as_ref()?;
+        if !matches!(server.filesystem_confinement(), Some(crate::transport::ConfinementOutcome::Confined { .. })) {
+            return None;
+        }
+        match workspace_root_identity(&self.workspace_root) {
+            Some(now) if now == started_on => None,
+            Some(_) => Some(format!(
+                "the workspace directory {} was replaced on disk since it started (removed and created again, e.g. `rm -rf` and a copy, or a checkout that replaced the tree) and its file-access confinement (Landlock) holds the old directory",
+                self.workspace_root.display()
+            )),
+            None => None,
+        }
+    }
+
     /// [`INTERPRETER_RECHECK`]: resolves the project's interpreter again and, when it or the
     /// packages installed into its environment changed since the start, says how (the caller
     /// restarts the server: pyright and pylsp read the interpreter's search paths once).
@@ -1713,6 +1765,10 @@ pub struct RootStatus {
     /// carries (see `lsp::tsconfig_load`); absent when it loads or the server is not TypeScript's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_config_problem: Option<String>,
+    /// Why the running process's view of the project is broken, when runbound knows (the
+    /// workspace directory was replaced on disk since its confined start): its answers are stale
+    /// until the restart the next call of a tool on it makes (or `lsp` op reload).
+    pub view_broken: Option<String>,
 }
 
 /// The Python interpreter of one root in [`RootStatus`].
@@ -1821,6 +1877,11 @@ impl LspStatus {
                 }
                 if let Some(problem) = &root.project_config_problem {
                     out.push_str(&format!("    project config: {problem}\n"));
+                }
+                if let Some(why) = &root.view_broken {
+                    out.push_str(&format!(
+                        "    VIEW BROKEN (its answers are stale, not ready): {why}; the next call of a tool on this root restarts it (or `lsp` op reload now)\n"
+                    ));
                 }
                 if let Some(interpreter) = &root.interpreter {
                     // Restricted: the project's interpreter is resolved but not run (the line
