@@ -1854,7 +1854,7 @@ impl LspStatus {
                         "running pid {}, up {} s, {}, {}, {} open document(s)",
                         running.pid,
                         running.uptime_ms / 1000,
-                        running.readiness,
+                        if root.view_broken.is_some() { "NOT ready (view broken, below)" } else { running.readiness.as_str() },
                         running.position_encoding,
                         running.open_documents.len()
                     ),

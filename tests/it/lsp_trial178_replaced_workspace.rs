@@ -58,7 +58,10 @@ fn a_workspace_replaced_on_disk_restarts_gopls_and_the_breaking_write_reports_th
     std::fs::remove_dir_all(&ws).unwrap();
     write_fixture(&ws);
     let status = support::call_ok(&run, "lsp", json!({"op": "status"}));
-    assert!(status.contains("VIEW BROKEN") && status.contains("was replaced on disk"), "status tells the stale view:\n{status}");
+    assert!(
+        status.contains("NOT ready (view broken") && status.contains("VIEW BROKEN") && status.contains("was replaced on disk"),
+        "status tells the stale view:\n{status}"
+    );
     let rename =
         support::call_ok(&run, "lsp_rename", json!({"file": "lib/lib_notwin.go", "line": 5, "symbol": "hookFn", "new_name": "beforeHook"}));
     assert!(rename.contains("is restarted because the workspace directory"), "the restart is said:\n{rename}");
