@@ -1485,7 +1485,6 @@ impl LspSupervisor {
         }
     }
 
-    /// For a running server with Python project settings, at most every
     /// Why the running process of `instance` can no longer read the workspace, when its
     /// confinement holds a workspace directory that was replaced on disk since its start (see
     /// [`workspace_root_identity`]); `None` when it was not confined, or the directory is the same.
@@ -1505,6 +1504,7 @@ impl LspSupervisor {
         }
     }
 
+    /// For a running server with Python project settings, at most every
     /// [`INTERPRETER_RECHECK`]: resolves the project's interpreter again and, when it or the
     /// packages installed into its environment changed since the start, says how (the caller
     /// restarts the server: pyright and pylsp read the interpreter's search paths once).
