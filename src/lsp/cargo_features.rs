@@ -162,6 +162,19 @@ pub struct PackageFeatures {
     /// The package's build targets (`cargo metadata`'s `targets`, build scripts left out), so a
     /// check can say which of them cargo never got to.
     pub targets: Vec<CargoTarget>,
+    /// With `no_default_features`: the other workspace members whose (path) dependency on this
+    /// package keeps its `default` features, so a workspace-wide `cargo check
+    /// --no-default-features` compiles it WITH them (cargo unifies features across the packages
+    /// it builds; trial180 F1: itertools under an `app` member read "0 errors" where `cargo check
+    /// -p itertools --no-default-features` gave 114). Such a package gets a `cargo check -p` of
+    /// its own, and `enabled`/`not_enabled`/the gates are what that check enables. Empty otherwise.
+    pub defaults_kept_by: Vec<String>,
+    /// The package as a cargo package spec, `name@version` (`itertools@0.14.0`): a bare name is
+    /// ambiguous when a dependency pulls another version of it (criterion's itertools 0.10.5).
+    pub spec: String,
+    /// For a package in `defaults_kept_by`'s case: the requested features that are its own
+    /// (plain names it declares, `package/feature` as `feature`), for its `--features`.
+    pub own_features: Vec<String>,
 }
 
 /// One build target of a workspace member, from `cargo metadata`.
@@ -295,6 +308,8 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
     }
     // What members enable in each other through their dependency declarations (cargo unifies
     // features across the packages it builds).
+    let own_seeds = seeds.clone();
+    let mut defaults_kept_by: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for package in &packages {
         for dependency in package["dependencies"].as_array().into_iter().flatten() {
             let Some(target) = dependency["name"].as_str().filter(|name| tables.contains_key(*name)) else { continue };
@@ -304,6 +319,13 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
             let seed = seeds.entry(target.to_owned()).or_default();
             if dependency["uses_default_features"].as_bool() != Some(false) && tables[target].contains_key("default") {
                 seed.insert("default".to_owned());
+                let by = package["name"].as_str().unwrap_or("");
+                if selection.no_default_features && !selection.all_features && by != target {
+                    let kept_by = defaults_kept_by.entry(target.to_owned()).or_default();
+                    if !kept_by.iter().any(|known| known == by) {
+                        kept_by.push(by.to_owned());
+                    }
+                }
             }
             seed.extend(dependency["features"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned));
         }
@@ -314,7 +336,23 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
     for package in &packages {
         let name = package["name"].as_str().unwrap_or("").to_owned();
         let table = &tables[&name];
-        let enabled = closure(table, &seeds[&name]);
+        let kept_by = defaults_kept_by.get(&name).cloned().unwrap_or_default();
+        // A package whose defaults another member keeps is checked on its own (`-p`), with only
+        // the requested features: its enabled set is theirs.
+        let enabled = closure(table, if kept_by.is_empty() { &seeds[&name] } else { &own_seeds[&name] });
+        let own_features: Vec<String> = if kept_by.is_empty() {
+            Vec::new()
+        } else {
+            selection
+                .features
+                .iter()
+                .filter_map(|feature| match feature.split_once('/') {
+                    Some((package, feature)) if package == name => Some(feature.to_owned()),
+                    Some(_) => None,
+                    None => table.contains_key(feature.as_str()).then(|| feature.clone()),
+                })
+                .collect()
+        };
         let not_enabled: Vec<String> =
             table.keys().filter(|feature| *feature != "default" && !enabled.contains(*feature)).cloned().collect();
         let manifest = PathBuf::from(package["manifest_path"].as_str().unwrap_or(""));
@@ -325,6 +363,10 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
             scan_gates(workspace_root, &dir, &others, &not_enabled, &enabled)
         } else {
             (Vec::new(), Vec::new(), Vec::new(), 0)
+        };
+        let spec = match package["version"].as_str() {
+            Some(version) => format!("{name}@{version}"),
+            None => name.clone(),
         };
         out.push(PackageFeatures {
             package: name,
@@ -356,6 +398,9 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
                     })
                 })
                 .collect(),
+            spec,
+            defaults_kept_by: kept_by,
+            own_features,
         });
     }
     out.sort_by(|a, b| a.package.cmp(&b.package));

@@ -1634,7 +1634,12 @@ fn feature_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
         None => return lines,
         Some(Err(why)) => {
             lines.push(format!(
-                "features: could not be read ({why}); code behind `#[cfg(feature = …)]` for features this check did not enable was not compiled and may hold errors not listed here"
+                "features: could not be read ({why}); code behind `#[cfg(feature = …)]` for features this check did not enable was not compiled and may hold errors not listed here{}",
+                if selection.no_default_features {
+                    " — and in a cargo workspace `--no-default-features` does not reach a member whose default features another member's dependency keeps (cargo unifies features): check that member with `cargo check -p NAME --no-default-features`"
+                } else {
+                    ""
+                }
             ));
             return lines;
         }
@@ -1645,6 +1650,17 @@ fn feature_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
     for package in packages {
         let enabled = if package.enabled.is_empty() { "none".to_owned() } else { package.enabled.join(", ") };
         let manifest = supervisor.display_path(&package.manifest);
+        if !package.defaults_kept_by.is_empty() {
+            // Its own `-p` check (trial180 F1): say why, and that it was run.
+            lines.push(format!(
+                "features of `{}` ({manifest}): checked by its own `cargo check -p {} --all-targets --no-default-features{}` — in the workspace-wide check {} keep{} its default features (cargo unifies features across the packages it builds, so `--no-default-features` there does not turn them off); the lines below are that check's",
+                package.package,
+                package.spec,
+                if package.own_features.is_empty() { String::new() } else { format!(" --features {}", package.own_features.join(",")) },
+                package.defaults_kept_by.iter().map(|by| format!("`{by}`")).collect::<Vec<_>>().join(", "),
+                if package.defaults_kept_by.len() == 1 { "s" } else { "" },
+            ));
+        }
         if package.not_enabled.is_empty() {
             // A package without features has nothing to say; one whose every feature is on says
             // so (the check covered all its gated code).
@@ -1716,8 +1732,18 @@ fn feature_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
                 .map(|file| gated_file_text(file, true, supervisor))
                 .collect();
             let more = package.negated_gates.len().saturating_sub(shown.len());
+            // With `no_default_features` already asked, the features that are on came from the
+            // call's `features` (or what they turn on): advising the same flag again is a loop.
+            let next = if selection.no_default_features {
+                format!(
+                    "this check already had `--no-default-features`: the features on here ({enabled}) come from the call's `features` or what they turn on — leave those out to compile it (`cargo check -p {} --no-default-features`)",
+                    package.spec
+                )
+            } else {
+                "check it with \"no_default_features\": true (plus the features it still needs)".to_owned()
+            };
             lines.push(format!(
-                "  code under `cfg(not(feature = …))` for enabled features was NOT compiled either, in {}: {}{} — check it with \"no_default_features\": true (plus the features it still needs)",
+                "  code under `cfg(not(feature = …))` for enabled features was NOT compiled either, in {}: {}{} — {next}",
                 crate::render::plural(package.negated_gates.len(), "file"),
                 shown.join(", "),
                 if more > 0 { format!(", and {more} more") } else { String::new() }
@@ -2512,6 +2538,41 @@ fn run_checker(
         }
     }
     let mut steps = steps;
+    // `--no-default-features` at a workspace root does not reach a member whose `default`
+    // features another member's dependency keeps (cargo unifies features; trial180 F1: "0
+    // errors" over a no-std itertools with 114): the members' features are read first, and each
+    // such member gets a `cargo check -p NAME` of its own with the requested features.
+    let mut features_read_first: Option<Result<Vec<PackageFeatures>, String>> = None;
+    if checker == "cargo" && selection.no_default_features && !selection.all_features {
+        let read = match find_binary_for(&["cargo"], root, workspace_root, path_env, trust) {
+            Some(cargo) => {
+                let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
+                let confinement = confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &cargo, None, project_roots));
+                crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout, confinement)
+            }
+            None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
+        };
+        for package in read.iter().flatten().filter(|package| !package.defaults_kept_by.is_empty()) {
+            let mut args: Vec<String> = vec![
+                "check".into(),
+                "-p".into(),
+                package.spec.clone(),
+                "--all-targets".into(),
+                "--keep-going".into(),
+                "--message-format=json".into(),
+                "--quiet".into(),
+                "--no-default-features".into(),
+            ];
+            if !package.own_features.is_empty() {
+                args.push("--features".into());
+                args.push(package.own_features.join(","));
+            }
+            args.push("--target-dir".into());
+            args.push(rust_analyzer_target_dir());
+            steps.push((vec!["cargo"], args));
+        }
+        features_read_first = Some(read);
+    }
     let mut step_index = 0;
     // Go: the packages whose compilation failed (`go vet` stopped at their type errors, `go
     // build` printed their errors).
@@ -2789,13 +2850,17 @@ fn run_checker(
         // Which features the check left off, and where code is gated on them: read after the
         // check (whose own time is what the answer reports), within what is left of the budget
         // (at least 5 s: `cargo metadata --no-deps` reads manifests only).
-        run.features = Some(match find_binary_for(&["cargo"], root, workspace_root, path_env, trust) {
-            Some(cargo) => {
-                let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
-                let confinement = confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &cargo, None, project_roots));
-                crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout, confinement)
-            }
-            None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
+        run.features = Some(match features_read_first {
+            Some(read) => read,
+            None => match find_binary_for(&["cargo"], root, workspace_root, path_env, trust) {
+                Some(cargo) => {
+                    let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
+                    let confinement =
+                        confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &cargo, None, project_roots));
+                    crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout, confinement)
+                }
+                None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
+            },
         });
         if let Some(Ok(packages)) = &run.features {
             run.targets_not_checked = cargo_targets_not_checked(&cargo_stdout, packages);

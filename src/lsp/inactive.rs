@@ -183,7 +183,7 @@ pub fn how_to_check_without(features: &[String], features_off: &[String]) -> Str
     let selection =
         CompilingFeatureSelection { no_default_features: true, features: features.to_vec(), dropped_defaults: features_off.to_vec() };
     format!(
-        "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {} (`{}`; add back the default features it needs other than {off})",
+        "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {} (`{}`, with `-p` its package in a cargo workspace, where another member's dependency can keep the defaults on — the project check does that itself; add back the default features it needs other than {off})",
         selection.diagnostics_arguments(),
         selection.cargo_command()
     )
