@@ -7163,10 +7163,34 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // F3, an `ast_edit` that fixed downstream's library rewrote `tests/it.rs` but not the call
         // inside its `assert_eq!`, whose E0061 cargo reported once the library built, "introduced
         // by this write … none was present before".)
+        // The other packages of the cargo workspace that depend on such a library by path were
+        // not compiled before this write either (trial180 F2: itertools' `Position::Only` renamed
+        // in its definition only broke the library; the write that fixed the library's own uses
+        // was said to introduce `app`'s E0599, which the earlier write had caused, "none was
+        // present before"): (package directory, only through a dev-dependency).
+        let dependents_of_broken_libraries: Vec<(PathBuf, bool)> = libraries_broken_before
+            .iter()
+            .filter_map(|library| {
+                crate::lsp::dependents::rust_workspace_dependents(
+                    supervisor.workspace_root(),
+                    &check.server_root,
+                    &library.join("src/lib.rs"),
+                )
+            })
+            .flat_map(|found| found.dependents.into_iter().map(|package| (package.manifest_dir, package.dev_only)))
+            .collect();
         let in_target_unseen_before = |path: &Path| {
-            !libraries_broken_before.is_empty()
-                && crate::lsp::cfg_off_modules::package_root(supervisor.workspace_root(), path)
-                    .is_some_and(|package| libraries_broken_before.contains(&package) && is_non_library_target_file(&package, path))
+            if libraries_broken_before.is_empty() {
+                return false;
+            }
+            let Some(package) = crate::lsp::cfg_off_modules::package_root(supervisor.workspace_root(), path) else { return false };
+            if libraries_broken_before.contains(&package) {
+                return is_non_library_target_file(&package, path);
+            }
+            let canonical = std::fs::canonicalize(&package).unwrap_or_else(|_| package.clone());
+            dependents_of_broken_libraries.iter().any(|(dependent, dev_only)| {
+                (*dependent == canonical || *dependent == package) && (!dev_only || is_non_library_target_file(&package, path))
+            })
         };
         let target_unseen_before = |path: &Path, role: CheckedRole| role != CheckedRole::Written && in_target_unseen_before(path);
         // What each checked file's new and gone instances would be (the ledger unchanged), paired

@@ -129,6 +129,7 @@ mod lsp_trial177_write_checks;
 mod lsp_trial178_replaced_workspace;
 mod lsp_trial18;
 mod lsp_trial180;
+mod lsp_trial180_revealed;
 mod lsp_trial23;
 mod lsp_trial24;
 mod lsp_trial25;
