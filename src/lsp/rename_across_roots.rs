@@ -123,12 +123,40 @@ pub fn rename_in_owning_and_dependent_roots(
         encoding.byte_from_column(text.lines().nth(line as usize).unwrap_or(""), character)
     };
     let root_of = |path: &Path| crate::lsp::servers::find_root(server.definition(), workspace_root, path).root;
-    // 1. The root that owns the definition (the first target inside the workspace), asked there.
+    // Where a server may be asked: the byte column of `old_name` at (`line`, byte) of `path` —
+    // the name starting there, or ending there (an edit inserting ` as New` after it); `None`
+    // when no `old_name` is there (trial179 F1: tsserver's definition of a namespace binding
+    // is the module, its span at the module's first statement, `import type { LazyArg } …`;
+    // the consumer root's server asked there renamed `LazyArg` in 18 places).
+    let old_name_at = |path: &Path, line: u32, byte: usize| -> Option<usize> {
+        let text = crate::files::read_workspace_file_to_string(workspace_root, path).unwrap_or_default();
+        let line_text = text.lines().nth(line as usize).unwrap_or("");
+        let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        let bounded = |start: usize| {
+            line_text.get(..start).is_some_and(|before| !before.ends_with(is_word))
+                && crate::lsp::rename_inherited_members::identifier_at_byte(line_text, start) == old_name
+        };
+        if bounded(byte) {
+            return Some(byte);
+        }
+        byte.checked_sub(old_name.len()).filter(|start| bounded(*start))
+    };
+    // 1. The root that owns the definition (the first target inside the workspace), asked there
+    // — when the definition is a declaration named `old_name`: a module (the definition of a
+    // namespace binding, `import * as either`) is no place to rename at.
     let targets = crate::lsp::rename_coverage::definition_targets(server, origin, line0, character, deadline);
     let mut inside: Vec<(PathBuf, u32, u32)> =
         targets.into_iter().filter(|(path, _, _)| path.starts_with(workspace_root) && server.definition().serves(path)).collect();
     inside.sort();
-    let definition = inside.into_iter().next();
+    let mut definition_not_named: Option<(PathBuf, u32, String)> = None;
+    let definition = inside.into_iter().next().filter(|(path, line, character)| {
+        let named = old_name_at(path, *line, byte_of(path, *line, *character)).is_some();
+        if !named {
+            let text = crate::files::read_workspace_file_to_string(workspace_root, path).unwrap_or_default();
+            definition_not_named = Some((path.clone(), *line, text.lines().nth(*line as usize).unwrap_or("").trim().to_owned()));
+        }
+        named
+    });
     let start_ask = match &definition {
         Some((path, line, character)) if path.starts_with(server.root()) => (path.clone(), *line, byte_of(path, *line, *character)),
         _ => (origin.to_path_buf(), line0, byte_of(origin, line0, character)),
@@ -141,12 +169,24 @@ pub fn rename_in_owning_and_dependent_roots(
     // 2. Every other root the starting server's edit writes into (a trait's method renamed from
     // an impl in the consumer: the definition there is the impl's own, the trait is the
     // library's), asked at the first place the edit renames in it.
+    // A root whose first changed place holds no `old_name` is not asked there (named, below).
+    let mut unaskable: Vec<(PathBuf, String)> = Vec::new();
     for (path, line, character) in first_edit_per_file(edit) {
         let Some(root) = root_of(&path) else { continue };
-        if root == server.root() || asks.iter().any(|(asked, ..)| *asked == root) {
+        if root == server.root() || asks.iter().any(|(asked, ..)| *asked == root) || unaskable.iter().any(|(left, _)| *left == root) {
             continue;
         }
-        let byte = byte_of(&path, line, character);
+        let Some(byte) = old_name_at(&path, line, byte_of(&path, line, character)) else {
+            unaskable.push((
+                root,
+                format!(
+                    "the edit's first change in it ({}:{}) is not at `{old_name}`, so its server was not asked to rename there; its occurrences of `{old_name}` are listed as NOT renamed — check them, or call lsp_rename at the declaration",
+                    supervisor.display_path(&path),
+                    line + 1
+                ),
+            ));
+            continue;
+        };
         asks.push((root, path, line, byte, WRITES_INTO_IT.to_owned()));
     }
     // 3. The roots that depend on any of these (and on the starting root), asked at the same
@@ -172,11 +212,23 @@ pub fn rename_in_owning_and_dependent_roots(
             if dependent == server.root() || asks.iter().any(|(asked, ..)| *asked == dependent) {
                 continue;
             }
+            unaskable.retain(|(left, _)| *left != dependent);
             asks.push((dependent, path.clone(), line, byte, why));
         }
     }
-    if asks.is_empty() {
+    if asks.is_empty() && unaskable.is_empty() {
         return across;
+    }
+    if let Some((path, line, text)) = &definition_not_named {
+        across.report.push(format!(
+            "  note: {}'s definition of `{old_name}` is {}:{} (`{text}`), no declaration named `{old_name}` — for a namespace binding (`import * as {old_name}`) it is the module file itself, which no rename renames: no root was asked to rename there; {} asked where the rename was asked ({}:{})",
+            server.id(),
+            supervisor.display_path(path),
+            line + 1,
+            crate::render::one_or_many(asks.len(), "the other root was", "the other roots were"),
+            supervisor.display_path(origin),
+            line0 + 1
+        ));
     }
     for base in incomplete_scans {
         across.report.push(format!(
@@ -188,6 +240,9 @@ pub fn rename_in_owning_and_dependent_roots(
         ));
     }
     let role = |root: &Path| -> String {
+        if unaskable.iter().any(|(left, _)| left == root) {
+            return WRITES_INTO_IT.to_owned();
+        }
         asks.iter().find(|(asked, ..)| asked == root).map_or_else(|| "where the rename was asked".to_owned(), |(.., why)| why.clone())
     };
     // Every other root at once: a cold server's start and indexing overlap the others'.
@@ -217,6 +272,7 @@ pub fn rename_in_owning_and_dependent_roots(
             .collect()
     });
     let mut parts: Vec<RootPart> = Vec::new();
+    across.not_asked.extend(unaskable.iter().cloned());
     for (root, result) in results {
         match result {
             Ok(part) => parts.push(part),

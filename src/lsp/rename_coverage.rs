@@ -4397,8 +4397,36 @@ pub fn complete_rename(
             })
         })
         .flatten();
+    // The declaration is a definition whose line names `old_name`: tsserver's definition of a
+    // namespace binding (`import * as either`) is the module, its span at the module's first
+    // statement (trial179 M4: "the imported declaration `either` (Either.ts:5)", a line
+    // importing `LazyArg`).
+    let line_names_old = |path: &Path, line: u32| -> bool {
+        reader.read_to_string(path).ok().is_some_and(|text| {
+            text.lines().nth(line as usize).is_some_and(|line_text| crate::lsp::position::contains_word(line_text, old_name))
+        })
+    };
     let alias_warning = local_alias_only.map(|(path, alias_line)| {
-        let declared = origin_targets.iter().min().map_or_else(String::new, |(path, target_line, _)| format!(" ({}:{})", shown(path), target_line + 1));
+        let declaration = origin_targets.iter().min().filter(|(path, target_line, _)| line_names_old(path, *target_line));
+        let declared = declaration.map_or_else(String::new, |(path, target_line, _)| format!(" ({}:{})", shown(path), target_line + 1));
+        // An export specifier (`export { mod as modNs }`, over lines too): the exported name
+        // changes, the binding keeps its name — not an import (trial179 F1).
+        let in_export = reader.read_to_string(&path).ok().is_some_and(|text| {
+            let lines: Vec<&str> = text.lines().take(alias_line as usize + 1).collect();
+            lines.iter().rev().take(200).map(|line| line.trim_start()).find(|line| line.starts_with("export") || line.starts_with("import")).is_some_and(|line| line.starts_with("export"))
+        });
+        if in_export {
+            let module = origin_targets
+                .iter()
+                .min()
+                .filter(|_| declaration.is_none())
+                .map_or_else(String::new, |(path, _, _)| format!(" (a namespace binding: its definition is the module {})", shown(path)));
+            return format!(
+                "note: only the exported name was renamed: {}:{} now exports `{alias}`; the binding `{old_name}`{module}{declared} keeps its name, as do its uses in that file; to rename the binding too, rename at its declaration",
+                shown(&path),
+                alias_line + 1
+            );
+        }
         format!(
             "WARNING: only the local binding was renamed: {}:{} now imports `{alias}`, and the imported declaration `{old_name}`{declared} keeps its name, as do its other uses; to rename the declaration everywhere, rename at the declaration",
             shown(&path),

@@ -127,6 +127,7 @@ mod lsp_trial177;
 mod lsp_trial177_class_scope;
 mod lsp_trial177_write_checks;
 mod lsp_trial178_replaced_workspace;
+mod lsp_trial179;
 mod lsp_trial18;
 mod lsp_trial180;
 mod lsp_trial180_revealed;
