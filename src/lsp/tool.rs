@@ -1814,6 +1814,38 @@ pub(crate) fn counted(total: usize, noun: &str, extra: &str, extra_counts_anothe
     }
 }
 
+/// For a TypeScript/JavaScript `definition` whose range spans lines and whose first line does
+/// not name the queried identifier (not an aliased import's declaration, `import { a as b }`,
+/// nor a default export — those are one-line names): the label saying the target is the module file, not that line — tsserver's definition of a
+/// namespace binding (`import * as either`) is the module, its span at the module's first
+/// statement (trial179 M4: "Either.ts:5: import type { LazyArg } …" read as `either`'s
+/// declaration).
+fn module_definition_label(
+    query: &Query<'_>,
+    what: &str,
+    uri: &str,
+    range: &lsp_types::Range,
+    place: &Place,
+    cache: &mut SourceCache,
+) -> Option<String> {
+    let name = query.resolved.cursor_identifier.as_str();
+    if what != "definition"
+        || name.is_empty()
+        || range.end.line == range.start.line
+        || !crate::lsp::syntax::is_typescript_family(&query.path)
+    {
+        return None;
+    }
+    let line_text = cache.line(uri, range.start.line)?;
+    if crate::lsp::position::contains_word(line_text, name) {
+        return None;
+    }
+    let file = place.labeled();
+    Some(format!(
+        "the module {file} itself, not this line: this line does not name `{name}` — for a namespace binding (`import * as {name}`) the definition is the whole module, and the server's span starts at its first statement"
+    ))
+}
+
 fn render_locations(
     query: &Query<'_>,
     what: &str,
@@ -1838,7 +1870,8 @@ fn render_locations(
         .map(|(uri, range)| {
             let place = cache.place(uri, range.start.line);
             let shared = lines_seen.get(&(uri.clone(), range.start.line)).copied().unwrap_or(0) > 1;
-            let label = range_label(uri, range, query.encoding, shared, &mut cache);
+            let label = module_definition_label(query, what, uri, range, &place, &mut cache)
+                .or_else(|| range_label(uri, range, query.encoding, shared, &mut cache));
             (place, label, range.start.character)
         })
         .collect();

@@ -9,6 +9,8 @@
 //!   module, its span at the module's first statement (`import type { LazyArg } from "./fn"`) —
 //!   and that server renamed `LazyArg` (the import made `LazyArg as modNs`, every use `modNs<A>`),
 //!   under a "only the local binding was renamed … now imports `mod as modNs`" WARNING.
+//! - M4: `definition` of the namespace binding quoted that line (`mod.ts:5: import type {
+//!   LazyArg } …`) as if it were the declaration.
 //!
 //! Ground truth: `tsc -b` of the solution.
 
@@ -56,7 +58,7 @@ fn tsc_build_errors(dir: &std::path::Path) -> Vec<String> {
 /// F1: the consumer root is asked where the rename was asked (the export specifier), not at the
 /// module's first statement: `LazyArg` keeps its name, app's import follows the new export, the
 /// solution builds, and the answer says the definition is the module and the export alone was
-/// renamed (no "now imports" WARNING).
+/// renamed (no "now imports" WARNING); `definition` of the binding names the module (M4).
 #[test]
 fn renaming_a_namespace_reexport_asks_no_root_at_the_module() {
     const NAME: &str = "lsp_trial179::renaming_a_namespace_reexport_asks_no_root_at_the_module";
@@ -66,6 +68,20 @@ fn renaming_a_namespace_reexport_asks_no_root_at_the_module() {
     let dir = workspace();
     assert_eq!(tsc_build_errors(dir.path()), Vec::<String>::new());
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // M4: the definition is the module, not its line 5; a definition on a line naming the
+    // symbol has no such label.
+    let definition =
+        support::call_ok(&run, "lsp", json!({"op": "definition", "file": "packages/app/src/use.ts", "line": 1, "symbol": "mod"}));
+    assert!(
+        definition.contains(
+            "packages/lib/src/mod.ts:5: import type { LazyArg } from \"./fn\"   ← the module packages/lib/src/mod.ts itself, not this line: this line does not name `mod`"
+        ),
+        "{definition}"
+    );
+    let declaration =
+        support::call_ok(&run, "lsp", json!({"op": "definition", "file": "packages/lib/src/mod.ts", "line": 6, "symbol": "LazyArg"}));
+    assert!(declaration.contains("packages/lib/src/fn.ts:1: export interface LazyArg<A> { (): A }"), "{declaration}");
+    assert!(!declaration.contains("the module"), "{declaration}");
     let text =
         support::call_ok(&run, "lsp_rename", json!({"file": "packages/lib/src/index.ts", "line": 3, "symbol": "mod", "new_name": "modNs"}));
     let module = std::fs::read_to_string(dir.path().join("packages/lib/src/mod.ts")).unwrap();
