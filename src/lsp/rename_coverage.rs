@@ -4835,7 +4835,15 @@ pub fn complete_rename(
                 // (`obj.method(old=…)`); `self.msg.format(validator=…)` is no call of a test
                 // method's parameter `validator` (attrs' `TestOptional`).
                 false
-            } else if matches!(callee_text, "self.__class__" | "cls" | "type(self)" | "super().__init__" | "super().__new__") {
+            } else if matches!(callee_text, "self.__class__" | "cls" | "type(self)" | "super().__init__" | "super().__new__")
+                || (field && COPY_WITH_CHANGES_CALLEES.contains(&callee_text) && {
+                    let text = reader.read_to_string(&hit.path).unwrap_or_default();
+                    python_call_on_self(&text, hit.line, hit.byte_start, callee_text)
+                })
+            {
+                // (A generated constructor's field: `dataclasses.replace(self, old=…)` and the
+                // like build a new instance of the class of `self` with those keywords —
+                // recheck52 N1: typeshed types them `**changes: Any`, so no checker sees it.)
                 // The class around the call, or its base for `super()`: the renamed class or
                 // a direct subclass of it (trial174 F1: packaging's `SpecifierSet.__replace__`
                 // calls `self.__class__(prereleases=…)`, which reaches `SpecifierSet`, not the
@@ -4878,7 +4886,7 @@ pub fn complete_rename(
     if !keyword_arguments_left.is_empty() && renamed_is_generated_constructor_field {
         const NAMED: usize = 10;
         warnings.push(format!(
-            "WARNING: {} `{old_name}=` in calls through the class of `self` ({}{}) {} left unrenamed where {} gives no definition: inside the class whose generated constructor takes the renamed field as a keyword (or a subclass of it), `cls(…)`, `self.__class__(…)` and `type(self)(…)` call that constructor, which after this rename takes `{new_name}=` — each such call raises TypeError at run time; rename each to `{new_name}=` (listed first below)",
+            "WARNING: {} `{old_name}=` in calls through the class of `self` ({}{}) {} left unrenamed where {} gives no definition: inside the class whose generated constructor takes the renamed field as a keyword (or a subclass of it), `cls(…)`, `self.__class__(…)`, `type(self)(…)` and `dataclasses.replace(self, …)` (or `attrs.evolve`) call that constructor, which after this rename takes `{new_name}=` — each such call raises TypeError at run time; rename each to `{new_name}=` (listed first below)",
             crate::render::plural(keyword_arguments_left.len(), "keyword argument"),
             keyword_arguments_left.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", "),
             if keyword_arguments_left.len() > NAMED { format!(" and {} more", keyword_arguments_left.len() - NAMED) } else { String::new() },
@@ -4953,6 +4961,22 @@ pub fn complete_rename(
         declaration_kept_lines,
         untouched_files_line,
     }
+}
+
+/// The functions that copy a dataclass or attrs instance with some fields changed, passed as
+/// keyword arguments to its generated constructor: `dataclasses.replace(obj, x=…)`,
+/// `copy.replace` (Python 3.13), `attrs.evolve` / `attr.evolve`, as written at a call.
+const COPY_WITH_CHANGES_CALLEES: &[&str] = &["replace", "dataclasses.replace", "copy.replace", "evolve", "attrs.evolve", "attr.evolve"];
+
+/// Whether the keyword argument at 0-based `line`/`byte_start` of the Python `text` is in a call
+/// of `callee` whose first argument is `self` (`replace(self, x=…)`, also across lines).
+fn python_call_on_self(text: &str, line: u32, byte_start: usize, callee: &str) -> bool {
+    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let Some(before) = text.get(..line_start + byte_start) else { return false };
+    let opening = format!("{callee}(");
+    let Some(at) = before.rfind(&opening) else { return false };
+    let arguments = before[at + opening.len()..].trim_start();
+    arguments.strip_prefix("self").is_some_and(|rest| rest.trim_start().starts_with(','))
 }
 
 /// Whether the `name` at 0-based `line`/`byte_start` of a Go file (`lines`) is a method of an
@@ -7655,6 +7679,19 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_copy_with_changes_call_is_on_self_only_when_self_is_its_first_argument() {
+        let text = "def f(self, other):\n    a = replace(self, x=1)\n    b = dataclasses.replace(\n        self,\n        x=2,\n    )\n    c = replace(other, x=3)\n    d = replace(selfish, x=4)\n";
+        let at = |line: u32| {
+            let line_text = text.lines().nth(line as usize).unwrap();
+            line_text.find("x=").unwrap()
+        };
+        assert!(super::python_call_on_self(text, 1, at(1), "replace"));
+        assert!(super::python_call_on_self(text, 4, at(4), "dataclasses.replace"), "across lines");
+        assert!(!super::python_call_on_self(text, 6, at(6), "replace"));
+        assert!(!super::python_call_on_self(text, 7, at(7), "replace"), "`selfish` is not `self`");
+    }
+
     #[test]
     fn destructuring_patterns_are_told_from_plain_locals() {
         let at = |line: &str| super::destructures_at(line, line.find("foo").unwrap());

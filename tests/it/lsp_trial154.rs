@@ -224,7 +224,7 @@ fn a_constructor_keyword_left_counts_only_calls_that_can_reach_the_renamed_class
 /// A dataclass whose classmethod and methods build instances through the class of `self`
 /// (`cls(x=…)`, `self.__class__(x=…)`, `type(self)(x=…)`), a dataclass subclass doing the same, and
 /// an unrelated dataclass with a field of the same name.
-const POINT_MODULE: &str = "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int = 0\n\n    @classmethod\n    def origin(cls):\n        return cls(x=0, y=0)\n\n    def moved(self, dx):\n        return self.__class__(x=self.x + dx, y=self.y)\n\n    def twin(self):\n        return type(self)(x=self.x, y=self.y)\n\n\n@dataclass\nclass Point3(Point):\n    z: int = 0\n\n    @classmethod\n    def origin3(cls):\n        return cls(x=0, y=0, z=0)\n\n\n@dataclass\nclass Other:\n    x: int\n\n    @classmethod\n    def make(cls):\n        return cls(x=1)\n";
+const POINT_MODULE: &str = "import dataclasses\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int = 0\n\n    @classmethod\n    def origin(cls):\n        return cls(x=0, y=0)\n\n    def moved(self, dx):\n        return self.__class__(x=self.x + dx, y=self.y)\n\n    def twin(self):\n        return type(self)(x=self.x, y=self.y)\n\n    def shifted(self):\n        return dataclasses.replace(self, x=self.x + 1)\n\n\n@dataclass\nclass Point3(Point):\n    z: int = 0\n\n    @classmethod\n    def origin3(cls):\n        return cls(x=0, y=0, z=0)\n\n\n@dataclass\nclass Other:\n    x: int\n\n    @classmethod\n    def make(cls):\n        return cls(x=1)\n";
 
 /// Recheck51 N2: a dataclass field's `old=` keywords on calls through the class of `self` get no
 /// definition from pyright and were written unrenamed with no WARNING (6 tests failed with
@@ -243,24 +243,24 @@ fn a_dataclass_field_keyword_left_on_calls_through_the_class_of_self_is_a_warnin
         ("pkg/point.py", POINT_MODULE),
         ("pkg/use.py", "from pkg.point import Point\n\n\ndef first():\n    return Point(x=5).x\n"),
     ]);
-    let probe = "import pkg.point as p, pkg.use as u\nprint(p.Point.origin().y, p.Point(1).moved(2).y, p.Point(4).twin().y, p.Point3.origin3().z, p.Other.make().x, u.first())";
-    assert_eq!(support::python_prints(dir.path(), probe), "0 0 0 0 1 5");
+    let probe = "import pkg.point as p, pkg.use as u\nprint(p.Point.origin().y, p.Point(1).moved(2).y, p.Point(4).twin().y, p.Point(4).shifted().y, p.Point3.origin3().z, p.Other.make().x, u.first())";
+    assert_eq!(support::python_prints(dir.path(), probe), "0 0 0 0 0 1 5");
     let run = run_with_language_servers_and_structural(dir.path());
     let result =
-        run.call(runbound::Caller::Main, "lsp_rename", json!({"file": "pkg/point.py", "line": 6, "symbol": "x", "new_name": "abscissa"}));
+        run.call(runbound::Caller::Main, "lsp_rename", json!({"file": "pkg/point.py", "line": 7, "symbol": "x", "new_name": "abscissa"}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     assert!(
-        text.starts_with("NOT written: this rename leaves 4 keyword arguments `x=` in calls pyright gives no definition for"),
+        text.starts_with("NOT written: this rename leaves 5 keyword arguments `x=` in calls pyright gives no definition for"),
         "{text}"
     );
     let warning = text
         .lines()
-        .find(|line| line.starts_with("WARNING: 4 keyword arguments `x=` in calls through the class of `self`"))
+        .find(|line| line.starts_with("WARNING: 5 keyword arguments `x=` in calls through the class of `self`"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        warning.contains("(pkg/point.py:11, pkg/point.py:14, pkg/point.py:17, pkg/point.py:26)"),
-        "not `Other`'s own at :35: {warning}"
+        warning.contains("(pkg/point.py:12, pkg/point.py:15, pkg/point.py:18, pkg/point.py:21, pkg/point.py:30)"),
+        "not `Other`'s own at :39: {warning}"
     );
     assert_eq!(std::fs::read_to_string(dir.path().join("pkg/point.py")).unwrap(), POINT_MODULE, "nothing written");
     let edit_id =
@@ -273,12 +273,12 @@ fn a_dataclass_field_keyword_left_on_calls_through_the_class_of_self_is_a_warnin
     let rule_text = text.split("ast_edit with the rule ").nth(1).and_then(|rest| rest.split(", which matches").next()).unwrap();
     let rule: serde_json::Value = serde_json::from_str(rule_text).unwrap();
     let staged = support::call_ok(&run, "ast_edit", json!({"rule": rule, "rewrite": "abscissa=$V", "language": "python"}));
-    assert!(staged.starts_with("(proposed) 4 replacements in 1 file"), "{staged}");
+    assert!(staged.starts_with("(proposed) 5 replacements in 1 file"), "{staged}");
     let edit_id =
         staged.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_else(|| panic!("{staged}")).to_owned();
     support::call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    let probe_after = "import pkg.point as p, pkg.use as u\nprint(p.Point.origin().y, p.Point(1).moved(2).y, p.Point(4).twin().y, p.Point3.origin3().z, p.Other.make().x, u.first())";
-    assert_eq!(support::python_prints(dir.path(), probe_after), "0 0 0 0 1 5", "{staged}");
+    let probe_after = "import pkg.point as p, pkg.use as u\nprint(p.Point.origin().y, p.Point(1).moved(2).y, p.Point(4).twin().y, p.Point(4).shifted().y, p.Point3.origin3().z, p.Other.make().x, u.first())";
+    assert_eq!(support::python_prints(dir.path(), probe_after), "0 0 0 0 0 1 5", "{staged}");
     assert!(std::fs::read_to_string(dir.path().join("pkg/point.py")).unwrap().contains("return cls(x=1)"), "`Other`'s own field kept");
 }
 
