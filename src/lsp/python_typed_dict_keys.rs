@@ -38,6 +38,28 @@ fn base_name(text: &str) -> &str {
     text.split('[').next().unwrap_or("").rsplit('.').next().unwrap_or("").trim()
 }
 
+/// Whether `class` has a base (by its last dotted segment, without `[…]`) that `wanted`
+/// accepts, itself or through the bases of `classes` (the file's classes) named so, followed to
+/// the end (each class once).
+fn has_base_in_file(class: &PythonClassFacts, classes: &[PythonClassFacts], wanted: impl Fn(&str) -> bool) -> bool {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut pending: Vec<&PythonClassFacts> = vec![class];
+    while let Some(current) = pending.pop() {
+        if seen.contains(&current.name.as_str()) {
+            continue;
+        }
+        seen.push(&current.name);
+        for base in &current.bases {
+            let base = base_name(&base.text);
+            if wanted(base) {
+                return true;
+            }
+            pending.extend(classes.iter().filter(|other| other.name == base));
+        }
+    }
+    false
+}
+
 /// Whether line `line0` of the Python file `path` (its text `text`) declares the key `name` of a
 /// `TypedDict` class (`name: T` in the body of a class listing `TypedDict`, or another
 /// `TypedDict` class of the file, as a base) that a class of the same file deriving from one of
@@ -58,46 +80,13 @@ pub(crate) fn unpacked_typed_dict_key(
     let parsed = ParsedSource::parse(path, text)?;
     let class = parsed.python_class_enclosing(line0)?;
     let classes = parsed.python_classes();
-    let is_typed_dict = |class: &PythonClassFacts| {
-        // The class itself, or through bases of the file (`class _Kw(_BaseKw, total=False)`).
-        let mut seen: Vec<String> = Vec::new();
-        let mut pending: Vec<&PythonClassFacts> = vec![class];
-        while let Some(current) = pending.pop() {
-            if seen.contains(&current.name) {
-                continue;
-            }
-            seen.push(current.name.clone());
-            for base in &current.bases {
-                let base = base_name(&base.text);
-                if base == "TypedDict" {
-                    return true;
-                }
-                pending.extend(classes.iter().filter(|other| other.name == base));
-            }
-        }
-        false
-    };
-    if !is_typed_dict(&class) {
+    // The class itself, or through bases of the file (`class _Kw(_BaseKw, total=False)`).
+    if !has_base_in_file(&class, &classes, |base| base == "TypedDict") {
         return None;
     }
     // A class deriving (through bases named in this file) from one of the constructor's classes.
     let derives_from_constructor = |class: &PythonClassFacts| {
-        let mut seen: Vec<String> = Vec::new();
-        let mut pending: Vec<&PythonClassFacts> = vec![class];
-        while let Some(current) = pending.pop() {
-            if seen.contains(&current.name) {
-                continue;
-            }
-            seen.push(current.name.clone());
-            for base in &current.bases {
-                let base = base_name(&base.text);
-                if constructor_classes.iter().any(|constructor| constructor == base) {
-                    return true;
-                }
-                pending.extend(classes.iter().filter(|other| other.name == base));
-            }
-        }
-        false
+        has_base_in_file(class, &classes, |base| constructor_classes.iter().any(|constructor| constructor == base))
     };
     let unpacked = format!("Unpack[{}]", class.name);
     let lines: Vec<&str> = text.lines().collect();
