@@ -8270,7 +8270,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // errors any of them reports there: they are the same file's errors (recheck47: click's
     // `examples/aliases/aliases.py (2)` was listed twice, once per root, and counted twice).
     let remaining = merged_by_file(remaining);
-    let mut closing = remaining_line(&remaining, any_unavailable, new_errors, new_errors_not_known_new, files_checked, rust);
+    let mut closing =
+        remaining_line(&remaining, any_unavailable, new_errors, new_errors_not_known_new, files_checked, rust, maybe_unmasked_errors > 0);
     if !constraint_commands.is_empty() {
         closing = format!(
             "no file's diagnostics were obtained, so nothing is known about errors after this write: the written Go file is excluded by its build constraint, and {{\"op\": \"diagnostics\", \"file\": \"*\"}} runs go vet and go build under the same GOOS/GOARCH and tags, so it would not check it either; run {} (e.g. through an exec tool) to check it",
@@ -8406,7 +8407,11 @@ fn merged_by_file(remaining: Vec<(String, usize)>) -> Vec<(String, usize)> {
 /// present before this write)` beside new errors — unless some of them (`not_known_new`) are in
 /// files whose pre-write state is unknown, which are said to be unknown, not absent, before the
 /// write; `no errors in the checked files` otherwise; nothing is said about the checked files
-/// when none was checked (`files_checked` 0).
+/// when none was checked (`files_checked` 0). When some of the remaining errors were reported
+/// only now (`some_reported_only_now`: behind errors this write resolved, or in targets cargo
+/// compiled for the first time), they are "not introduced by this write", not "already present
+/// before" it (recheck52 N5: app/src/stats.rs's error, whose state before was said unknown, was
+/// then said "already present before this write").
 fn remaining_line(
     remaining: &[(String, usize)],
     any_unavailable: bool,
@@ -8414,6 +8419,7 @@ fn remaining_line(
     not_known_new: usize,
     files_checked: usize,
     rust: bool,
+    some_reported_only_now: bool,
 ) -> String {
     if files_checked == 0 {
         return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step(rust));
@@ -8441,6 +8447,12 @@ fn remaining_line(
     }
     let (noun, verb) = if total == 1 { ("error", "remains") } else { ("errors", "remain") };
     let besides = if new_errors > 0 { ", besides the new ones listed above" } else { "" };
+    if some_reported_only_now {
+        return format!(
+            "{total} {noun} {verb} that this write did not introduce{besides} (already present before it, or reported only now — see below): {}{unchecked}",
+            files.join(", ")
+        );
+    }
     format!("{total} {noun} already present before this write {verb} (not introduced by it{besides}): {}{unchecked}", files.join(", "))
 }
 
@@ -9298,11 +9310,22 @@ mod tests {
         // (none was present before this write)".
         let merged = super::merged_by_file(vec![("a.py".into(), 2), ("b.py".into(), 1), ("a.py".into(), 3)]);
         assert_eq!(merged, vec![("a.py".to_owned(), 3), ("b.py".to_owned(), 1)]);
-        let unknown = remaining_line(&[], false, 18, 18, 1, false);
+        let unknown = remaining_line(&[], false, 18, 18, 1, false, false);
         assert!(!unknown.contains("none was present"), "{unknown}");
         assert!(unknown.contains("18 of them in files whose state before this write is unknown"), "{unknown}");
-        let known = remaining_line(&[], false, 2, 0, 1, false);
+        let known = remaining_line(&[], false, 2, 0, 1, false, false);
         assert!(known.contains("besides the 2 new errors listed above (none was present before this write)"), "{known}");
+        // recheck52 N5: an error reported only now (its state before unknown) is not said to be
+        // "already present before this write".
+        let remaining = [("app/src/stats.rs".to_owned(), 1)];
+        let revealed = remaining_line(&remaining, false, 0, 0, 3, true, true);
+        assert!(!revealed.contains("already present before this write remains"), "{revealed}");
+        assert!(
+            revealed.starts_with("1 error remains that this write did not introduce (already present before it, or reported only now"),
+            "{revealed}"
+        );
+        let old = remaining_line(&remaining, false, 0, 0, 3, true, false);
+        assert!(old.starts_with("1 error already present before this write remains"), "{old}");
     }
 
     #[test]
