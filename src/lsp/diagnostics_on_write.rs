@@ -8310,6 +8310,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             "resolved_total": total_resolved,
             "still_unresolved_errors": unresolved.len(),
             "maybe_unmasked_errors": maybe_unmasked_errors,
+            "go_test_vet_findings": go_test_refusals
+                .iter()
+                .map(|(finding, introduced)| json!({"finding": finding, "introduced": introduced}))
+                .collect::<Vec<_>>(),
             "still_unresolved": unresolved.iter().map(|(file, line, code)| json!({"file": file, "line": line, "code": code})).collect::<Vec<_>>(),
             "errors_remaining": errors_remaining,
             "errors_after_write": errors_remaining + new_errors,
@@ -8323,7 +8327,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
 
 /// What the counts of the `diagnostics_on_write` object mean (its `fields` member), so a host
 /// reads `errors_remaining` as the errors present before the write, not all errors.
-const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; maybe_unmasked_errors: of errors_remaining, those reported only now in files the write did not change where it resolved errors (they may have been hidden by those; listed under files[].maybe_unmasked); still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false); complete: no checked file was unavailable and no importer was left unchecked for the budget (servers[].not_checked_out_of_budget)";
+const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; maybe_unmasked_errors: of errors_remaining, those reported only now in files the write did not change where it resolved errors (they may have been hidden by those; listed under files[].maybe_unmasked); still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); go_test_vet_findings: Go only — findings of the go vet checks `go test` runs before the tests that this write's check shows (each `finding` rendered, `introduced` true / false / null when not known): `go test` refuses to build on them, though they are warnings and not counted in new_errors; files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false); complete: no checked file was unavailable and no importer was left unchecked for the budget (servers[].not_checked_out_of_budget)";
 
 /// `name, name, … and N more` for at most 8 names.
 fn name_some(names: &[String]) -> String {

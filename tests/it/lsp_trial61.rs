@@ -36,8 +36,21 @@ fn a_vet_finding_seen_once_a_write_resolved_type_errors_is_not_known_to_be_new()
     assert!(by_hand.contains("declared and not used") || by_hand.contains("declared but not used"), "ground truth: {by_hand}");
     assert!(!by_hand.contains("Logf format %s reads arg #2"), "ground truth: the type error holds vet's printf check back: {by_hand}");
     // Edit 2 removes only the type error: the printf finding shows, written by edit 1.
-    let second =
-        support::call_ok(&run, "edit", json!({"path": "utils/sort_test.go", "old_string": "\tvar unused = 3\n", "new_string": ""}));
+    let second_result = run.call(
+        runbound::Caller::Main,
+        "edit",
+        json!({"path": "utils/sort_test.go", "old_string": "\tvar unused = 3\n", "new_string": ""}),
+    );
+    let second = second_result.joined_text();
+    assert!(!second_result.is_error, "{second}");
+    // trial178 M1: the structured result carries the findings `go test` refuses to build on (a
+    // host reading only `new_errors: 0` saw a clean write).
+    let structured = second_result.structured_content.clone().unwrap_or_default();
+    let findings =
+        structured["diagnostics_on_write"]["go_test_vet_findings"].as_array().cloned().unwrap_or_else(|| panic!("{structured:#}"));
+    assert_eq!(findings.len(), 1, "{structured:#}");
+    assert!(findings[0]["finding"].as_str().unwrap_or_default().contains("Logf format %s reads arg #2"), "{structured:#}");
+    assert!(findings[0]["introduced"].is_null(), "not known: {structured:#}");
     assert!(vet().contains("Logf format %s reads arg #2, but call has 1 arg"), "ground truth");
     let refusal = second.lines().find(|line| line.starts_with("go test will refuse to build:")).unwrap_or_else(|| panic!("{second}"));
     assert!(!refusal.contains("(this write introduced 1"), "{second}");
