@@ -148,17 +148,13 @@ pub(crate) fn keywords_through_typed_dicts(
     deadline: Instant,
 ) -> KeywordsThroughTypedDicts {
     let mut found = KeywordsThroughTypedDicts { keys: Vec::new(), not_asked: 0 };
-    let mut keywords: std::collections::HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = std::collections::HashMap::new();
+    let mut keyword_callees = crate::lsp::rename_pytest_fixtures::KeywordCallees::default();
     let mut known_keys: std::collections::HashMap<(PathBuf, u32), Option<UnpackedTypedDictKey>> = std::collections::HashMap::new();
     for hit in hits {
         if hit.path.extension().is_none_or(|ext| ext != "py" && ext != "pyi") {
             continue;
         }
-        let in_file = keywords.entry(hit.path.clone()).or_insert_with(|| {
-            let text = reader.read_to_string(&hit.path).unwrap_or_default();
-            crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(name))
-        });
-        let Some((_, _, Some(callee))) = in_file.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) else {
+        let Some(callee) = keyword_callees.callee_at(reader, &hit.path, name, hit.line, hit.byte_start) else {
             continue;
         };
         let last = callee.rsplit('.').next().unwrap_or(callee);

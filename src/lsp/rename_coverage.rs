@@ -3539,19 +3539,14 @@ pub fn complete_rename(
     let mut typed_dict_keywords_left: Vec<crate::lsp::python_typed_dict_keys::TypedDictKeywordsLeft> = Vec::new();
     if let Some(crate::lsp::python_doctests::RenamedPythonSymbol::Parameter { function, callables }) = python_symbol() {
         if matches!(function.as_str(), "__init__" | "__new__") && local_scope.is_none() {
-            let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
+            let mut keyword_callees = crate::lsp::rename_pytest_fixtures::KeywordCallees::default();
             let mut keys: HashMap<(PathBuf, u32), Option<crate::lsp::python_typed_dict_keys::UnpackedTypedDictKey>> = HashMap::new();
             elsewhere.retain(|(hit, target)| {
                 let Some((key_path, key_line, _)) = target else { return true };
                 if !path_is_python(&hit.path) || !path_is_python(key_path) {
                     return true;
                 }
-                let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
-                    let text = reader.read_to_string(&hit.path).unwrap_or_default();
-                    crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
-                });
-                let Some((_, _, Some(callee))) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start))
-                else {
+                let Some(callee) = keyword_callees.callee_at(&reader, &hit.path, old_name, hit.line, hit.byte_start) else {
                     return true;
                 };
                 let last = callee.rsplit('.').next().unwrap_or(callee);
@@ -4811,21 +4806,16 @@ pub fn complete_rename(
         // class or a direct subclass, and calls spelled by its class's name (a subclass's
         // generated constructor gets a definition from the server).
         // Each file's `old=` keyword arguments with their callees, and its syntax tree, parsed once.
-        let mut keyword_lines: HashMap<PathBuf, Vec<(u32, usize, Option<String>)>> = HashMap::new();
+        let mut keyword_callees = crate::lsp::rename_pytest_fixtures::KeywordCallees::default();
         let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
         let mut left: Vec<String> = Vec::new();
         for (hit, target) in &elsewhere {
             if target.is_some() || !path_is_python(&hit.path) {
                 continue;
             }
-            let keywords = keyword_lines.entry(hit.path.clone()).or_insert_with(|| {
-                let text = reader.read_to_string(&hit.path).unwrap_or_default();
-                crate::lsp::rename_pytest_fixtures::python_keyword_arguments(&text, Some(old_name))
-            });
-            let Some((_, _, callee)) = keywords.iter().find(|(line, byte, _)| (*line, *byte) == (hit.line, hit.byte_start)) else {
+            let Some(callee_text) = keyword_callees.callee_at(&reader, &hit.path, old_name, hit.line, hit.byte_start) else {
                 continue;
             };
-            let Some(callee_text) = callee.as_deref() else { continue };
             let last = callee_text.rsplit('.').next().unwrap_or(callee_text);
             let mut class_call: Option<String> = None;
             let reaches = if callables.iter().any(|callable| callable == last) {

@@ -1363,6 +1363,34 @@ pub fn python_keyword_argument_callee(source: &str, line0: u32, byte: usize) -> 
     python_keyword_arguments(source, None).into_iter().find(|(line, at, _)| (*line, *at) == (line0, byte))?.2
 }
 
+/// The `name=` keyword arguments of the Python files asked about, each file read beneath the
+/// workspace and parsed once ([`python_keyword_arguments`]): the rename's and `references`'
+/// checks of keyword arguments left on calls the server does not resolve ask it per occurrence.
+#[derive(Debug, Default)]
+pub(crate) struct KeywordCallees {
+    by_file: std::collections::HashMap<PathBuf, Vec<(u32, usize, Option<String>)>>,
+}
+
+impl KeywordCallees {
+    /// The callee, as written, of the call whose keyword argument `name=` starts at 0-based
+    /// `line`/`byte` of `path`; `None` when no such keyword argument starts there, its argument
+    /// list is no call's, or the file cannot be read.
+    pub(crate) fn callee_at(
+        &mut self,
+        reader: &crate::files::WorkspaceReader,
+        path: &Path,
+        name: &str,
+        line: u32,
+        byte: usize,
+    ) -> Option<&str> {
+        let keywords = self.by_file.entry(path.to_path_buf()).or_insert_with(|| {
+            let text = reader.read_to_string(path).unwrap_or_default();
+            python_keyword_arguments(&text, Some(name))
+        });
+        keywords.iter().find(|(at_line, at_byte, _)| (*at_line, *at_byte) == (line, byte))?.2.as_deref()
+    }
+}
+
 /// Every keyword argument of a call in Python `source` (those named `name` when given), in one
 /// parse: (0-based line, byte column) of its name, and the callee of its call as written
 /// (`None` when its argument list is no call's), sorted by position (trial166 M5).
